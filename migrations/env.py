@@ -1,0 +1,15 @@
+"""Alembic environment: the connection comes from shared.db.migrate (config.attributes["connection"])."""
+
+from alembic import context
+
+from shared.db.models import Base
+
+connection = context.config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=Base.metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+    compare_type=True,
+)
+with context.begin_transaction():
+    context.run_migrations()

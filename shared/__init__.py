@@ -1,0 +1,1 @@
+"""Athaus runtime shared by both MCP servers: settings, database, MCP adapter, catalog engine, CLI."""

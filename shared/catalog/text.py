@@ -1,0 +1,72 @@
+"""German text normalisation and tokenising, shared by the index writer and the query parser.
+
+One function decides what a "word" is, so indexing and searching can never disagree.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+_WORD = re.compile(r"[a-z0-9]+")
+
+# Filler words are neither indexed nor searched, so "Wohnung mit Balkon" needs no "mit" in the text.
+STOP_WORDS = frozenset(
+    "und oder mit ohne in im am an auf aus bei beim der die das den dem des ein eine einer eines einem einen "
+    "zu zum zur von vom fuer ist sind wird sehr auch als nach noch nur so wie sich es sie er wir ihr".split()
+)
+
+# Parts of German compounds that are indexed on their own: "Südbalkon" is found by "Balkon".
+# A part matches at the start or the end of a word; parts of five letters or more also inside it.
+COMPOUND_PARTS = frozenset(
+    """
+    altbau neubau balkon loggia terrasse dachterrasse garten wintergarten wohnung haus villa loft penthouse
+    maisonette dach dachgeschoss erdgeschoss souterrain geschoss keller garage tiefgarage stellplatz carport
+    kueche einbaukueche bad dusche wanne gaeste aufzug lift parkett dielen fliesen kamin heizung
+    fussbodenheizung waermepumpe fernwaerme solar photovoltaik fenster blick seeblick see fluss park wald
+    lage zentrum stadt altstadt familie familien reihenhaus reihen doppelhaus doppelhaushaelfte einfamilienhaus
+    mehrfamilienhaus zimmer wohnzimmer schlafzimmer kinderzimmer arbeitszimmer abstellraum hobbyraum
+    grundstueck baugrundstueck sanierung saniert renoviert kapitalanlage ruhig hell
+    """.split()
+)
+
+
+def normalise(text: str) -> str:
+    """Casefold, spell umlauts out (ä → ae), drop accents: 'Süd-Balkon' → 'sued-balkon'."""
+    folded = text.casefold().translate(_UMLAUTS)
+    decomposed = unicodedata.normalize("NFKD", folded)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def words(text: str) -> list[str]:
+    """The searchable words of a text, in order, without filler words."""
+    return [w for w in _WORD.findall(normalise(text)) if w not in STOP_WORDS]
+
+
+def compound_parts(word: str) -> list[str]:
+    """Lexicon parts a compound word contains (never the word itself), in a stable order."""
+    parts = []
+    for part in sorted(COMPOUND_PARTS):
+        if part == word or len(part) >= len(word):
+            continue
+        if word.startswith(part) or word.endswith(part) or (len(part) >= 5 and part in word):
+            parts.append(part)
+    return parts
+
+
+FIELD_GAP = 10  # position gap between fields, so a phrase never spans title and description
+
+
+def index_terms(fields: Iterable[str]) -> list[tuple[int, str]]:
+    """(position, term) pairs for a listing's text fields: every word plus its compound parts."""
+    terms: list[tuple[int, str]] = []
+    position = 0
+    for field in fields:
+        for word in words(field):
+            terms.append((position, word[:64]))
+            terms.extend((position, part) for part in compound_parts(word))
+            position += 1
+        position += FIELD_GAP
+    return sorted(set(terms))

@@ -1,0 +1,178 @@
+"""SQLAlchemy 2.x models. The schema itself is only ever created by Alembic (see migrations/)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Search terms are ASCII after normalisation; the C collation on PostgreSQL makes the
+# prefix range scan (term >= 'balk' AND term < 'ball') behave exactly as on SQLite.
+TermString = String(64).with_variant(String(64, collation="C"), "postgresql")
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Office(Base):
+    """A provider of listings: a broker's office (later also with members)."""
+
+    __tablename__ = "offices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    city: Mapped[str] = mapped_column(String(100))
+    phone: Mapped[str | None] = mapped_column(String(50))
+    email: Mapped[str | None] = mapped_column(String(200))
+    website: Mapped[str | None] = mapped_column(String(200))
+
+    listings: Mapped[list[Listing]] = relationship(back_populates="office")
+
+
+class Place(Base):
+    """A real German place with one of its postal codes; used for place filters, radius and completion."""
+
+    __tablename__ = "places"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    postal_code: Mapped[str] = mapped_column(String(5), index=True)
+    name: Mapped[str] = mapped_column(String(100), index=True)
+    name_key: Mapped[str] = mapped_column(String(100), index=True)  # normalised for matching
+    state: Mapped[str] = mapped_column(String(40))  # Bundesland
+    latitude: Mapped[float] = mapped_column(Float)
+    longitude: Mapped[float] = mapped_column(Float)
+
+
+class Listing(Base):
+    """A listing shaped after OpenImmo 1.2.x (objektkategorie, geo, preise, flaechen, zustand_angaben)."""
+
+    __tablename__ = "listings"
+    __table_args__ = (
+        Index("ix_listings_status_published", "status", "published_at", "id"),
+        Index("ix_listings_price", "status", "price", "id"),
+        Index("ix_listings_area", "status", "living_area", "id"),
+        Index("ix_listings_geo", "latitude", "longitude"),
+        Index("ix_listings_city_key", "city_key"),
+        Index("ix_listings_postal_code", "postal_code"),
+        Index("ix_listings_kind", "marketing_type", "property_type"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # public listing number, e.g. "A-000042"
+    office_id: Mapped[int] = mapped_column(ForeignKey("offices.id"), index=True)
+    status: Mapped[str] = mapped_column(String(20))  # draft, published, reserved, sold, let, withdrawn
+    marketing_type: Mapped[str] = mapped_column(String(10))  # buy, rent
+    property_type: Mapped[str] = mapped_column(String(20))  # apartment, house, land, commercial, parking
+    property_subtype: Mapped[str | None] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(String(300))
+    description: Mapped[str] = mapped_column(Text)
+
+    # geo
+    postal_code: Mapped[str] = mapped_column(String(5))
+    city: Mapped[str] = mapped_column(String(100))
+    city_key: Mapped[str] = mapped_column(String(100))
+    district: Mapped[str | None] = mapped_column(String(100))
+    street: Mapped[str | None] = mapped_column(String(200))
+    house_number: Mapped[str | None] = mapped_column(String(20))
+    address_published: Mapped[bool] = mapped_column(Boolean, default=False)
+    state: Mapped[str] = mapped_column(String(40))
+    latitude: Mapped[float] = mapped_column(Float)
+    longitude: Mapped[float] = mapped_column(Float)
+
+    # prices: `price` is the purchase price (buy) or the cold rent (rent); NULL when on request
+    price: Mapped[float | None] = mapped_column(Float)
+    price_on_request: Mapped[bool] = mapped_column(Boolean, default=False)
+    service_charges: Mapped[float | None] = mapped_column(Float)  # Nebenkosten (rent) / Hausgeld (buy)
+    heating_costs: Mapped[float | None] = mapped_column(Float)
+    deposit: Mapped[str | None] = mapped_column(String(100))
+    commission: Mapped[str | None] = mapped_column(String(200))  # as the listing states it
+    commission_percent: Mapped[float | None] = mapped_column(Float)  # buyer's share incl. VAT
+
+    # areas and rooms
+    living_area: Mapped[float | None] = mapped_column(Float)
+    plot_area: Mapped[float | None] = mapped_column(Float)
+    rooms: Mapped[float | None] = mapped_column(Float)
+    bedrooms: Mapped[int | None] = mapped_column(Integer)
+    bathrooms: Mapped[int | None] = mapped_column(Integer)
+    floor: Mapped[int | None] = mapped_column(Integer)
+    year_built: Mapped[int | None] = mapped_column(Integer)
+    condition: Mapped[str | None] = mapped_column(String(40))
+
+    # energy certificate (GEG §87): status present | at_viewing | not_required | missing
+    energy_status: Mapped[str] = mapped_column(String(20))
+    energy_certificate_type: Mapped[str | None] = mapped_column(String(20))  # demand | consumption
+    energy_value: Mapped[float | None] = mapped_column(Float)  # kWh/(m²·a)
+    energy_class: Mapped[str | None] = mapped_column(String(3))
+    energy_carrier: Mapped[str | None] = mapped_column(String(40))
+    energy_year_built: Mapped[int | None] = mapped_column(Integer)
+    energy_valid_until: Mapped[dt.date | None] = mapped_column(Date)
+
+    photos: Mapped[list[Any]] = mapped_column(JSON, default=list)  # [{"url", "caption"}]
+    available_from: Mapped[dt.date | None] = mapped_column(Date)
+    availability_note: Mapped[str | None] = mapped_column(String(100))  # "sofort", "nach Vereinbarung"
+
+    published_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+    office: Mapped[Office] = relationship(back_populates="listings")
+    features: Mapped[list[ListingFeature]] = relationship(cascade="all, delete-orphan", order_by="ListingFeature.feature")
+
+
+class ListingFeature(Base):
+    __tablename__ = "listing_features"
+    __table_args__ = (Index("ix_listing_features_feature", "feature", "listing_id"),)
+
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id", ondelete="CASCADE"), primary_key=True)
+    feature: Mapped[str] = mapped_column(String(30), primary_key=True)
+
+
+class ListingTerm(Base):
+    """Inverted full-text index, written by shared.catalog.fulltext; identical on SQLite and PostgreSQL."""
+
+    __tablename__ = "listing_terms"
+    __table_args__ = (Index("ix_listing_terms_term", "term", "listing_id", "position"),)
+
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    term: Mapped[str] = mapped_column(TermString, primary_key=True)
+
+
+class CatalogState(Base):
+    """One row: the catalog's revision (bumped on every listing change) and when it last changed.
+
+    Cursors are bound to the revision, so a page walk never silently spans two catalog states.
+    """
+
+    __tablename__ = "catalog_state"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    revision: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ServerSecret(Base):
+    """Secrets the deployment creates for itself (e.g. the cursor signing key) when settings give none."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(50), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))

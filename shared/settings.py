@@ -1,0 +1,42 @@
+"""Runtime settings, read from ATHAUS_* environment variables (documented in the README)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATA_DIR = Path("var")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ATHAUS_", frozen=True)
+
+    database_url: str = Field(
+        default=f"sqlite:///{DEFAULT_DATA_DIR / 'athaus.sqlite3'}",
+        description="SQLAlchemy URL; sqlite:///… (embedded default) or postgresql+psycopg://…",
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    allowed_hosts: list[str] = Field(
+        default=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
+        description="Host header values the MCP endpoints accept (DNS rebinding protection); 'name:*' allows any port.",
+    )
+    allowed_origins: list[str] = Field(
+        default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        description="Origin header values the MCP endpoints accept; requests without Origin are allowed.",
+    )
+    secret_key: str | None = Field(
+        default=None,
+        description="Key that signs cursors; when unset, a random key is created once and kept in the database.",
+    )
+    cursor_ttl_seconds: int = 3600
+    demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
+    demo_listings: int = 2400
+    log_level: str = "INFO"
+
+    @cached_property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")

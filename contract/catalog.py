@@ -1,0 +1,317 @@
+"""Input and output models of the public catalog (Athaus Immobiliensuche)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from contract.envelope import (
+    Absent,
+    Completeness,
+    ContractModel,
+    EffectiveValue,
+    Freshness,
+    ListResult,
+    ResultWarning,
+    Suggestion,
+)
+from contract.fields import lenient
+from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType
+
+LISTING_ID_PATTERN = r"^A-\d{7}$"
+ListingId = Annotated[
+    str,
+    Field(pattern=LISTING_ID_PATTERN, description="Inseratsnummer, z. B. A-0000042."),
+]
+
+
+def _normalise_listing_id(value: object) -> object:
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+class SortOrder(StrEnum):
+    newest = "newest"
+    price_asc = "price_asc"
+    price_desc = "price_desc"
+    living_area_desc = "living_area_desc"
+
+
+SORT_KEYS: dict[SortOrder, str] = {
+    SortOrder.newest: "published_at desc, listing_id asc",
+    SortOrder.price_asc: "price asc (Preis auf Anfrage zuletzt), listing_id asc",
+    SortOrder.price_desc: "price desc (Preis auf Anfrage zuletzt), listing_id asc",
+    SortOrder.living_area_desc: "living_area desc (ohne Angabe zuletzt), listing_id asc",
+}
+
+
+class Near(ContractModel):
+    """A circle: around a place (name or PLZ) or around a point."""
+
+    place: str | None = Field(default=None, description="Ort oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'.")
+    latitude: float | None = Field(default=None, ge=47.0, le=55.2, description="Breitengrad des Mittelpunkts (WGS84).")
+    longitude: float | None = Field(default=None, ge=5.8, le=15.1, description="Längengrad des Mittelpunkts (WGS84).")
+    radius_km: float = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
+
+    @model_validator(mode="after")
+    def _one_centre(self) -> Near:
+        has_point = self.latitude is not None or self.longitude is not None
+        if self.place and has_point:
+            raise ValueError("entweder place oder latitude/longitude angeben, nicht beides")
+        if not self.place and (self.latitude is None or self.longitude is None):
+            raise ValueError("place oder beide Koordinaten latitude und longitude angeben")
+        return self
+
+
+class CatalogFilters(ContractModel):
+    """Filters shared by search_listings and count_listings. An omitted filter means: all of it."""
+
+    query: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Volltext über Titel, Beschreibung, Ort, Stadtteil, Objektart und Ausstattung. Syntax: Wörter mit "
+            "Leerzeichen müssen alle vorkommen (UND); \"Südbalkon mit Blick\" in Anführungszeichen sucht die Wörter "
+            "direkt hintereinander; Balk* sucht Wörter, die so beginnen (mind. 3 Zeichen vor dem Stern); -Erbpacht "
+            "schließt ein Wort aus. Gesucht wird nach ganzen Wörtern, Groß-/Kleinschreibung egal, ä = ae, ß = ss. "
+            "Füllwörter (und, mit, in, der, …) werden ignoriert. Zusammengesetzte Wörter werden in Bestandteile aus "
+            "dem Immobilien-Wortschatz zerlegt (Balkon findet Südbalkon, Garten findet Gartenanteil); andere Teile "
+            "findet nur der Präfix-Stern (Altbau*)."
+        ),
+    )
+    marketing_type: lenient(MarketingType) | None = Field(  # type: ignore[valid-type]
+        default=None, description="buy (Kauf) oder rent (Miete). Weggelassen: beides."
+    )
+    property_types: list[lenient(PropertyType)] | None = Field(  # type: ignore[valid-type]
+        default=None, description="Objektarten; weggelassen: alle. Deutsche Wörter (Wohnung, Haus) gehen auch."
+    )
+    city: str | None = Field(default=None, max_length=100, description="Ort, genauer Name, z. B. 'Frankfurt am Main'.")
+    postal_codes: list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None = Field(
+        default=None, description="PLZ (5 Ziffern) oder PLZ-Anfang (2–4 Ziffern, z. B. '80' für 80xxx)."
+    )
+    near: Near | None = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
+    min_price: float | None = Field(default=None, ge=0, description="Mindestpreis in EUR (Kaufpreis bzw. Kaltmiete).")
+    max_price: float | None = Field(default=None, ge=0, description="Höchstpreis in EUR (Kaufpreis bzw. Kaltmiete).")
+    min_living_area: float | None = Field(default=None, ge=0, description="Mindestwohnfläche in m².")
+    max_living_area: float | None = Field(default=None, ge=0, description="Höchstwohnfläche in m².")
+    min_rooms: float | None = Field(default=None, ge=0, description="Mindestzahl Zimmer (halbe Zimmer zählen als 0,5).")
+    max_rooms: float | None = Field(default=None, ge=0)
+    features: list[lenient(Feature)] | None = Field(  # type: ignore[valid-type]
+        default=None, description="Ausstattung, die alle vorhanden sein muss (balcony, garden, elevator, …)."
+    )
+
+    @model_validator(mode="after")
+    def _ranges(self) -> CatalogFilters:
+        for low, high in (("min_price", "max_price"), ("min_living_area", "max_living_area"), ("min_rooms", "max_rooms")):
+            lo, hi = getattr(self, low), getattr(self, high)
+            if lo is not None and hi is not None and lo > hi:
+                raise ValueError(f"{low} ({lo:g}) ist größer als {high} ({hi:g})")
+        return self
+
+
+class IncludeFields(ContractModel):
+    """Which parts each hit carries. Every member is explicit; false leaves the part out (reason not_collected)."""
+
+    description: bool = Field(default=False, description="Beschreibungstext.")
+    energy: bool = Field(default=True, description="Energieausweis (Klasse, Kennwert, Status).")
+    features: bool = Field(default=True, description="Ausstattungsliste.")
+    photos: bool = Field(default=False, description="Fotos (Adressen und Bildunterschriften).")
+
+
+class SearchListingsInput(CatalogFilters):
+    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
+    sort: SortOrder = Field(
+        default=SortOrder.newest,
+        description="Reihenfolge; bei Gleichstand entscheidet immer die Inseratsnummer (aufsteigend), die Ordnung ist total.",
+    )
+    limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
+    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+
+
+class Money(ContractModel):
+    amount: float
+    currency: Literal["EUR"] = "EUR"
+
+
+class EnergySummary(ContractModel):
+    status: EnergyStatus
+    status_label: str
+    energy_class: str | Absent
+    energy_value: float | Absent = Field(description="kWh/(m²·a)")
+
+
+class Photo(ContractModel):
+    url: str
+    caption: str | None
+
+
+class ListingSummary(ContractModel):
+    listing_id: str
+    resource_uri: str = Field(description="Stabile Adresse des Exposés als MCP-Ressource.")
+    title: str
+    marketing_type: MarketingType
+    property_type: PropertyType
+    property_subtype: str | Absent
+    postal_code: str
+    city: str
+    district: str | Absent
+    price: Money | Absent
+    price_per_sqm: float | Absent
+    living_area: float | Absent
+    plot_area: float | Absent
+    rooms: float | Absent
+    features: list[Feature] | Absent
+    energy: EnergySummary | Absent
+    photos: list[Photo] | Absent
+    description: str | Absent
+    provider: str
+    published_at: dt.datetime
+    distance_km: float | Absent = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
+
+
+SearchListingsOutput = ListResult[ListingSummary]
+
+
+class FacetName(StrEnum):
+    marketing_type = "marketing_type"
+    property_type = "property_type"
+    city = "city"
+    price_band = "price_band"
+
+
+class CountListingsInput(CatalogFilters):
+    facets: list[FacetName] = Field(
+        default_factory=lambda: list(FacetName),
+        description="Welche Aufschlüsselungen gezählt werden; weggelassen: alle.",
+    )
+
+
+class FacetBucket(ContractModel):
+    value: str
+    label: str
+    count: int
+
+
+class Facet(ContractModel):
+    name: FacetName
+    buckets: list[FacetBucket] = Field(description="Alle Werte mit mindestens einem Inserat; die Summe ist total.")
+
+
+class CountListingsOutput(ContractModel):
+    status: Literal["complete", "partial"]
+    completeness: Completeness
+    total: int
+    match_type: Literal["matches", "none"]
+    request: dict[str, EffectiveValue]
+    warnings: list[ResultWarning]
+    freshness: Freshness
+    hint: str | None = None
+    suggestions: list[Suggestion] | None = None
+    facets: list[Facet]
+
+
+class GetListingInput(ContractModel):
+    listing_id: ListingId
+
+    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+
+
+class Address(ContractModel):
+    street: str | Absent
+    house_number: str | Absent
+    postal_code: str
+    city: str
+    district: str | Absent
+    state: str = Field(description="Bundesland")
+    latitude: float = Field(description="Genau, wenn die Adresse veröffentlicht ist; sonst auf etwa 1 km gerundet.")
+    longitude: float
+    coordinates_exact: bool
+
+
+class Costs(ContractModel):
+    price: Money | Absent = Field(description="Kaufpreis bzw. Kaltmiete.")
+    price_per_sqm: float | Absent
+    service_charges: Money | Absent = Field(description="Hausgeld (Kauf) bzw. Nebenkosten (Miete) pro Monat.")
+    heating_costs: Money | Absent
+    deposit: str | Absent = Field(description="Kaution, wie angegeben.")
+    commission: str | Absent = Field(description="Käuferprovision bzw. Mieterprovision, wie das Inserat sie angibt.")
+    commission_percent: float | Absent
+
+
+class Areas(ContractModel):
+    living_area: float | Absent
+    plot_area: float | Absent
+    rooms: float | Absent
+    bedrooms: int | Absent
+    bathrooms: int | Absent
+    floor: int | Absent
+
+
+class EnergyCertificate(ContractModel):
+    """The items GEG §87 requires in a property advertisement."""
+
+    status: EnergyStatus
+    status_label: str
+    certificate_type: Literal["demand", "consumption"] | Absent = Field(description="Bedarfs- oder Verbrauchsausweis.")
+    energy_value: float | Absent = Field(description="Endenergiebedarf bzw. -verbrauch in kWh/(m²·a).")
+    energy_class: str | Absent
+    energy_carrier: str | Absent = Field(description="Wesentlicher Energieträger der Heizung.")
+    year_built: int | Absent = Field(description="Baujahr laut Energieausweis.")
+    valid_until: dt.date | Absent
+    expired: bool | Absent
+
+
+class Provider(ContractModel):
+    name: str
+    city: str
+    phone: str | Absent
+    email: str | Absent
+    website: str | Absent
+
+
+class Availability(ContractModel):
+    available_from: dt.date | Absent
+    note: str | Absent
+
+
+class ListingDetail(ContractModel):
+    listing_id: str
+    resource_uri: str
+    status: ListingStatus
+    title: str
+    description: str | Absent
+    marketing_type: MarketingType
+    property_type: PropertyType
+    property_subtype: str | Absent
+    address: Address
+    costs: Costs
+    areas: Areas
+    year_built: int | Absent
+    condition: str | Absent
+    energy: EnergyCertificate
+    features: list[Feature]
+    feature_labels: list[str]
+    photos: list[Photo] | Absent
+    provider: Provider
+    availability: Availability
+    published_at: dt.datetime
+    updated_at: dt.datetime
+    freshness: Freshness
+
+
+class CalculatePurchaseCostsInput(ContractModel):
+    listing_id: ListingId | None = Field(
+        default=None, description="Inserat, dessen Kaufpreis, Bundesland und Provision verwendet werden."
+    )
+    price: float | None = Field(default=None, gt=0, le=1e9, description="Kaufpreis in EUR; überschreibt den des Inserats.")
+    state: str | None = Field(default=None, max_length=40, description="Bundesland (Name oder Kürzel, z. B. 'Bayern', 'NRW').")
+    commission_percent: float | None = Field(
+        default=None, ge=0, le=10, description="Käuferprovision in % inkl. MwSt.; 0 = provisionsfrei. Weggelassen: die des Inserats."
+    )
+    contract_date: dt.date | None = Field(
+        default=None, description="Datum des Kaufvertrags; bestimmt den Steuersatz. Weggelassen: heute."
+    )
+
+    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)

@@ -1,0 +1,140 @@
+"""The result envelope of every list and search (seed 002, data-fidelity rules 3, 7, 10, 11, 12).
+
+Handlers return a `Page`; the runtime turns it into the `ListResult` declared here, so the envelope is
+built in exactly one place. Absent fields are `Absent` values that say why they are absent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ContractModel(BaseModel):
+    """Base of every input and output model: unknown arguments are errors, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+
+class ReasonCode(StrEnum):
+    MORE_PAGES_AVAILABLE = "MORE_PAGES_AVAILABLE"
+    RESULT_LIMIT_REACHED = "RESULT_LIMIT_REACHED"
+    TIME_BUDGET_EXCEEDED = "TIME_BUDGET_EXCEEDED"
+    SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
+    VISIBILITY_RESTRICTED = "VISIBILITY_RESTRICTED"
+
+
+class WarningCode(StrEnum):
+    DEFAULT_SCOPE_APPLIED = "DEFAULT_SCOPE_APPLIED"
+    STALE_INDEX = "STALE_INDEX"
+    VALUE_NORMALISED = "VALUE_NORMALISED"
+    TERMS_IGNORED = "TERMS_IGNORED"
+    PRICE_ON_REQUEST_EXCLUDED = "PRICE_ON_REQUEST_EXCLUDED"
+    VALUE_UNKNOWN_EXCLUDED = "VALUE_UNKNOWN_EXCLUDED"
+
+
+class IncompleteReason(ContractModel):
+    code: ReasonCode
+    message: str = Field(description="German, for the reader; the code is what a program branches on.")
+
+
+class Completeness(ContractModel):
+    complete: bool = Field(description="true only if every item of the requested scope is in this or an earlier page of this walk.")
+    reasons: list[IncompleteReason] = Field(default_factory=list)
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` with the same arguments for the next page.")
+
+
+class ResultWarning(ContractModel):
+    code: WarningCode
+    message: str
+
+
+class ValueSource(StrEnum):
+    caller = "caller"
+    default = "default"
+    cursor = "cursor"
+
+
+class EffectiveValue(ContractModel):
+    value: Any = Field(description="The value the server used.")
+    source: ValueSource = Field(description="caller: you sent it; default: the server's default, named here; cursor: from the cursor.")
+
+
+class Freshness(ContractModel):
+    data_as_of: dt.datetime = Field(description="When the data last changed.")
+    snapshot: str = Field(description="The catalog state this answer and its cursor belong to.")
+
+
+class Suggestion(ContractModel):
+    """A next step built from the caller's own input. The server has not run it."""
+
+    arguments: dict[str, Any] = Field(description="The arguments to change for a new call; everything else stays as sent.")
+    reason: str = Field(description="German: what the change does.")
+    searched: Literal[False] = Field(default=False, description="Always false: suggestions are never searched by the server.")
+
+
+class AbsenceReason(StrEnum):
+    not_collected = "not_collected"
+    empty_in_source = "empty_in_source"
+    withheld = "withheld"
+
+
+class Absent(ContractModel):
+    """Stands where a value is not given, and says which of the three kinds of absence it is."""
+
+    absent: Literal[True] = True
+    reason: AbsenceReason = Field(
+        description="not_collected: this call did not fetch it; empty_in_source: the provider gave none; withheld: it exists but is not shown."
+    )
+    note: str = Field(description="German: why, and how to get it where possible.")
+
+
+ItemT = TypeVar("ItemT", bound=BaseModel)
+
+
+class ListResult(ContractModel, Generic[ItemT]):
+    status: Literal["complete", "partial"] = Field(description="partial whenever completeness.complete is false; never 'success'.")
+    completeness: Completeness
+    returned: int
+    total: int | None = Field(description="All items of the requested scope, where known.")
+    match_type: Literal["matches", "none"]
+    request: dict[str, EffectiveValue] = Field(description="The request as executed, defaults included, with where each value came from.")
+    sort_key: str = Field(description="The total order of the items (unique key last).")
+    warnings: list[ResultWarning] = Field(default_factory=list)
+    freshness: Freshness
+    hint: str | None = Field(default=None, description="Only on an empty result: the next step, built from this request.")
+    suggestions: list[Suggestion] | None = Field(default=None, description="Only on an empty result: changes of your own input, not searched.")
+    items: list[ItemT]
+
+
+@dataclass
+class Page(Generic[ItemT]):
+    """What a list handler returns; the runtime makes the ListResult of it."""
+
+    items: list[ItemT]
+    total: int | None
+    request: dict[str, EffectiveValue]
+    sort_key: str
+    freshness: Freshness
+    next_cursor: str | None = None
+    incomplete: list[IncompleteReason] = field(default_factory=list)
+    warnings: list[ResultWarning] = field(default_factory=list)
+    suggestions: list[Suggestion] = field(default_factory=list)
+    empty_hint: str | None = None  # the request-specific part of the hint on an empty result
+
+
+@dataclass
+class Tally:
+    """What a counting handler returns: a total and its breakdown (`body`), without items."""
+
+    total: int
+    request: dict[str, EffectiveValue]
+    freshness: Freshness
+    body: dict[str, Any]
+    warnings: list[ResultWarning] = field(default_factory=list)
+    suggestions: list[Suggestion] = field(default_factory=list)
+    empty_hint: str | None = None

@@ -1,0 +1,135 @@
+"""A tool is one declared object: name, German title and description, input and output models, effect, right.
+
+Everything else is derived from it: the annotations (from the effect), the JSON schemas (from the
+models), the order of tools/list (by right, then name), the docs tables. `declare_tools` checks the
+rules of SPEC section 3 when the contract is imported and names the tool that breaks one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel
+
+from contract.rights import Right, ServerName, right_rank
+
+
+class Effect(StrEnum):
+    read = "read"
+    save = "save"
+    update = "update"
+    draft = "draft"
+    outbound = "outbound"
+
+
+VERB_EFFECTS: dict[str, Effect] = {
+    **dict.fromkeys(["search", "list", "get", "check", "estimate", "count", "calculate", "show"], Effect.read),
+    "save": Effect.save,
+    "update": Effect.update,
+    "draft": Effect.draft,
+    "send": Effect.outbound,
+    "decide": Effect.outbound,
+}
+
+# (readOnly, destructive, idempotent, openWorld) per effect; openWorld may be raised by `open_world`.
+EFFECT_HINTS: dict[Effect, tuple[bool, bool, bool, bool]] = {
+    Effect.read: (True, False, True, False),
+    Effect.save: (False, False, True, False),
+    Effect.update: (False, False, True, False),
+    Effect.draft: (False, False, False, False),
+    Effect.outbound: (False, False, True, True),
+}
+
+_NAME = re.compile(r"^[a-z]+(_[a-z]+)+$")
+_COMBINATORS = ("anyOf", "oneOf", "allOf")
+
+
+class ContractError(ValueError):
+    """The contract breaks one of its own rules; raised at import, naming the tool."""
+
+
+@dataclass(frozen=True)
+class Annotations:
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+    def as_mcp(self) -> dict[str, bool]:
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    effect: Effect
+    right: Right
+    open_world: bool = False  # true only where the tool asks a foreign service
+    extra_meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verb(self) -> str:
+        return self.name.split("_", 1)[0]
+
+    @property
+    def annotations(self) -> Annotations:
+        read_only, destructive, idempotent, open_world = EFFECT_HINTS[self.effect]
+        return Annotations(read_only, destructive, idempotent, open_world or self.open_world)
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.input_model.model_json_schema(mode="validation")
+
+    def output_schema(self) -> dict[str, Any]:
+        return self.output_model.model_json_schema(mode="serialization")
+
+    def security_schemes(self) -> list[dict[str, Any]]:
+        if self.right.scope is None:
+            return [{"type": "noauth"}]
+        return [{"type": "oauth2", "scopes": [self.right.scope]}]
+
+
+def _check(spec: ToolSpec, server: ServerName) -> None:
+    def fail(problem: str) -> None:
+        raise ContractError(f"tool {spec.name!r} ({server.value}): {problem}")
+
+    if not _NAME.match(spec.name):
+        fail("name must be snake_case with a verb first, e.g. search_listings")
+    if spec.verb not in VERB_EFFECTS:
+        fail(f"verb {spec.verb!r} is not one of {sorted(VERB_EFFECTS)}")
+    if VERB_EFFECTS[spec.verb] is not spec.effect:
+        fail(f"verb {spec.verb!r} means effect {VERB_EFFECTS[spec.verb].value!r}, declared {spec.effect.value!r}")
+    if spec.open_world and spec.effect is Effect.draft:
+        fail("a draft never reaches a foreign service")
+    if spec.right.server is not server:
+        fail(f"right {spec.right.key!r} belongs to server {spec.right.server.value!r}")
+    if not spec.title or not spec.description:
+        fail("title and description are required (German)")
+    schema = spec.input_schema()
+    if schema.get("type") != "object":
+        fail("input schema must be a JSON object schema")
+    for combinator in _COMBINATORS:
+        if combinator in schema:
+            fail(f"input schema must not use top-level {combinator}")
+
+
+def declare_tools(server: ServerName, specs: list[ToolSpec]) -> tuple[ToolSpec, ...]:
+    """Check every spec and return them in tools/list order: by right (SPEC section 4), then by name."""
+    seen: set[str] = set()
+    for spec in specs:
+        _check(spec, server)
+        if spec.name in seen:
+            raise ContractError(f"tool {spec.name!r} ({server.value}): declared twice")
+        seen.add(spec.name)
+    return tuple(sorted(specs, key=lambda s: (right_rank(s.right), s.name)))

@@ -1,0 +1,55 @@
+"""Opaque, signed cursors bound to the query, the order and the catalog snapshot.
+
+A cursor that is expired, altered, issued for other arguments or for an older catalog state is
+refused with CURSOR_EXPIRED; a walk is never silently restarted (seed 002).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import hmac
+import json
+from typing import Any
+
+from contract.errors import ErrorCode
+from shared.runtime.errors import ToolFailure
+
+RESTART = "Bitte die Suche ohne cursor neu beginnen; die bisher gelesenen Seiten gehören zu einem anderen Stand."
+
+
+class CursorCodec:
+    def __init__(self, secret: bytes, ttl: dt.timedelta) -> None:
+        self._secret = secret
+        self.ttl = ttl
+
+    def _sign(self, body: bytes) -> str:
+        return base64.urlsafe_b64encode(hmac.digest(self._secret, body, hashlib.sha256)[:16]).decode().rstrip("=")
+
+    def encode(self, *, binding: str, snapshot: int, position: list[Any], now: dt.datetime) -> str:
+        payload = {"b": binding, "s": snapshot, "p": position, "e": int((now + self.ttl).timestamp())}
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(body).decode().rstrip("=") + "." + self._sign(body)
+
+    def decode(self, token: str, *, binding: str, snapshot: int, now: dt.datetime) -> list[Any]:
+        """The position stored in the cursor, or CURSOR_EXPIRED naming why it cannot continue."""
+        try:
+            encoded, signature = token.split(".", 1)
+            body = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+            valid = hmac.compare_digest(signature, self._sign(body))
+            payload = json.loads(body) if valid else None
+        except (ValueError, UnicodeDecodeError):
+            payload = None
+        if not isinstance(payload, dict):
+            raise ToolFailure(ErrorCode.CURSOR_EXPIRED, f"Der cursor ist nicht von diesem Server oder beschädigt. {RESTART}")
+        if payload.get("b") != binding:
+            raise ToolFailure(
+                ErrorCode.CURSOR_EXPIRED,
+                f"Der cursor gehört zu anderen Suchargumenten oder einer anderen Sortierung. {RESTART}",
+            )
+        if payload.get("e", 0) < now.timestamp():
+            raise ToolFailure(ErrorCode.CURSOR_EXPIRED, f"Der cursor ist abgelaufen. {RESTART}")
+        if payload.get("s") != snapshot:
+            raise ToolFailure(ErrorCode.CURSOR_EXPIRED, f"Der Katalog hat sich seit der ersten Seite geändert. {RESTART}")
+        return list(payload["p"])

@@ -1,0 +1,256 @@
+"""Catalog search: filters and full text to SQL, a total order, keyset pages, counts and facets.
+
+Everything runs in the database through indexes (the inverted term index, status/price/area and
+geo indexes); nothing loads the catalog into memory. The SQL is the same on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy.orm import Session, aliased
+
+from contract.catalog import CatalogFilters, Near, SortOrder
+from contract.envelope import Freshness
+from contract.vocabulary import ListingStatus
+from shared.catalog.query import Clause, ParsedQuery, Term
+from shared.catalog.text import normalise
+from shared.db.models import CatalogState, Listing, ListingFeature, ListingTerm, Place
+
+PUBLIC_STATUSES = (ListingStatus.published.value,)
+KM_PER_DEGREE_LAT = 110.574
+KM_PER_DEGREE_LON_EQUATOR = 111.320
+
+
+@dataclass(frozen=True)
+class Centre:
+    latitude: float
+    longitude: float
+    radius_km: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    revision: int
+    updated_at: dt.datetime
+
+    @property
+    def freshness(self) -> Freshness:
+        return Freshness(data_as_of=self.updated_at, snapshot=f"katalog-{self.revision}")
+
+
+def aware(value: dt.datetime) -> dt.datetime:
+    """SQLite returns naive datetimes; all stored times are UTC."""
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def snapshot(session: Session) -> Snapshot:
+    state = session.get(CatalogState, 1)
+    if state is None:
+        return Snapshot(0, dt.datetime(1970, 1, 1, tzinfo=dt.UTC))
+    return Snapshot(state.revision, aware(state.updated_at))
+
+
+def resolve_place(session: Session, text: str) -> tuple[float, float, str] | None:
+    """A place name or PLZ → its centre (mean of its known postal areas)."""
+    key = text.strip()
+    column = Place.postal_code if key.isdigit() else Place.name_key
+    value = key if key.isdigit() else normalise(key)
+    row = session.execute(
+        select(func.avg(Place.latitude), func.avg(Place.longitude), func.min(Place.name)).where(column == value)
+    ).one()
+    if row[0] is None:
+        return None
+    return float(row[0]), float(row[1]), str(row[2])
+
+
+def _upper_bound(prefix: str) -> str:
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _term_condition(table: Any, term: Term) -> ColumnElement[bool]:
+    if term.prefix:
+        return and_(table.term >= term.text, table.term < _upper_bound(term.text))
+    return table.term == term.text
+
+
+def _clause_listing_ids(clause: Clause) -> Select[Any]:
+    first = aliased(ListingTerm)
+    query = select(first.listing_id).where(_term_condition(first, clause.terms[0]))
+    previous = first
+    for term in clause.terms[1:]:
+        following = aliased(ListingTerm)
+        query = query.join(
+            following,
+            and_(following.listing_id == first.listing_id, following.position == previous.position + 1, _term_condition(following, term)),
+        )
+        previous = following
+    return query
+
+
+def text_conditions(parsed: ParsedQuery) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    for clause in parsed.clauses:
+        matches = Listing.id.in_(_clause_listing_ids(clause))
+        conditions.append(~matches if clause.excluded else matches)
+    return conditions
+
+
+def near_conditions(centre: Centre) -> list[ColumnElement[bool]]:
+    """Bounding box (uses the geo index), then the equirectangular distance, exact enough below 200 km."""
+    dlat = centre.radius_km / KM_PER_DEGREE_LAT
+    km_per_lon = KM_PER_DEGREE_LON_EQUATOR * math.cos(math.radians(centre.latitude))
+    dlon = centre.radius_km / km_per_lon
+    dy = (Listing.latitude - centre.latitude) * KM_PER_DEGREE_LAT
+    dx = (Listing.longitude - centre.longitude) * km_per_lon
+    return [
+        Listing.latitude.between(centre.latitude - dlat, centre.latitude + dlat),
+        Listing.longitude.between(centre.longitude - dlon, centre.longitude + dlon),
+        dx * dx + dy * dy <= centre.radius_km * centre.radius_km,
+    ]
+
+
+def distance_km(centre: Centre, latitude: float, longitude: float) -> float:
+    km_per_lon = KM_PER_DEGREE_LON_EQUATOR * math.cos(math.radians(centre.latitude))
+    return math.hypot((latitude - centre.latitude) * KM_PER_DEGREE_LAT, (longitude - centre.longitude) * km_per_lon)
+
+
+RANGE_COLUMNS = {
+    "price": Listing.price,
+    "living_area": Listing.living_area,
+    "rooms": Listing.rooms,
+}
+
+
+def range_conditions(filters: CatalogFilters) -> dict[str, list[ColumnElement[bool]]]:
+    """Range filters by the column they narrow; a listing without that value never matches a range."""
+    conditions: dict[str, list[ColumnElement[bool]]] = {}
+    for name, column in RANGE_COLUMNS.items():
+        low, high = getattr(filters, f"min_{name}"), getattr(filters, f"max_{name}")
+        parts = []
+        if low is not None:
+            parts.append(column >= low)
+        if high is not None:
+            parts.append(column <= high)
+        if parts:
+            conditions[name] = parts
+    return conditions
+
+
+def base_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: Centre | None) -> list[ColumnElement[bool]]:
+    """Every filter except the ranges (those are kept apart to count what they exclude)."""
+    conditions: list[ColumnElement[bool]] = [Listing.status.in_(PUBLIC_STATUSES)]
+    if filters.marketing_type is not None:
+        conditions.append(Listing.marketing_type == filters.marketing_type.value)
+    if filters.property_types:
+        conditions.append(Listing.property_type.in_(sorted({p.value for p in filters.property_types})))
+    if filters.city:
+        conditions.append(Listing.city_key == normalise(filters.city.strip()))
+    if filters.postal_codes:
+        conditions.append(
+            or_(
+                *(
+                    Listing.postal_code == code if len(code) == 5 else and_(Listing.postal_code >= code, Listing.postal_code < _upper_bound(code))
+                    for code in filters.postal_codes
+                )
+            )
+        )
+    if centre is not None:
+        conditions.extend(near_conditions(centre))
+    for feature in sorted({f.value for f in filters.features or []}):
+        conditions.append(
+            Listing.id.in_(select(ListingFeature.listing_id).where(ListingFeature.feature == feature))
+        )
+    conditions.extend(text_conditions(parsed))
+    return conditions
+
+
+@dataclass(frozen=True)
+class SortSpec:
+    column: Any
+    descending: bool
+
+
+SORTS: dict[SortOrder, SortSpec] = {
+    SortOrder.newest: SortSpec(Listing.published_at, True),
+    SortOrder.price_asc: SortSpec(Listing.price, False),
+    SortOrder.price_desc: SortSpec(Listing.price, True),
+    SortOrder.living_area_desc: SortSpec(Listing.living_area, True),
+}
+
+
+def order_by(sort: SortOrder) -> list[Any]:
+    spec = SORTS[sort]
+    return [spec.column.is_(None), spec.column.desc() if spec.descending else spec.column.asc(), Listing.id.asc()]
+
+
+def position_of(listing: Listing, sort: SortOrder) -> list[Any]:
+    value = getattr(listing, SORTS[sort].column.key)
+    if isinstance(value, dt.datetime):
+        value = aware(value).isoformat()
+    return [value, listing.id]
+
+
+def after(position: list[Any], sort: SortOrder) -> ColumnElement[bool]:
+    """Rows strictly after `position` in the total order (NULLs last, id ascending on ties)."""
+    spec = SORTS[sort]
+    value, last_id = position
+    column = spec.column
+    if value is None:
+        return and_(column.is_(None), Listing.id > last_id)
+    if column.key == "published_at":
+        value = dt.datetime.fromisoformat(value)
+    beyond = column < value if spec.descending else column > value
+    return or_(column.is_(None), beyond, and_(column == value, Listing.id > last_id))
+
+
+def binding(filters: CatalogFilters, sort: SortOrder) -> str:
+    """What a cursor is bound to: the filters and the order (not the page size, which may change)."""
+    canonical = json.dumps({"filters": filters.model_dump(mode="json"), "sort": sort.value}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def count(session: Session, conditions: list[ColumnElement[bool]]) -> int:
+    return int(session.scalar(select(func.count()).select_from(Listing).where(*conditions)) or 0)
+
+
+def unknown_value_counts(
+    session: Session, base: list[ColumnElement[bool]], ranges: dict[str, list[ColumnElement[bool]]]
+) -> dict[str, int]:
+    """Per range filter: listings that match everything else but have no value there (rule 14)."""
+    excluded: dict[str, int] = {}
+    for name in ranges:
+        others = [c for other, parts in ranges.items() if other != name for c in parts]
+        missing = count(session, [*base, *others, RANGE_COLUMNS[name].is_(None)])
+        if missing:
+            excluded[name] = missing
+    return excluded
+
+
+def facet_counts(session: Session, conditions: list[ColumnElement[bool]], column: Any) -> list[tuple[Any, int]]:
+    rows = session.execute(
+        select(column, func.count()).select_from(Listing).where(*conditions).group_by(column).order_by(func.count().desc(), column)
+    ).all()
+    return [(value, int(n)) for value, n in rows]
+
+
+def price_band_counts(session: Session, conditions: list[ColumnElement[bool]], bands: list[tuple[float, float | None]]) -> list[int]:
+    """Listings per price band [low, high), in one query; the extra last count is 'Preis auf Anfrage' (no price)."""
+    band = case(
+        *(
+            (and_(Listing.price >= low, *([Listing.price < high] if high is not None else [])), index)
+            for index, (low, high) in enumerate(bands)
+        ),
+        else_=len(bands),
+    )
+    counts = [0] * (len(bands) + 1)
+    for index, n in session.execute(select(band, func.count()).select_from(Listing).where(*conditions).group_by(band)).all():
+        counts[int(index)] = int(n)
+    return counts

@@ -1,0 +1,307 @@
+"""Turns a server definition (contract specs + bound handlers) into an MCP server.
+
+This module alone validates arguments, runs handlers, builds the envelope, renders the German text,
+validates structuredContent against outputSchema, maps errors to `_meta["athaus/code"]`, asks the one
+question for a missing input (MRTR or INPUT_REQUIRED) and logs one JSON line per call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+from jsonschema import Draft202012Validator
+from mcp.server import Server
+from mcp.server.caching import CacheHint
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ValidationError
+
+from contract.envelope import Page, Tally
+from contract.errors import ERROR_META_KEY, ErrorCode
+from contract.primitives import PromptSpec, ResourceTemplateSpec
+from contract.rights import ServerName
+from contract.tool import ToolSpec
+from shared.runtime import envelope
+from shared.runtime.context import ToolContext
+from shared.runtime.errors import InputNeeded, Question, ToolFailure
+from shared.runtime.render import render
+from shared.runtime.validation import german_message
+
+log = logging.getLogger("athaus.calls")
+
+Handler = Callable[[Any, ToolContext], BaseModel | Page[Any] | Tally]
+ResourceReader = Callable[[Mapping[str, str], ToolContext], tuple[BaseModel, str]]
+PromptRenderer = Callable[[Mapping[str, str], ToolContext], str]
+Completer = Callable[[str, ToolContext], list[str]]
+
+CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte in einigen Minuten erneut versuchen."
+
+# The contract changes only with a deployment; ten minutes bounds how long a client keeps an old list.
+LISTING_TTL = CacheHint(ttl_ms=600_000, scope="public")
+# Catalog data may change at any moment without a published cadence: the short floor, not zero (rule 8).
+CATALOG_READ_TTL = CacheHint(ttl_ms=60_000, scope="public")
+
+
+@dataclass(frozen=True)
+class BoundResource:
+    spec: ResourceTemplateSpec
+    match: Callable[[str], Mapping[str, str] | None]
+    read: ResourceReader
+
+
+@dataclass(frozen=True)
+class BoundPrompt:
+    spec: PromptSpec
+    render: PromptRenderer
+
+
+@dataclass(frozen=True)
+class ServerDefinition:
+    name: ServerName
+    title: str
+    instructions: str
+    tools: tuple[ToolSpec, ...]
+    handlers: Mapping[str, Handler]
+    resources: tuple[BoundResource, ...] = ()
+    prompts: tuple[BoundPrompt, ...] = ()
+    completers: Mapping[str, Completer] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        declared, bound = {t.name for t in self.tools}, set(self.handlers)
+        if declared != bound:
+            raise ValueError(
+                f"{self.name.value}: declared without handler {sorted(declared - bound)}, "
+                f"handler without declaration {sorted(bound - declared)}"
+            )
+
+
+def mcp_tool(spec: ToolSpec) -> types.Tool:
+    meta = {"securitySchemes": spec.security_schemes(), **spec.extra_meta}
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema(),
+        output_schema=spec.output_schema(),
+        annotations=types.ToolAnnotations(**spec.annotations.as_mcp()),
+        _meta=meta,
+    )
+
+
+def error_result(code: ErrorCode, message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True, _meta={ERROR_META_KEY: code.value}
+    )
+
+
+def _client_can_elicit(meta: Mapping[str, Any] | None) -> bool:
+    capabilities = (meta or {}).get(CLIENT_CAPABILITIES_META_KEY) or {}
+    return "elicitation" in capabilities
+
+
+def _answers(params: types.CallToolRequestParams) -> dict[str, Any]:
+    """Answers to our earlier question, keyed by the argument they fill."""
+    answers: dict[str, Any] = {}
+    for key, response in (params.input_responses or {}).items():
+        if isinstance(response, types.ElicitResult) and response.action == "accept" and response.content:
+            argument = key.removeprefix("ask:")
+            if argument in response.content:
+                answers[argument] = response.content[argument]
+    return answers
+
+
+def _question_result(question: Question) -> types.InputRequiredResult:
+    request = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            message=question.message,
+            requested_schema={"type": "object", "properties": {question.argument: question.schema}, "required": [question.argument]},
+        )
+    )
+    return types.InputRequiredResult(input_requests={f"ask:{question.argument}": request})
+
+
+class ToolRunner:
+    """Executes one contract tool call from raw arguments to a CallToolResult."""
+
+    def __init__(self, definition: ServerDefinition, context: ToolContext) -> None:
+        self.definition = definition
+        self.context = context
+        self.specs = {spec.name: spec for spec in definition.tools}
+        self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.tools}
+
+    async def call(
+        self, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        spec = self.specs.get(params.name)
+        if spec is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unbekanntes Werkzeug {params.name!r}; tools/list nennt alle.")
+        started = time.perf_counter()
+        outcome = "OK"
+        try:
+            result = await self._run(spec, {**(params.arguments or {}), **_answers(params)}, meta)
+            if isinstance(result, types.CallToolResult) and result.is_error:
+                outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
+            elif isinstance(result, types.InputRequiredResult):
+                outcome = "INPUT_REQUIRED"
+            return result
+        finally:
+            log.info(
+                json.dumps(
+                    {
+                        "event": "tool_call",
+                        "server": self.definition.name.value,
+                        "tool": spec.name,
+                        "outcome": outcome,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    }
+                )
+            )
+
+    async def _run(
+        self, spec: ToolSpec, arguments: dict[str, Any], meta: Mapping[str, Any] | None
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        try:
+            args = spec.input_model.model_validate(arguments)
+        except ValidationError as invalid:
+            return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
+        handler = self.definition.handlers[spec.name]
+        try:
+            raw = await anyio.to_thread.run_sync(handler, args, self.context)
+            output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
+            if not isinstance(output, spec.output_model):
+                raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
+            structured = output.model_dump(mode="json")
+            problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
+            if problems:
+                raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
+        except ToolFailure as failure:
+            return error_result(failure.code, failure.message)
+        except InputNeeded as needed:
+            if _client_can_elicit(meta):
+                return _question_result(needed.question)
+            return error_result(ErrorCode.INPUT_REQUIRED, needed.question.message)
+        except Exception:
+            log.exception("tool %s failed", spec.name)
+            return error_result(ErrorCode.INTERNAL, INTERNAL_MESSAGE)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=render(output))], structured_content=structured)
+
+
+def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:
+    """The low-level MCP server for one definition; every request handler is derived from the contract."""
+    runner = ToolRunner(definition, context)
+    tools = [mcp_tool(spec) for spec in definition.tools]
+    templates = [
+        types.ResourceTemplate(
+            name=r.spec.name, title=r.spec.title, uri_template=r.spec.uri_template, description=r.spec.description, mime_type=r.spec.mime_type
+        )
+        for r in definition.resources
+    ]
+    prompts = [
+        types.Prompt(
+            name=p.spec.name,
+            title=p.spec.title,
+            description=p.spec.description,
+            arguments=[types.PromptArgument(name=a.name, description=a.description, required=a.required) for a in p.spec.arguments],
+        )
+        for p in definition.prompts
+    ]
+    prompts_by_name = {p.spec.name: p for p in definition.prompts}
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
+        return await runner.call(params, ctx.meta.model_dump(by_alias=True) if isinstance(ctx.meta, BaseModel) else ctx.meta)
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        # Listings are reached through the template; a catalog of thousands is no resource list.
+        return types.ListResourcesResult(resources=[])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        for resource in definition.resources:
+            variables = resource.match(str(params.uri))
+            if variables is None:
+                continue
+            try:
+                model, text = await anyio.to_thread.run_sync(resource.read, variables, context)
+            except ToolFailure as failure:
+                raise MCPError(code=types.INVALID_PARAMS, message=failure.message) from None
+            return types.ReadResourceResult(
+                contents=[
+                    types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=text),
+                    types.TextResourceContents(uri=params.uri, mime_type="application/json", text=model.model_dump_json()),
+                ]
+            )
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Keine Ressource unter {params.uri}; resources/templates/list nennt die Adressen.")
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        prompt = prompts_by_name.get(params.name)
+        if prompt is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unbekannter Prompt {params.name!r}; prompts/list nennt alle.")
+        arguments = params.arguments or {}
+        missing = [a.name for a in prompt.spec.arguments if a.required and not arguments.get(a.name)]
+        if missing:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Für diesen Prompt fehlt das Argument {missing[0]}.")
+        text = await anyio.to_thread.run_sync(prompt.render, arguments, context)
+        return types.GetPromptResult(
+            description=prompt.spec.title,
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
+        )
+
+    async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        source = _completion_source(definition, params)
+        if source is None:
+            return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
+        values = await anyio.to_thread.run_sync(definition.completers[source], params.argument.value, context)
+        # The SDK caps a completion at 100 values; we send at most 20 and say whether there are more.
+        return types.CompleteResult(completion=types.Completion(values=values[:20], total=len(values), has_more=len(values) > 20))
+
+    handlers: dict[str, Callable[..., Awaitable[Any]]] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
+    if definition.resources:
+        handlers |= {"on_list_resource_templates": list_templates, "on_list_resources": list_resources, "on_read_resource": read_resource}
+    if definition.prompts:
+        handlers |= {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
+    if definition.completers:
+        handlers["on_completion"] = complete
+    return Server(
+        definition.name.value,
+        version=version,
+        title=definition.title,
+        instructions=definition.instructions,
+        cache_hints={
+            "tools/list": LISTING_TTL,
+            "prompts/list": LISTING_TTL,
+            "resources/list": LISTING_TTL,
+            "resources/templates/list": LISTING_TTL,
+            "resources/read": CATALOG_READ_TTL,
+        },
+        **handlers,
+    )
+
+
+def _completion_source(definition: ServerDefinition, params: types.CompleteRequestParams) -> str | None:
+    ref = params.ref
+    if isinstance(ref, types.PromptReference):
+        for prompt in definition.prompts:
+            if prompt.spec.name == ref.name:
+                for argument in prompt.spec.arguments:
+                    if argument.name == params.argument.name:
+                        return argument.completes_from
+        return None
+    for resource in definition.resources:
+        if resource.spec.uri_template == ref.uri:
+            return f"{resource.spec.name}.{params.argument.name}"
+    return None

@@ -1,0 +1,103 @@
+"""The one place where handler results become the result envelope (seed 002, rules 3, 10, 11)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from contract.envelope import (
+    EffectiveValue,
+    ValueSource,
+    Completeness,
+    IncompleteReason,
+    Page,
+    ReasonCode,
+    Suggestion,
+    Tally,
+)
+
+NOT_WIDENED = "Der Server hat die Anfrage nicht erweitert; die ausgeführte Anfrage steht unter request."
+SUGGESTIONS_UNSEARCHED = (
+    "Die Vorschläge unter suggestions sind aus deiner Eingabe abgeleitet und vom Server nicht gesucht: "
+    "rufe das Werkzeug damit erneut auf, wenn einer passt."
+)
+
+
+def empty_hint(request_hint: str | None, suggestions: list[Suggestion]) -> str:
+    parts = ["Keine Treffer für diese Anfrage.", NOT_WIDENED]
+    if request_hint:
+        parts.append(request_hint)
+    if suggestions:
+        parts.append(SUGGESTIONS_UNSEARCHED)
+    return " ".join(parts)
+
+
+def _common(result: Page[Any] | Tally, *, empty: bool, reasons: list[IncompleteReason], next_cursor: str | None) -> dict[str, Any]:
+    complete = not reasons
+    fields: dict[str, Any] = {
+        "status": "complete" if complete else "partial",
+        "completeness": Completeness(complete=complete, reasons=reasons, next_cursor=next_cursor),
+        "total": result.total,
+        "match_type": "none" if empty else "matches",
+        "request": result.request,
+        "warnings": result.warnings,
+        "freshness": result.freshness,
+    }
+    if empty:
+        fields["hint"] = empty_hint(result.empty_hint, result.suggestions)
+        fields["suggestions"] = result.suggestions
+    return fields
+
+
+def build(result: Page[Any] | Tally, output_model: type[BaseModel]) -> BaseModel:
+    if isinstance(result, Page):
+        reasons = list(result.incomplete)
+        if result.next_cursor:
+            reasons.insert(
+                0,
+                IncompleteReason(
+                    code=ReasonCode.MORE_PAGES_AVAILABLE,
+                    message="Es gibt weitere Seiten: dieselben Argumente mit cursor = next_cursor senden.",
+                ),
+            )
+        empty = not result.items and result.next_cursor is None
+        return output_model(
+            **_common(result, empty=empty, reasons=reasons, next_cursor=result.next_cursor),
+            returned=len(result.items),
+            sort_key=result.sort_key,
+            items=result.items,
+        )
+    return output_model(
+        **_common(result, empty=result.total == 0, reasons=[], next_cursor=None),
+        **result.body,
+    )
+
+
+def effective_request(args: BaseModel, implied: dict[str, Any] | None = None, exclude: set[str] = frozenset()) -> dict[str, EffectiveValue]:  # type: ignore[assignment]
+    """Every input field as executed, with its source (rule 11). `implied` spells out what an omitted
+    field means ("all of it", rule 1) instead of echoing a bare null; it may also add fixed scope."""
+    implied = implied or {}
+    echoed: dict[str, EffectiveValue] = {}
+    for name in type(args).model_fields:
+        if name in exclude:
+            continue
+        sent = name in args.model_fields_set and getattr(args, name) is not None
+        value = getattr(args, name)
+        if not sent and name in implied:
+            value = implied[name]
+        echoed[name] = EffectiveValue(
+            value=value.model_dump(mode="json") if isinstance(value, BaseModel) else _plain(value),
+            source=ValueSource.caller if sent else ValueSource.default,
+        )
+    for name, value in implied.items():
+        echoed.setdefault(name, EffectiveValue(value=_plain(value), source=ValueSource.default))
+    return echoed
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value.value if hasattr(value, "value") and not isinstance(value, bool | int | float | str) else value

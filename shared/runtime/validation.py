@@ -1,0 +1,62 @@
+"""Pydantic validation errors as one German sentence that names the field and the next step."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+_MESSAGES = {
+    "missing": "fehlt",
+    "extra_forbidden": "ist kein Argument dieses Werkzeugs",
+    "string_pattern_mismatch": "hat nicht das erwartete Format",
+    "string_too_long": "ist zu lang",
+    "greater_than": "ist zu klein",
+    "greater_than_equal": "ist zu klein",
+    "less_than": "ist zu groß",
+    "less_than_equal": "ist zu groß",
+    "enum": "ist kein erlaubter Wert",
+    "literal_error": "ist kein erlaubter Wert",
+    "int_parsing": "muss eine ganze Zahl sein",
+    "int_type": "muss eine ganze Zahl sein",
+    "float_parsing": "muss eine Zahl sein",
+    "float_type": "muss eine Zahl sein",
+    "bool_parsing": "muss true oder false sein",
+    "bool_type": "muss true oder false sein",
+    "string_type": "muss ein Text sein",
+    "list_type": "muss eine Liste sein",
+    "dict_type": "muss ein Objekt sein",
+    "model_type": "muss ein Objekt sein",
+    "date_from_datetime_parsing": "muss ein Datum (JJJJ-MM-TT) sein",
+    "date_parsing": "muss ein Datum (JJJJ-MM-TT) sein",
+}
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def german_message(error: ValidationError) -> str:
+    """The first problem, as one sentence with the field, what is wrong, what is allowed and the next step."""
+    first = error.errors()[0]
+    field = _field_path(tuple(first["loc"])) or "Eingabe"
+    kind = first["type"]
+    ctx = first.get("ctx") or {}
+    if kind == "value_error":
+        problem = str(ctx.get("error", first["msg"]))
+    else:
+        problem = _MESSAGES.get(kind, "ist ungültig")
+        if kind in {"enum", "literal_error"} and "expected" in ctx:
+            problem += f" (erlaubt: {ctx['expected']})"
+        elif kind in {"greater_than", "greater_than_equal"}:
+            problem += f" (mindestens {ctx.get('ge', ctx.get('gt'))})"
+        elif kind in {"less_than", "less_than_equal"}:
+            problem += f" (höchstens {ctx.get('le', ctx.get('lt'))})"
+        elif kind == "string_pattern_mismatch" and field.endswith("listing_id"):
+            problem += " (Inseratsnummer wie A-0000042)"
+        elif kind == "string_too_long":
+            problem += f" (höchstens {ctx.get('max_length')} Zeichen)"
+    more = len(error.errors()) - 1
+    extra = f" ({more} weitere Angabe(n) ebenfalls ungültig.)" if more else ""
+    return f"Das Argument {field} {problem}: bitte korrigieren und das Werkzeug erneut aufrufen.{extra}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from shared.runtime.validation import german_message
 log = logging.getLogger("athaus.calls")
 
 Handler = Callable[[Any, ToolContext], BaseModel | Page[Any] | Tally]
-ResourceReader = Callable[[Mapping[str, str], ToolContext], tuple[BaseModel, str]]
+ResourceReader = Callable[[Mapping[str, str], ToolContext], BaseModel]
 PromptRenderer = Callable[[Mapping[str, str], ToolContext], str]
 Completer = Callable[[str, ToolContext], list[str]]
 
@@ -52,8 +53,14 @@ CATALOG_READ_TTL = CacheHint(ttl_ms=60_000, scope="public")
 @dataclass(frozen=True)
 class BoundResource:
     spec: ResourceTemplateSpec
-    match: Callable[[str], Mapping[str, str] | None]
     read: ResourceReader
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The template variables of `uri` (simple {name} segments), or None if it is not this template's."""
+        pattern = re.escape(self.spec.uri_template).replace(r"\{", "{").replace(r"\}", "}")
+        pattern = re.sub(r"{(\w+)}", r"(?P<\1>[^/]+)", pattern)
+        found = re.fullmatch(pattern, uri)
+        return found.groupdict() if found else None
 
 
 @dataclass(frozen=True)
@@ -233,12 +240,12 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
             if variables is None:
                 continue
             try:
-                model, text = await anyio.to_thread.run_sync(resource.read, variables, context)
+                model = await anyio.to_thread.run_sync(resource.read, variables, context)
             except ToolFailure as failure:
                 raise MCPError(code=types.INVALID_PARAMS, message=failure.message) from None
             return types.ReadResourceResult(
                 contents=[
-                    types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=text),
+                    types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=render(model)),
                     types.TextResourceContents(uri=params.uri, mime_type="application/json", text=model.model_dump_json()),
                 ]
             )

@@ -40,11 +40,13 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 def german_message(error: ValidationError) -> str:
     """The first problem, as one sentence with the field, what is wrong, what is allowed and the next step."""
     first = error.errors()[0]
-    field = _field_path(tuple(first["loc"])) or "Eingabe"
+    field = _field_path(tuple(first["loc"]))
     kind = first["type"]
     ctx = first.get("ctx") or {}
     if kind == "value_error":
         problem = str(ctx.get("error", first["msg"]))
+        if field:
+            problem = f"ist ungültig ({problem})"
     else:
         problem = _MESSAGES.get(kind, "ist ungültig")
         if kind in {"enum", "literal_error"} and "expected" in ctx:
@@ -59,4 +61,5 @@ def german_message(error: ValidationError) -> str:
             problem += f" (höchstens {ctx.get('max_length')} Zeichen)"
     more = len(error.errors()) - 1
     extra = f" ({more} weitere Angabe(n) ebenfalls ungültig.)" if more else ""
-    return f"Das Argument {field} {problem}: bitte korrigieren und das Werkzeug erneut aufrufen.{extra}"
+    subject = f"Das Argument {field} {problem}" if field else f"Die Angaben passen nicht zusammen: {problem}"
+    return f"{subject}: bitte korrigieren und das Werkzeug erneut aufrufen.{extra}"

@@ -1,0 +1,1 @@
+"""Athaus Immobiliensuche (/suche/mcp): the handlers of its tools, one module per tool family."""

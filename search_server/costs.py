@@ -1,0 +1,83 @@
+"""Handler of calculate_purchase_costs: gathers price, Bundesland and commission, then the domain computes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from contract.catalog import CalculatePurchaseCostsInput
+from contract.envelope import Absent, AbsenceReason
+from contract.errors import ErrorCode
+from contract.purchase_costs import CostItem, PurchaseCostsOutput
+from contract.vocabulary import MarketingType
+from shared import purchase_costs
+from shared.runtime.context import ToolContext
+from shared.runtime.errors import InputNeeded, Question, ToolFailure
+from search_server.catalog import load_public_listing
+
+UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note="Provision unbekannt: in der Summe nicht enthalten.")
+
+
+def _ask_price(why: str) -> InputNeeded:
+    return InputNeeded(
+        Question(
+            argument="price",
+            message=f"{why} Von welchem Kaufpreis in Euro soll ich ausgehen?",
+            schema={"type": "number", "title": "Kaufpreis in EUR", "exclusiveMinimum": 0},
+        )
+    )
+
+
+def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext) -> PurchaseCostsOutput:
+    price, state, commission = args.price, args.state, args.commission_percent
+    if args.listing_id:
+        with ctx.db.read_only() as session:
+            listing = load_public_listing(session, args.listing_id)
+            if listing.marketing_type != MarketingType.buy:
+                raise ToolFailure(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"{listing.ref} ist ein Mietangebot; Kaufnebenkosten gibt es nur beim Kauf. Bitte ein Kaufinserat wählen.",
+                )
+            state = state or listing.state
+            if commission is None and "commission_percent" not in args.model_fields_set:
+                commission = listing.commission_percent
+            if price is None:
+                if listing.price is None:
+                    raise _ask_price(f"{listing.ref} nennt keinen Preis (Preis auf Anfrage).")
+                price = listing.price
+    if price is None:
+        raise _ask_price("Es fehlt ein Kaufpreis (oder eine listing_id).")
+    if not state:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            "Es fehlt das Bundesland (state), z. B. 'Bayern' oder 'NRW'; alternativ eine listing_id angeben.",
+        )
+    contract_date = args.contract_date or ctx.now().date()
+    try:
+        result = purchase_costs.calculate(
+            Decimal(str(price)), state, None if commission is None else Decimal(str(commission)), contract_date
+        )
+    except ValueError as invalid:
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(invalid)) from None
+    return PurchaseCostsOutput(
+        listing_id=args.listing_id,
+        price=float(result.price),
+        state=result.state,
+        contract_date=result.contract_date,
+        items=[
+            CostItem(
+                key=item.key,
+                label=item.label,
+                amount=float(item.amount) if item.amount is not None else UNKNOWN_COMMISSION,
+                basis=item.basis,
+                rate_percent=float(item.rate_percent) if item.rate_percent is not None else None,
+                effective_from=item.effective_from,
+            )
+            for item in result.items
+        ],
+        costs_total=float(result.costs_total),
+        total_with_price=float(result.total_with_price),
+        costs_percent_of_price=float(result.costs_percent_of_price),
+        commission_included=result.commission_included,
+        method=result.method.value,
+        notes=list(result.notes),
+    )

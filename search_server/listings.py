@@ -1,0 +1,197 @@
+"""Mapping of listing rows to the contract's summary and exposé, with the reason for every absent value."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from contract.catalog import (
+    Address,
+    Areas,
+    Availability,
+    Costs,
+    EnergyCertificate,
+    EnergySummary,
+    IncludeFields,
+    ListingDetail,
+    ListingSummary,
+    Money,
+    Photo,
+    Provider,
+)
+from contract.envelope import Absent, AbsenceReason, Freshness
+from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType, label
+from shared.catalog.search import aware
+from shared.db.models import Listing
+
+RESOURCE_URI = "athaus://suche/inserate/{listing_id}"
+
+
+def no_entry(what: str) -> Absent:
+    return Absent(reason=AbsenceReason.empty_in_source, note=f"Der Anbieter hat {what} nicht angegeben.")
+
+
+def not_requested(include_flag: str) -> Absent:
+    return Absent(reason=AbsenceReason.not_collected, note=f"Nicht abgefragt; mit include.{include_flag} = true enthalten.")
+
+
+PRICE_ON_REQUEST = Absent(reason=AbsenceReason.withheld, note="Preis auf Anfrage: der Anbieter nennt ihn erst auf Anfrage.")
+ADDRESS_WITHHELD = Absent(reason=AbsenceReason.withheld, note="Die genaue Adresse nennt der Anbieter erst auf Anfrage.")
+
+
+def given(value: object, what: str) -> object:
+    return no_entry(what) if value is None or value == "" else value
+
+
+def price_of(listing: Listing) -> Money | Absent:
+    if listing.price is not None:
+        return Money(amount=listing.price)
+    return PRICE_ON_REQUEST if listing.price_on_request else no_entry("keinen Preis")
+
+
+def price_per_sqm(listing: Listing) -> float | Absent:
+    if listing.price is None:
+        return PRICE_ON_REQUEST if listing.price_on_request else no_entry("keinen Preis")
+    if not listing.living_area:
+        return no_entry("keine Wohnfläche")
+    return round(listing.price / listing.living_area, 2)
+
+
+def _energy_class(listing: Listing) -> str | Absent:
+    if listing.energy_status == EnergyStatus.at_viewing:
+        return Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+    return given(listing.energy_class, "keine Energieeffizienzklasse")  # type: ignore[return-value]
+
+
+def energy_summary(listing: Listing) -> EnergySummary:
+    status = EnergyStatus(listing.energy_status)
+    return EnergySummary(
+        status=status,
+        status_label=label(status),
+        energy_class=_energy_class(listing),
+        energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
+    )
+
+
+def _energy_item(listing: Listing, value: object, what: str) -> object:
+    if value is not None:
+        return value
+    if listing.energy_status == EnergyStatus.at_viewing:
+        return Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+    if listing.energy_status == EnergyStatus.not_required:
+        return Absent(reason=AbsenceReason.empty_in_source, note="Für dieses Objekt ist kein Energieausweis erforderlich.")
+    return no_entry(what)
+
+
+def photos_of(listing: Listing) -> list[Photo] | Absent:
+    if not listing.photos:
+        return no_entry("keine Fotos")
+    return [Photo(url=p["url"], caption=p.get("caption")) for p in listing.photos]
+
+
+def features_of(listing: Listing) -> list[Feature]:
+    return [Feature(f.feature) for f in listing.features]
+
+
+def summary(listing: Listing, include: IncludeFields, distance: float | None) -> ListingSummary:
+    return ListingSummary(
+        listing_id=listing.ref,
+        resource_uri=RESOURCE_URI.format(listing_id=listing.ref),
+        title=listing.title,
+        marketing_type=MarketingType(listing.marketing_type),
+        property_type=PropertyType(listing.property_type),
+        property_subtype=given(listing.property_subtype, "keinen Objekttyp"),  # type: ignore[arg-type]
+        postal_code=listing.postal_code,
+        city=listing.city,
+        district=given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
+        price=price_of(listing),
+        price_per_sqm=price_per_sqm(listing),
+        living_area=given(listing.living_area, "keine Wohnfläche"),  # type: ignore[arg-type]
+        plot_area=given(listing.plot_area, "keine Grundstücksfläche"),  # type: ignore[arg-type]
+        rooms=given(listing.rooms, "keine Zimmerzahl"),  # type: ignore[arg-type]
+        features=features_of(listing) if include.features else not_requested("features"),
+        energy=energy_summary(listing) if include.energy else not_requested("energy"),
+        photos=photos_of(listing) if include.photos else not_requested("photos"),
+        description=listing.description if include.description else not_requested("description"),
+        provider=listing.office.name,
+        published_at=aware(listing.published_at or listing.created_at),
+        distance_km=round(distance, 2)
+        if distance is not None
+        else Absent(reason=AbsenceReason.not_collected, note="Nur mit near berechnet."),
+    )
+
+
+def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDetail:
+    exact = listing.address_published
+    office = listing.office
+    rent = listing.marketing_type == MarketingType.rent
+    valid_until = listing.energy_valid_until
+    return ListingDetail(
+        listing_id=listing.ref,
+        resource_uri=RESOURCE_URI.format(listing_id=listing.ref),
+        status=ListingStatus(listing.status),
+        title=listing.title,
+        description=given(listing.description, "keine Beschreibung"),  # type: ignore[arg-type]
+        marketing_type=MarketingType(listing.marketing_type),
+        property_type=PropertyType(listing.property_type),
+        property_subtype=given(listing.property_subtype, "keinen Objekttyp"),  # type: ignore[arg-type]
+        address=Address(
+            street=given(listing.street, "keine Straße") if exact else ADDRESS_WITHHELD,  # type: ignore[arg-type]
+            house_number=given(listing.house_number, "keine Hausnummer") if exact else ADDRESS_WITHHELD,  # type: ignore[arg-type]
+            postal_code=listing.postal_code,
+            city=listing.city,
+            district=given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
+            state=listing.state,
+            latitude=listing.latitude if exact else round(listing.latitude, 2),
+            longitude=listing.longitude if exact else round(listing.longitude, 2),
+            coordinates_exact=exact,
+        ),
+        costs=Costs(
+            price=price_of(listing),
+            price_per_sqm=price_per_sqm(listing),
+            service_charges=Money(amount=listing.service_charges)
+            if listing.service_charges is not None
+            else no_entry("kein Hausgeld" if not rent else "keine Nebenkosten"),
+            heating_costs=Money(amount=listing.heating_costs) if listing.heating_costs is not None else no_entry("keine Heizkosten"),
+            deposit=given(listing.deposit, "keine Kaution"),  # type: ignore[arg-type]
+            commission=given(listing.commission, "keine Provision"),  # type: ignore[arg-type]
+            commission_percent=given(listing.commission_percent, "keinen Provisionssatz"),  # type: ignore[arg-type]
+        ),
+        areas=Areas(
+            living_area=given(listing.living_area, "keine Wohnfläche"),  # type: ignore[arg-type]
+            plot_area=given(listing.plot_area, "keine Grundstücksfläche"),  # type: ignore[arg-type]
+            rooms=given(listing.rooms, "keine Zimmerzahl"),  # type: ignore[arg-type]
+            bedrooms=given(listing.bedrooms, "keine Schlafzimmerzahl"),  # type: ignore[arg-type]
+            bathrooms=given(listing.bathrooms, "keine Badezimmerzahl"),  # type: ignore[arg-type]
+            floor=given(listing.floor, "keine Etage"),  # type: ignore[arg-type]
+        ),
+        year_built=given(listing.year_built, "kein Baujahr"),  # type: ignore[arg-type]
+        condition=given(listing.condition, "keinen Zustand"),  # type: ignore[arg-type]
+        energy=EnergyCertificate(
+            status=EnergyStatus(listing.energy_status),
+            status_label=label(EnergyStatus(listing.energy_status)),
+            certificate_type=_energy_item(listing, listing.energy_certificate_type, "keine Ausweisart"),  # type: ignore[arg-type]
+            energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
+            energy_class=_energy_class(listing),
+            energy_carrier=_energy_item(listing, listing.energy_carrier, "keinen Energieträger"),  # type: ignore[arg-type]
+            year_built=_energy_item(listing, listing.energy_year_built, "kein Baujahr im Energieausweis"),  # type: ignore[arg-type]
+            valid_until=_energy_item(listing, valid_until, "kein Ablaufdatum des Energieausweises"),  # type: ignore[arg-type]
+            expired=valid_until < today if valid_until is not None else _energy_item(listing, None, "kein Ablaufdatum"),  # type: ignore[arg-type]
+        ),
+        features=features_of(listing),
+        feature_labels=[label(f) for f in features_of(listing)],
+        photos=photos_of(listing),
+        provider=Provider(
+            name=office.name,
+            city=office.city,
+            phone=given(office.phone, "keine Telefonnummer"),  # type: ignore[arg-type]
+            email=given(office.email, "keine E-Mail-Adresse"),  # type: ignore[arg-type]
+            website=given(office.website, "keine Website"),  # type: ignore[arg-type]
+        ),
+        availability=Availability(
+            available_from=given(listing.available_from, "kein Bezugsdatum"),  # type: ignore[arg-type]
+            note=given(listing.availability_note, "keinen Hinweis zur Verfügbarkeit"),  # type: ignore[arg-type]
+        ),
+        published_at=aware(listing.published_at or listing.created_at),
+        updated_at=aware(listing.updated_at),
+        freshness=freshness,
+    )

@@ -1,0 +1,91 @@
+"""The definition of Athaus Immobiliensuche: contract tools bound to their handlers, resources, prompts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy import distinct, select
+
+from contract import search as contract
+from contract.catalog import GetListingInput, ListingDetail
+from contract.rights import ServerName
+from contract.vocabulary import MarketingType, label
+from shared.catalog.search import PUBLIC_STATUSES
+from shared.catalog.text import normalise
+from shared.db.models import Listing, Place
+from shared.runtime.adapter import BoundPrompt, BoundResource, ServerDefinition
+from shared.runtime.context import ToolContext
+from search_server import catalog, costs
+
+COMPLETION_LIMIT = 21  # one more than is shown, to tell whether there are more
+
+
+def read_listing(variables: Mapping[str, str], ctx: ToolContext) -> ListingDetail:
+    return catalog.get_listing(GetListingInput(listing_id=variables["listing_id"]), ctx)
+
+
+def complete_places(prefix: str, ctx: ToolContext) -> list[str]:
+    """Place names (or postal codes, for digits) from the catalog's places that start with `prefix`."""
+    text = prefix.strip()
+    with ctx.db.read_only() as session:
+        if text.isdigit():
+            query = select(distinct(Place.postal_code)).where(Place.postal_code.startswith(text)).order_by(Place.postal_code)
+        else:
+            key = normalise(text)
+            query = select(distinct(Place.name)).where(Place.name_key.startswith(key)).order_by(Place.name)
+        return list(session.scalars(query.limit(COMPLETION_LIMIT)))
+
+
+def complete_marketing_types(prefix: str, ctx: ToolContext) -> list[str]:
+    key = normalise(prefix.strip())
+    return [m.value for m in MarketingType if m.value.startswith(key) or normalise(label(m)).startswith(key)]
+
+
+def complete_listing_ids(prefix: str, ctx: ToolContext) -> list[str]:
+    with ctx.db.read_only() as session:
+        query = (
+            select(Listing.ref)
+            .where(Listing.ref.startswith(prefix.strip().upper()), Listing.status.in_(PUBLIC_STATUSES))
+            .order_by(Listing.ref)
+            .limit(COMPLETION_LIMIT)
+        )
+        return list(session.scalars(query))
+
+
+def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:
+    place = arguments["place"]
+    kind = arguments.get("marketing_type") or ""
+    budget = arguments.get("budget") or ""
+    wanted = {"buy": "zu kaufen", "rent": "zu mieten"}.get(normalise(kind), "zu kaufen oder zu mieten")
+    lines = [
+        f"Ich suche ein Zuhause in {place}, {wanted}." + (f" Mein Budget liegt bei höchstens {budget} €." if budget else ""),
+        "Bitte geh so vor:",
+        f"1. Zähle mit count_listings, was es in {place} gibt (near mit place und einem Umkreis, oder city), "
+        "aufgeschlüsselt nach Objektart und Preisband.",
+        "2. Frag mich danach genau eine Sache, die die Suche am stärksten eingrenzt (z. B. Zimmer, Wohnfläche oder Ausstattung).",
+        "3. Suche dann mit search_listings und zeige mir die Treffer mit Preis, Fläche, Zimmern und Inseratsnummer.",
+        "4. Wenn eine Antwort completeness.complete = false hat, sag mir das und blättere mit next_cursor weiter, statt "
+        "daraus zu schließen, dass es nicht mehr gibt. Ist die Antwort leer, nenne mir die Vorschläge, statt selbst zu erweitern.",
+    ]
+    return "\n".join(lines)
+
+
+DEFINITION = ServerDefinition(
+    name=ServerName.search,
+    title=contract.TITLE,
+    instructions=contract.INSTRUCTIONS,
+    tools=contract.SEARCH_TOOLS,
+    handlers={
+        "search_listings": catalog.search_listings,
+        "count_listings": catalog.count_listings,
+        "get_listing": catalog.get_listing,
+        "calculate_purchase_costs": costs.calculate_purchase_costs,
+    },
+    resources=(BoundResource(contract.LISTING_RESOURCE, read_listing),),
+    prompts=(BoundPrompt(contract.START_SEARCH_PROMPT, start_search_prompt),),
+    completers={
+        "places": complete_places,
+        "marketing_types": complete_marketing_types,
+        f"{contract.LISTING_RESOURCE.name}.listing_id": complete_listing_ids,
+    },
+)

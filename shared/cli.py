@@ -1,0 +1,122 @@
+"""The `athaus` command: serve, db upgrade, demo seed, docs build|check."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from shared.db.migrate import upgrade
+from shared.db.models import Listing
+from shared.db.session import Database
+from shared.logging import configure
+from shared.settings import Settings
+
+log = logging.getLogger("athaus.cli")
+
+
+def _database(settings: Settings) -> Database:
+    return Database.from_url(settings.database_url)
+
+
+def prepare(settings: Settings, db: Database) -> None:
+    """Bring the schema to head and, on the embedded default, seed the demo catalog once."""
+    upgrade(db.engine)
+    if not settings.demo_seed:
+        return
+    with db.read_only() as session:
+        empty = not session.scalar(select(func.count()).select_from(Listing))
+    if empty:
+        from shared.demo import seed_demo
+
+        summary = seed_demo(db.engine, listings=settings.demo_listings)
+        log.info('{"event": "demo_seeded", "listings": %d}', summary.listings)
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from shared.app import create_app
+
+    db = _database(settings)
+    prepare(settings, db)
+    app = create_app(settings, db, only=args.server)
+    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port, log_config=None, access_log=False)
+    return 0
+
+
+def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    upgrade(_database(settings).engine)
+    print("Datenbank ist auf dem neuesten Stand.")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.demo import seed_demo
+
+    db = _database(settings)
+    upgrade(db.engine)
+    try:
+        summary = seed_demo(db.engine, listings=args.listings, seed=args.seed)
+    except ValueError as refused:
+        print(f"Nicht geladen: {refused}", file=sys.stderr)
+        return 1
+    print(f"Demodaten geladen: {summary.listings} Inserate ({summary.published} veröffentlicht), {summary.offices} Büros, {summary.places} Orte.")
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.docs import check_docs, write_docs
+
+    root = Path(args.root)
+    if args.action == "build":
+        write_docs(root)
+        print(f"Doku erzeugt unter {root}/.")
+        return 0
+    stale = check_docs(root)
+    if stale:
+        print("Veraltet (bitte `athaus docs build` ausführen): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    print("Doku entspricht dem Vertrag.")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="athaus", description="Athaus MCP-Server")
+    commands = root.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="Server starten (ohne Angabe: beide in einem Prozess)")
+    serve.add_argument("server", nargs="?", choices=["makler", "suche"], default=None)
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.set_defaults(run=cmd_serve)
+
+    db = commands.add_parser("db", help="Datenbank")
+    db.add_argument("action", choices=["upgrade"])
+    db.set_defaults(run=cmd_db)
+
+    demo = commands.add_parser("demo", help="Demodaten")
+    demo.add_argument("action", choices=["seed"])
+    demo.add_argument("--listings", type=int, default=2400)
+    demo.add_argument("--seed", type=int, default=7)
+    demo.set_defaults(run=cmd_demo)
+
+    docs = commands.add_parser("docs", help="Doku aus dem Vertrag")
+    docs.add_argument("action", choices=["build", "check"])
+    docs.add_argument("--root", default="docs")
+    docs.set_defaults(run=cmd_docs)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    settings = Settings()
+    configure(settings.log_level)
+    return int(args.run(args, settings))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""Deployment secrets: from settings, or created once and kept in the database (shared by all instances)."""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from shared.db.models import ServerSecret
+
+
+def ensure_secret(session: Session, name: str) -> str:
+    """The stored secret `name`; the first caller creates it, concurrent callers agree on one value."""
+    dialect = session.get_bind().dialect.name
+    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(ServerSecret)
+    session.execute(insert.values(name=name, value=secrets.token_urlsafe(32)).on_conflict_do_nothing(index_elements=["name"]))
+    value = session.get(ServerSecret, name)
+    assert value is not None
+    return value.value

@@ -1,0 +1,153 @@
+"""Shared fixtures. The suite runs against SQLite by default and against PostgreSQL when
+ATHAUS_TEST_DATABASE_URL names a server (each run creates and drops its own database there)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+import uvicorn
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from search_server.server import DEFINITION as SEARCH
+from shared.app import create_app
+from shared.catalog.cursor import CursorCodec
+from shared.db.migrate import upgrade
+from shared.db.session import Database
+from shared.demo import DEMO_NOW, seed_demo
+from shared.runtime.adapter import ServerDefinition, ToolRunner
+from shared.runtime.context import ToolContext
+from shared.settings import Settings
+
+DEMO_LISTINGS = 2400  # the embedded default's catalog; recall floors are measured against it
+FIXED_NOW = DEMO_NOW + dt.timedelta(days=1)
+
+
+@pytest.fixture(scope="session")
+def backend() -> str:
+    return "postgresql" if os.environ.get("ATHAUS_TEST_DATABASE_URL") else "sqlite"
+
+
+def _fresh_database_url(tmp: Path, name: str) -> tuple[str, Any]:
+    server_url = os.environ.get("ATHAUS_TEST_DATABASE_URL")
+    if not server_url:
+        return f"sqlite:///{tmp / f'{name}.sqlite3'}", lambda: None
+    database = f"athaus_{name}_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{database}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+        admin.dispose()
+
+    return make_url(server_url).set(database=database).render_as_string(hide_password=False), drop
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    """The demo catalog, migrated by Alembic and seeded once per run. Tests must not write to it."""
+    url, drop = _fresh_database_url(tmp_path_factory.mktemp("demo"), "demo")
+    db = Database.from_url(url)
+    upgrade(db.engine)
+    seed_demo(db.engine, listings=DEMO_LISTINGS)
+    yield db
+    db.engine.dispose()
+    drop()
+
+
+@pytest.fixture
+def scratch_db(tmp_path: Path) -> Iterator[Database]:
+    """A small demo catalog of its own, for tests that change data."""
+    url, drop = _fresh_database_url(tmp_path, "scratch")
+    db = Database.from_url(url)
+    upgrade(db.engine)
+    seed_demo(db.engine, listings=300)
+    yield db
+    db.engine.dispose()
+    drop()
+
+
+def make_context(db: Database, now: dt.datetime = FIXED_NOW) -> ToolContext:
+    return ToolContext(
+        db=db,
+        settings=Settings(database_url=str(db.engine.url)),
+        cursors=CursorCodec(b"test-secret", dt.timedelta(hours=1)),
+        now=lambda: now,
+    )
+
+
+class Caller:
+    """Calls contract tools in-process through the same runner the HTTP servers use."""
+
+    def __init__(self, definition: ServerDefinition, context: ToolContext) -> None:
+        self.runner = ToolRunner(definition, context)
+
+    def raw(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> Any:
+        params = types.CallToolRequestParams(name=name, arguments=arguments or {})
+        return anyio.run(self.runner.call, params, meta)
+
+    def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = self.raw(name, arguments)
+        assert isinstance(result, types.CallToolResult)
+        assert not result.is_error, result.content[0].text
+        return result.structured_content
+
+    def error(self, name: str, arguments: dict[str, Any] | None = None) -> tuple[str, str]:
+        result = self.raw(name, arguments)
+        assert isinstance(result, types.CallToolResult) and result.is_error, "expected an error result"
+        assert result.structured_content is None
+        return result.meta["athaus/code"], result.content[0].text
+
+
+@pytest.fixture(scope="session")
+def search(demo_db: Database) -> Caller:
+    return Caller(SEARCH, make_context(demo_db))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    def __init__(self, db: Database) -> None:
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        settings = Settings(database_url=str(db.engine.url), secret_key="live-test-secret")
+        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def live_server(demo_db: Database) -> Iterator[LiveServer]:
+    """The real ASGI app over real HTTP on a free loopback port, on the demo catalog."""
+    with LiveServer(demo_db) as server:
+        yield server

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlalchemy import distinct, select
+from sqlalchemy import select
 
 from contract import search as contract
 from contract.catalog import GetListingInput, ListingDetail
@@ -29,10 +29,10 @@ def complete_places(prefix: str, ctx: ToolContext) -> list[str]:
     text = prefix.strip()
     with ctx.db.read_only() as session:
         if text.isdigit():
-            query = select(distinct(Place.postal_code)).where(Place.postal_code.startswith(text)).order_by(Place.postal_code)
+            query = select(Place.postal_code).distinct().where(Place.postal_code.startswith(text)).order_by(Place.postal_code)
         else:
             key = normalise(text)
-            query = select(distinct(Place.name)).where(Place.name_key.startswith(key)).order_by(Place.name)
+            query = select(Place.name).distinct().where(Place.name_key.startswith(key)).order_by(Place.name)
         return list(session.scalars(query.limit(COMPLETION_LIMIT)))
 
 

@@ -108,7 +108,8 @@ def test_suggestions_are_never_searched(search: Caller, demo_db: Any) -> None:
     finally:
         event.remove(demo_db.engine, "before_cursor_execute", capture)
     assert result["suggestions"]
-    sent = {value for _, parameters in statements for value in parameters if isinstance(value, str)}
+    values = [v for _, p in statements for v in (p.values() if isinstance(p, dict) else p)]  # psycopg: dict, sqlite: tuple
+    sent = {value for value in values if isinstance(value, str)}
     assert "dachgeschosswohnungenxyz" in sent, "the caller's own term must be searched"
     for suggestion in result["suggestions"]:
         variant = suggestion["arguments"]["query"].rstrip("*")

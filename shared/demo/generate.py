@@ -186,9 +186,8 @@ def _offices(rng: random.Random) -> list[_DemoOffice]:
     for place in DEMO_PLACES:
         if place.state not in largest or place.residents > largest[place.state].residents:
             largest[place.state] = place
-    by_residents = _Weighted({place: math.sqrt(place.residents) for place in DEMO_PLACES})
     homes = list(largest.values())
-    homes += [by_residents.pick(rng) for _ in range(OFFICE_COUNT - len(homes))]
+    homes += [_PLACES_BY_SIZE.pick(rng) for _ in range(OFFICE_COUNT - len(homes))]
     surnames = rng.sample(_SURNAMES, OFFICE_COUNT)
     offices = []
     for office_id, (place, surname) in enumerate(zip(homes, surnames, strict=True), start=1):
@@ -200,6 +199,9 @@ def _offices(rng: random.Random) -> list[_DemoOffice]:
 
 
 # --- listing distributions -------------------------------------------------------------------------------
+
+# Big cities get more listings than small towns, but not in proportion: every place should have some.
+_PLACES_BY_SIZE = _Weighted({place: math.sqrt(place.residents) for place in DEMO_PLACES})
 
 _PROPERTY_TYPES = _Weighted(
     {
@@ -230,6 +232,7 @@ _SUBTYPES = {
     PropertyType.commercial: _Weighted({"Büro": 60, "Ladenlokal": 40}),
     PropertyType.parking: _Weighted({"Tiefgaragenstellplatz": 60, "Garage": 40}),
 }
+# "closed" becomes sold (buy) or let (rent).
 _STATUSES = _Weighted({"published": 92.0, "reserved": 2.5, "closed": 1.5, "withdrawn": 1.5, "draft": 2.5})
 _BUILDING_ENERGY = _Weighted(
     {EnergyStatus.present: 75, EnergyStatus.at_viewing: 10, EnergyStatus.not_required: 5, EnergyStatus.missing: 10}
@@ -248,6 +251,7 @@ _APARTMENT_FLOORS = {
     "Etagenwohnung": (1, 5), "Erdgeschosswohnung": (0, 0), "Dachgeschosswohnung": (2, 6), "Maisonette": (0, 4),
     "Penthouse": (4, 10),
 }
+_PREWAR_TOP_FLOOR = 5
 _APARTMENT_ROOMS = _Weighted(
     {1.0: 8, 1.5: 4, 2.0: 22, 2.5: 8, 3.0: 25, 3.5: 6, 4.0: 16, 4.5: 3, 5.0: 6, 6.0: 2}
 )
@@ -395,9 +399,12 @@ _BUILDING_PHRASES = (
 _NEW_BUILDING_PHRASE = "eines modernen Neubaus von {year}"
 
 
+_GERMAN_SEPARATORS = str.maketrans(",.", ".,")
+
+
 def _de_number(value: float) -> str:
     """German number format: 1234.5 → '1.234,5', 92.0 → '92'."""
-    return f"{value:,.1f}".removesuffix(".0").translate(str.maketrans(",.", ".,"))
+    return f"{value:,.1f}".removesuffix(".0").translate(_GERMAN_SEPARATORS)
 
 
 def _join(phrases: Sequence[str]) -> str:
@@ -464,7 +471,6 @@ class _ListingFactory:
 
     def __init__(self, rng: random.Random, offices: Sequence[_DemoOffice]) -> None:
         self.rng = rng
-        self.places = _Weighted({place: math.sqrt(place.residents) for place in DEMO_PLACES})
         self.city_keys = {place.name: normalise(place.name) for place in DEMO_PLACES}
         self.offices_by_place: dict[str, list[int]] = {}
         self.offices_by_state: dict[str, list[int]] = {}
@@ -474,12 +480,12 @@ class _ListingFactory:
 
     def listing(self, listing_id: int) -> tuple[Row, list[Feature]]:
         rng = self.rng
-        place = self.places.pick(rng)
+        place = _PLACES_BY_SIZE.pick(rng)
         property_type = _PROPERTY_TYPES.pick(rng)
         subtype = _SUBTYPES[property_type].pick(rng)
         marketing = MarketingType.buy if rng.random() < _BUY_SHARE[property_type] else MarketingType.rent
         building = self._building(property_type)
-        layout = self._layout(property_type, subtype)
+        layout = self._layout(property_type, subtype, building)
         features = self._features(property_type, subtype, marketing, layout, building)
         district = rng.choice(place.districts)
         ref = f"A-{listing_id:07d}"
@@ -551,7 +557,7 @@ class _ListingFactory:
             condition = _CONDITIONS_EXISTING.pick(rng)
         return _Building(year, condition, energy_status, listed=False)
 
-    def _layout(self, property_type: PropertyType, subtype: str) -> _Layout:
+    def _layout(self, property_type: PropertyType, subtype: str, building: _Building) -> _Layout:
         rng = self.rng
         match property_type:
             case PropertyType.apartment:
@@ -560,6 +566,8 @@ class _ListingFactory:
                     rooms = max(rooms, 3.0)
                 area = (14 + 23 * rooms) * rng.uniform(0.85, 1.2) * (1.25 if subtype == "Penthouse" else 1.0)
                 floor = rng.randint(*_APARTMENT_FLOORS[subtype])
+                if (building.year_built or 0) < 1949:
+                    floor = min(floor, _PREWAR_TOP_FLOOR)
                 bathrooms = 2 if rooms >= 4 and rng.random() < 0.4 else 1
                 return _Layout(round(area, 1), None, rooms, int(rooms) - 1, bathrooms, floor)
             case PropertyType.house:

@@ -1,0 +1,1 @@
+"""Athaus für Makler (/makler/mcp). Its tools arrive with issue 3; the contract declares none yet."""

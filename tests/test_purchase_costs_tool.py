@@ -1,0 +1,88 @@
+"""calculate_purchase_costs as a tool, and rule 9: question, empty result and error stay disjoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from sqlalchemy import select
+
+from shared.db.models import Listing
+from tests.conftest import Caller
+
+ELICITING_CLIENT = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+
+
+def _price_on_request_buy(demo_db: Any) -> str:
+    with demo_db.read_only() as session:
+        return session.scalar(
+            select(Listing.ref).where(Listing.price_on_request, Listing.marketing_type == "buy", Listing.status == "published").limit(1)
+        )
+
+
+def test_costs_from_a_listing_use_its_price_state_and_commission(search: Caller, demo_db: Any) -> None:
+    with demo_db.read_only() as session:
+        ref, price, state, percent = session.execute(
+            select(Listing.ref, Listing.price, Listing.state, Listing.commission_percent)
+            .where(Listing.marketing_type == "buy", Listing.price.is_not(None), Listing.commission_percent > 0, Listing.status == "published")
+            .limit(1)
+        ).one()
+    result = search("calculate_purchase_costs", {"listing_id": ref, "contract_date": "2026-11-30"})
+    assert (result["price"], result["state"]) == (price, state)
+    commission = next(i for i in result["items"] if i["key"] == "commission")
+    assert commission["rate_percent"] == percent and result["commission_included"] is True
+    assert result["costs_total"] == round(sum(i["amount"] for i in result["items"]), 2)
+
+
+def test_bavarian_transfer_tax_names_rate_and_date(search: Caller) -> None:
+    result = search("calculate_purchase_costs", {"price": 400000, "state": "Bayern", "contract_date": "2026-11-30"})
+    tax = next(i for i in result["items"] if i["key"] == "transfer_tax")
+    assert (tax["amount"], tax["rate_percent"], tax["effective_from"]) == (14000.0, 3.5, "1997-01-01")
+
+
+def test_unknown_commission_is_excluded_and_said(search: Caller) -> None:
+    result = search("calculate_purchase_costs", {"price": 300000, "state": "Berlin"})
+    commission = next(i for i in result["items"] if i["key"] == "commission")
+    assert commission["amount"]["absent"] is True and result["commission_included"] is False
+
+
+# Rule 9, three outcomes, told apart by their fields.
+def test_missing_price_asks_one_question_as_an_error_for_plain_clients(search: Caller, demo_db: Any) -> None:
+    code, text = search.error("calculate_purchase_costs", {"listing_id": _price_on_request_buy(demo_db)})
+    assert code == "INPUT_REQUIRED"
+    assert text.count("?") == 1 and text.endswith("Von welchem Kaufpreis in Euro soll ich ausgehen?")
+
+
+def test_missing_price_is_an_input_required_result_for_eliciting_clients(search: Caller, demo_db: Any) -> None:
+    ref = _price_on_request_buy(demo_db)
+    asked = search.raw("calculate_purchase_costs", {"listing_id": ref}, ELICITING_CLIENT)
+    assert isinstance(asked, types.InputRequiredResult)
+    assert list(asked.input_requests) == ["ask:price"]
+    assert not hasattr(asked, "structured_content") and not hasattr(asked, "is_error")
+
+    answer = types.ElicitResult(action="accept", content={"price": 500000})
+    params = types.CallToolRequestParams(name="calculate_purchase_costs", arguments={"listing_id": ref}, input_responses={"ask:price": answer})
+    import anyio
+
+    answered = anyio.run(search.runner.call, params, ELICITING_CLIENT)
+    assert isinstance(answered, types.CallToolResult) and not answered.is_error
+    assert answered.structured_content["price"] == 500000.0
+
+
+def test_empty_result_is_no_question(search: Caller) -> None:
+    empty = search("search_listings", {"query": "Schlossgespenst"})
+    assert empty["match_type"] == "none" and empty["items"] == [] and empty["hint"]
+    raw = search.raw("search_listings", {"query": "Schlossgespenst"}, ELICITING_CLIENT)
+    assert isinstance(raw, types.CallToolResult) and raw.is_error is False
+
+
+def test_error_is_neither_question_nor_empty(search: Caller) -> None:
+    code, text = search.error("calculate_purchase_costs", {"price": 100000, "state": "Atlantis"})
+    assert code == "INVALID_ARGUMENT" and "?" not in text
+
+
+def test_rent_listing_has_no_purchase_costs(search: Caller, demo_db: Any) -> None:
+    with demo_db.read_only() as session:
+        ref = session.scalar(select(Listing.ref).where(Listing.marketing_type == "rent", Listing.status == "published").limit(1))
+    code, _ = search.error("calculate_purchase_costs", {"listing_id": ref})
+    assert code == "INVALID_ARGUMENT"

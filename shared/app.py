@@ -67,6 +67,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         managers.append(manager)
         routes.append(Route(f"/{path}/mcp", endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"]))
 
+    served = [route.path for route in routes if isinstance(route, Route)]
+
     async def healthz(request: Request) -> JSONResponse:
         try:
             with db.read_only() as session:
@@ -74,7 +76,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         except Exception:
             log.exception("health check failed")
             return JSONResponse({"status": "unavailable", "database": "unreachable"}, status_code=503)
-        return JSONResponse({"status": "ok", "version": version(), "servers": [r.path for r in routes if isinstance(r, Route)]})
+        return JSONResponse({"status": "ok", "version": version(), "servers": served})
 
     async def docs_root(request: Request) -> RedirectResponse:
         return RedirectResponse("/docs/index.md")

@@ -32,7 +32,7 @@ LABEL = {
     "address": "Adresse",
     "costs": "Kosten",
     "price": "Preis",
-    "price_per_sqm": "Preis pro m²",
+    "price_per_sqm": "€/m²",
     "service_charges": "Hausgeld/Nebenkosten",
     "heating_costs": "Heizkosten",
     "deposit": "Kaution",
@@ -169,7 +169,7 @@ def _envelope_lines(result: BaseModel) -> list[str]:
     for warning in data.warnings:  # type: ignore[attr-defined]
         lines.append(f"Warnung {warning.code.value}: {warning.message}")
     request = ", ".join(
-        f"{name}={value_text(v.value) if not isinstance(v.value, dict) else v.value}"
+        f"{name}={_request_value(v.value)}"
         + (" (Standard)" if v.source.value == "default" else "")
         for name, v in data.request.items()  # type: ignore[attr-defined]
     )
@@ -180,6 +180,14 @@ def _envelope_lines(result: BaseModel) -> list[str]:
         lines.append(_suggestion_line(suggestion))
     lines.append(f"Datenstand: {value_text(data.freshness.data_as_of)}")  # type: ignore[attr-defined]
     return lines
+
+
+def _request_value(value: Any) -> str:
+    if value is None:
+        return "keine Einschränkung"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_request_value(v)}" for k, v in value.items() if v is not None) + "}"
+    return value_text(value)
 
 
 def render(result: BaseModel) -> str:

@@ -1,0 +1,412 @@
+"""Latency of search_listings over real HTTP through the official MCP client, next to the SQL it runs.
+
+For each backend and catalog size this seeds a demo catalog, serves the real app on a loopback port and
+times (1) a mix of searches through `mcp.Client`, (2) the floor of that path: `get_listing` of a fixed id
+and a raw `tools/list`, and (3) the database work of the same searches in-process. It then prints the
+page query's plan for two searches on the largest catalog and exits non-zero when a plan scans the whole
+`listings` table. Usage and how to read the output: bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import re
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp import Client
+from sqlalchemy import Connection, Insert, Select, create_engine, event, func, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, selectinload
+
+from contract.catalog import SearchListingsInput
+from contract.vocabulary import ListingStatus
+from search_server.catalog import Scope
+from shared.app import create_app
+from shared.catalog import search as engine
+from shared.db.migrate import upgrade
+from shared.db.models import Listing
+from shared.db.session import Database
+from shared.demo import seed_demo
+from shared.settings import Settings
+
+PROTOCOL_VERSION = "2026-07-28"
+WARMUP_ROUNDS = 5
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+BACKENDS = ("sqlite", "postgresql")
+HEADER = f"{'backend':<10} {'size':>7} {'layer':<5} {'scenario':<11} {'hits':>6} {'p50_ms':>8} {'p95_ms':>8} {'mean_ms':>8} {'n':>5}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    arguments: dict[str, Any]
+    second_page: bool = False  # measured with the next_cursor of the first page
+
+
+HOUSES_BY_PRICE: dict[str, Any] = {"marketing_type": "buy", "property_types": ["house"], "sort": "price_asc"}
+SCENARIOS = (
+    Scenario("fulltext", {"query": "Balkon"}),
+    Scenario("city_price", {"city": "Leipzig", "marketing_type": "rent", "min_price": 500, "max_price": 1200}),
+    Scenario("radius", {"near": {"place": "Köln", "radius_km": 15}}),
+    Scenario("prefix", {"query": "Dachgeschoss*"}),
+    Scenario("sort_price", HOUSES_BY_PRICE),
+    Scenario("page_2", HOUSES_BY_PRICE, second_page=True),
+)
+EXPLAINED = ("fulltext", "city_price")
+
+# A plan line that reads the whole listings table instead of going through an index.
+FULL_SCAN = {
+    "sqlite": re.compile(r"\bSCAN (TABLE )?listings\b(?!.*\bUSING\b)"),
+    "postgresql": re.compile(r"\bSeq Scan on listings\b"),
+}
+
+Probe = Callable[[], Awaitable[int | None]]
+"""One timed call; returns the number of matching listings when it is a search."""
+
+
+@dataclass
+class Measurement:
+    samples_ms: list[float] = field(default_factory=list)
+    hits: int | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    backend: str
+    size: int
+    scenario: str
+    lines: list[str]
+
+    @property
+    def full_scans(self) -> list[str]:
+        return [line for line in self.lines if FULL_SCAN[self.backend].search(line)]
+
+
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# --- catalogs --------------------------------------------------------------------------------------------
+
+
+def fill(db: Database, label: str, size: int) -> None:
+    """Migrate and seed `size` demo listings, unless a kept SQLite file already holds exactly them."""
+    upgrade(db.engine)
+    with db.read_only() as session:
+        present = session.scalar(select(func.count()).select_from(Listing)) or 0
+    if present == size:
+        progress(f"{label}: reusing {size} seeded listings")
+        return
+    if present:
+        raise RuntimeError(f"{label}: the database holds {present} listings, not {size}; delete it and run again")
+    started = time.monotonic()
+    written = 0
+
+    def count_listing_inserts(
+        conn: Connection, clause: Any, multiparams: Sequence[Any], params: Any, options: Any, result: Any
+    ) -> None:
+        nonlocal written
+        if isinstance(clause, Insert) and clause.table.name == Listing.__tablename__:
+            before, written = written, written + len(multiparams)
+            if written * 10 // size > before * 10 // size:
+                progress(f"{label}: seeded {written}/{size} listings ({time.monotonic() - started:.0f} s)")
+
+    event.listen(db.engine, "after_execute", count_listing_inserts)
+    try:
+        seed_demo(db.engine, listings=size)
+    finally:
+        event.remove(db.engine, "after_execute", count_listing_inserts)
+
+
+@contextlib.contextmanager
+def sqlite_catalog(size: int, keep_data: Path | None) -> Iterator[Database]:
+    with contextlib.ExitStack() as stack:
+        directory = keep_data or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="athaus-bench-")))
+        directory.mkdir(parents=True, exist_ok=True)
+        db = Database.from_url(f"sqlite:///{directory / f'search-latency-{size}.sqlite3'}")
+        stack.callback(db.engine.dispose)
+        fill(db, f"sqlite {size}", size)
+        yield db
+
+
+@contextlib.contextmanager
+def postgresql_catalog(size: int, server_url: str) -> Iterator[Database]:
+    """A fresh database on the server, dropped afterwards; vacuumed and analysed as autovacuum would."""
+    name = f"athaus_bench_{size}_{uuid.uuid4().hex[:8]}"
+    label = f"postgresql {size}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with contextlib.ExitStack() as stack:
+        stack.callback(admin.dispose)
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+
+        def drop() -> None:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+        stack.callback(drop)
+        db = Database.from_url(make_url(server_url).set(database=name).render_as_string(hide_password=False))
+        stack.callback(db.engine.dispose)
+        fill(db, label, size)
+        started = time.monotonic()
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.execute(text("VACUUM ANALYZE"))
+        progress(f"{label}: VACUUM ANALYZE ({time.monotonic() - started:.0f} s)")
+        yield db
+
+
+def catalog(backend: str, size: int, options: argparse.Namespace) -> contextlib.AbstractContextManager[Database]:
+    if backend == "sqlite":
+        return sqlite_catalog(size, options.keep_data)
+    return postgresql_catalog(size, options.postgres_url)
+
+
+# --- the three layers ------------------------------------------------------------------------------------
+
+
+async def time_probes(probes: Mapping[str, Probe], rounds: int) -> dict[str, Measurement]:
+    """Warm up, then call the probes round-robin, so drift and noise spread evenly over them."""
+    for _ in range(WARMUP_ROUNDS):
+        for probe in probes.values():
+            await probe()
+    measurements = {name: Measurement() for name in probes}
+    for _ in range(rounds):
+        for name, probe in probes.items():
+            started = time.perf_counter()
+            hits = await probe()
+            measurements[name].samples_ms.append((time.perf_counter() - started) * 1000)
+            measurements[name].hits = hits
+    return measurements
+
+
+@contextlib.contextmanager
+def serve(db: Database) -> Iterator[str]:
+    """The real app (create_app) under uvicorn in a thread on a free loopback port; yields the MCP URL."""
+    url = db.engine.url.render_as_string(hide_password=False)
+    settings = Settings(database_url=url, secret_key="bench-secret", demo_seed=False)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=port, log_config=None, access_log=False)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 15
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/suche/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
+
+
+async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measurement]:
+    """Searches, get_listing and tools/list through one Client over HTTP."""
+    async with Client(url, mode=PROTOCOL_VERSION) as client:
+        await client.list_tools()  # a 2026-07-28 client sends tools/call only for tools it has listed
+
+        async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            result = await client.call_tool(name, arguments)
+            if result.is_error or result.structured_content is None:
+                raise RuntimeError(f"{name} {arguments} failed: {result.content[0].text if result.content else result}")
+            return result.structured_content
+
+        def search(arguments: dict[str, Any]) -> Probe:
+            async def probe() -> int:
+                return int((await call("search_listings", arguments))["total"])
+
+            return probe
+
+        async def get_listing() -> None:
+            await call("get_listing", {"listing_id": listing_id})
+
+        async def list_tools() -> None:
+            await client.list_tools(cache_mode="bypass")  # the client would otherwise serve it from its cache
+
+        probes: dict[str, Probe] = {}
+        for scenario in SCENARIOS:
+            arguments = scenario.arguments
+            if scenario.second_page:
+                cursor = (await call("search_listings", arguments))["completeness"]["next_cursor"]
+                if cursor is None:
+                    raise RuntimeError(f"{scenario.name}: the first page is the last one")
+                arguments = {**arguments, "cursor": cursor}
+            probes[scenario.name] = search(arguments)
+        probes["get_listing"] = get_listing
+        probes["tools/list"] = list_tools
+        return await time_probes(probes, rounds)
+
+
+def page_query(conditions: list[Any], args: SearchListingsInput) -> Select[tuple[Listing]]:
+    """The page query of search_server.catalog.search_listings (without its two eager loads)."""
+    return select(Listing).where(*conditions).order_by(*engine.order_by(args.sort)).limit(args.limit + 1)
+
+
+def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | None) -> tuple[int, list[Any] | None]:
+    """The database work of search_listings, statement for statement: snapshot, scope (place lookup and
+    counts of listings without a value in a range filter), total count, page with office and features.
+    Returns the total and the position after the page (what the next cursor carries), if there is more."""
+    with db.read_only() as session:
+        engine.snapshot(session)
+        scope = Scope(session, args)
+        conditions = list(scope.conditions)
+        if position is not None:
+            conditions.append(engine.after(position, args.sort))
+        total = engine.count(session, scope.conditions)
+        rows = list(
+            session.scalars(
+                page_query(conditions, args).options(selectinload(Listing.office), selectinload(Listing.features))
+            )
+        )
+        after_page = engine.position_of(rows[args.limit - 1], args.sort) if len(rows) > args.limit else None
+    return total, after_page
+
+
+async def measure_sql(db: Database, rounds: int) -> dict[str, Measurement]:
+    """The same searches in-process; only the database work (as search_sql runs it) is timed."""
+
+    def search(args: SearchListingsInput, position: list[Any] | None) -> Probe:
+        async def probe() -> int:  # blocking on purpose: nothing else runs on this loop
+            return search_sql(db, args, position)[0]
+
+        return probe
+
+    probes: dict[str, Probe] = {}
+    for scenario in SCENARIOS:
+        args = SearchListingsInput.model_validate(scenario.arguments)
+        position = None
+        if scenario.second_page:
+            _, position = search_sql(db, args, None)
+            if position is None:
+                raise RuntimeError(f"{scenario.name}: the first page is the last one")
+        probes[scenario.name] = search(args, position)
+    return await time_probes(probes, rounds)
+
+
+def published_listing_id(db: Database) -> str:
+    with db.read_only() as session:
+        ref = session.scalar(
+            select(Listing.ref).where(Listing.status == ListingStatus.published.value).order_by(Listing.id).limit(1)
+        )
+    if ref is None:
+        raise RuntimeError("the catalog has no published listing")
+    return ref
+
+
+# --- plans -----------------------------------------------------------------------------------------------
+
+
+def driver_statement(session: Session, query: Select[Any]) -> tuple[str, Any]:
+    """The SQL text and parameters exactly as the driver receives them when `query` runs."""
+    seen: list[tuple[str, Any]] = []
+
+    def capture(conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        seen.append((statement, parameters))
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", capture)
+    try:
+        session.execute(query).all()
+    finally:
+        event.remove(connection, "before_cursor_execute", capture)
+    [(statement, parameters)] = seen
+    return statement, parameters
+
+
+def explain(db: Database, backend: str, size: int, scenario: Scenario) -> Plan:
+    """EXPLAIN QUERY PLAN (SQLite) or EXPLAIN (PostgreSQL) of the scenario's first page query."""
+    args = SearchListingsInput.model_validate(scenario.arguments)
+    with db.read_only() as session:
+        statement, parameters = driver_statement(session, page_query(Scope(session, args).conditions, args))
+        connection = session.connection()
+        if backend == "sqlite":
+            depths: dict[int, int] = {}
+            lines = []
+            for node, parent, _, detail in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters):
+                depths[node] = depths.get(parent, -1) + 1
+                lines.append("  " * depths[node] + detail)
+        else:
+            lines = [line for (line,) in connection.exec_driver_sql(f"EXPLAIN {statement}", parameters)]
+    return Plan(backend, size, scenario.name, lines)
+
+
+# --- output ----------------------------------------------------------------------------------------------
+
+
+def table_row(backend: str, size: int, layer: str, scenario: str, measurement: Measurement) -> str:
+    samples = measurement.samples_ms
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    hits = "-" if measurement.hits is None else str(measurement.hits)
+    return (
+        f"{backend:<10} {size:>7} {layer:<5} {scenario:<11} {hits:>6} "
+        f"{cuts[49]:>8.2f} {cuts[94]:>8.2f} {statistics.fmean(samples):>8.2f} {len(samples):>5}"
+    )
+
+
+def at_least_two(value: str) -> int:
+    number = int(value)
+    if number < 2:
+        raise argparse.ArgumentTypeError("needs at least 2 requests for percentiles")
+    return number
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.search_latency", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="catalog sizes (listings)")
+    parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
+    parser.add_argument(
+        "--postgres-url",
+        default=DEFAULT_POSTGRES_URL,
+        help="PostgreSQL server; each run creates a fresh database there and drops it afterwards",
+    )
+    parser.add_argument("--requests", type=at_least_two, default=200, help="timed calls per scenario and layer")
+    parser.add_argument("--keep-data", type=Path, help="directory that keeps seeded SQLite catalogs between runs")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_args(argv)
+    largest = max(options.sizes)
+    plans: list[Plan] = []
+    print(HEADER, flush=True)
+    for backend in options.backends:
+        for size in options.sizes:
+            with catalog(backend, size, options) as db:
+                progress(f"{backend} {size}: {options.requests} calls per scenario over HTTP")
+                with serve(db) as url:
+                    mcp = anyio.run(measure_mcp, url, published_listing_id(db), options.requests)
+                progress(f"{backend} {size}: {options.requests} calls per scenario in SQL")
+                sql = anyio.run(measure_sql, db, options.requests)
+                for layer, measurements in (("mcp", mcp), ("sql", sql)):
+                    for scenario, measurement in measurements.items():
+                        print(table_row(backend, size, layer, scenario, measurement), flush=True)
+                if size == largest:
+                    plans.extend(explain(db, backend, size, s) for s in SCENARIOS if s.name in EXPLAINED)
+    for plan in plans:
+        print(f"\nEXPLAIN {plan.backend} {plan.size} {plan.scenario} (page query)")
+        print("\n".join(f"  {line}" for line in plan.lines))
+    failures = [plan for plan in plans if plan.full_scans]
+    for plan in failures:
+        print(f"FULL SCAN of listings: {plan.backend} {plan.size} {plan.scenario}: {'; '.join(plan.full_scans)}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable
 
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
@@ -45,15 +46,19 @@ def words(text: str) -> list[str]:
     return [w for w in _WORD.findall(normalise(text)) if w not in STOP_WORDS]
 
 
-def compound_parts(word: str) -> list[str]:
+_SORTED_PARTS = tuple(sorted(COMPOUND_PARTS))
+
+
+@lru_cache(maxsize=65536)  # words repeat across listings; splitting is most of the indexing time
+def compound_parts(word: str) -> tuple[str, ...]:
     """Lexicon parts a compound word contains (never the word itself), in a stable order."""
     parts = []
-    for part in sorted(COMPOUND_PARTS):
+    for part in _SORTED_PARTS:
         if part == word or len(part) >= len(word):
             continue
         if word.startswith(part) or word.endswith(part) or (len(part) >= 5 and part in word):
             parts.append(part)
-    return parts
+    return tuple(parts)
 
 
 FIELD_GAP = 10  # position gap between fields, so a phrase never spans title and description

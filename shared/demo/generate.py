@@ -889,6 +889,7 @@ class _ListingFactory:
             valid_until = today + dt.timedelta(days=rng.randint(1, 90))
         else:
             valid_until = today + dt.timedelta(days=rng.randint(91, 3650))
+        # …but a certificate is never older than its building.
         earliest = dt.date(year + 10, 1, 1) + dt.timedelta(days=rng.randrange(365))
         row.update(
             energy_certificate_type="demand" if year >= 2009 or rng.random() < 0.5 else "consumption",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from pathlib import Path
 
 from pydantic import Field
@@ -18,6 +17,11 @@ class Settings(BaseSettings):
         default=f"sqlite:///{DEFAULT_DATA_DIR / 'athaus.sqlite3'}",
         description="SQLAlchemy URL; sqlite:///… (embedded default) or postgresql+psycopg://…",
     )
+    public_url: str = Field(
+        default="http://127.0.0.1:8000",
+        description="The URL clients use to reach this deployment; resource and issuer URLs derive from it.",
+    )
+    development: bool = Field(default=True, description="Development mode: `athaus token` may mint tokens locally.")
     host: str = "127.0.0.1"
     port: int = 8000
     allowed_hosts: list[str] = Field(
@@ -37,6 +41,10 @@ class Settings(BaseSettings):
     demo_listings: int = 2400
     log_level: str = "INFO"
 
-    @cached_property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
+    def resource_url(self, server: str) -> str:
+        """The RFC 8707 resource identifier of one MCP server (its endpoint URL)."""
+        return f"{self.public_url.rstrip('/')}/{server}/mcp"
+
+    def resource_metadata_url(self, server: str) -> str:
+        """RFC 9728 protected resource metadata of one MCP server."""
+        return f"{self.public_url.rstrip('/')}/.well-known/oauth-protected-resource/{server}/mcp"

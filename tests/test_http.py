@@ -29,6 +29,9 @@ def contract_tools() -> list[dict[str, Any]]:
     return [mcp_tool(spec).model_dump(by_alias=True, mode="json", exclude_none=True) for spec in SEARCH_TOOLS]
 
 
+
+
+
 @pytest.mark.parametrize("mode", ERAS)
 def test_served_tools_list_equals_the_contract(live_server: LiveServer, mode: str) -> None:
     async def listed() -> tuple[str, list[dict[str, Any]]]:
@@ -124,6 +127,17 @@ def test_host_and_origin_allow_lists(live_server: LiveServer, headers: dict[str,
         headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25", **headers},
     )
     assert response.status_code == status
+
+
+def test_raw_tools_list_equals_the_contract_with_security_schemes(live_server: LiveServer) -> None:
+    response = httpx.post(
+        f"{live_server.base_url}/suche/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+    )
+    tools = response.json()["result"]["tools"]
+    assert tools == contract_tools()
+    assert [t["_meta"]["securitySchemes"] for t in tools] == [[{"type": "noauth"}]] * len(SEARCH_TOOLS)
 
 
 def test_health(live_server: LiveServer) -> None:

@@ -176,3 +176,170 @@ class ServerSecret(Base):
 
     name: Mapped[str] = mapped_column(String(50), primary_key=True)
     value: Mapped[str] = mapped_column(String(200))
+
+
+class User(Base):
+    """A person who signs in: a seeker, or a broker who is a member of an office."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    password_hash: Mapped[str] = mapped_column(String(300))
+    kind: Mapped[str] = mapped_column(String(10))  # seeker | broker
+    phone: Mapped[str | None] = mapped_column(String(50))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    memberships: Mapped[list[OfficeMember]] = relationship(back_populates="user")
+
+
+class OfficeMember(Base):
+    __tablename__ = "office_members"
+
+    office_id: Mapped[int] = mapped_column(ForeignKey("offices.id"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True, unique=True)  # one office per broker
+    role: Mapped[str] = mapped_column(String(10))  # owner | staff
+
+    user: Mapped[User] = relationship(back_populates="memberships")
+    office: Mapped[Office] = relationship()
+
+
+class SearchOrder(Base):
+    """A seeker's saved search (Suchauftrag): catalog filters, alert frequency, opt-in to be approached."""
+
+    __tablename__ = "search_orders"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # e.g. "S-000012"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    criteria: Mapped[dict[str, Any]] = mapped_column(JSON)  # CatalogFilters as JSON
+    frequency: Mapped[str] = mapped_column(String(10))  # instant | daily | weekly
+    status: Mapped[str] = mapped_column(String(10))  # active | paused | ended
+    approachable: Mapped[bool] = mapped_column(Boolean, default=False)  # brokers may propose listings
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class Match(Base):
+    """A Treffer: a listing event for a saved search (new, price drop, status change, broker proposal)."""
+
+    __tablename__ = "matches"
+    __table_args__ = (Index("ix_matches_order_created", "search_order_id", "created_at", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # "T-000001"
+    search_order_id: Mapped[int] = mapped_column(ForeignKey("search_orders.id"))
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id"))
+    kind: Mapped[str] = mapped_column(String(20))  # new_listing | price_drop | status_change | proposal
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # e.g. {"old_price": …, "new_price": …}
+    state: Mapped[str] = mapped_column(String(20), default="new")  # new | seen | interesting | not_interested
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Inquiry(Base):
+    """A seeker's inquiry to a listing; the listing's office sees it as an inquiry to the office."""
+
+    __tablename__ = "inquiries"
+    __table_args__ = (Index("ix_inquiries_office_created", "office_id", "created_at", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # "I-000001"
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id"), index=True)
+    office_id: Mapped[int] = mapped_column(ForeignKey("offices.id"))
+    seeker_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    status: Mapped[str] = mapped_column(String(20))  # open | answered | closed
+    shared_profile: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # what the seeker agreed to share
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_message_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    messages: Mapped[list[InquiryMessage]] = relationship(order_by="InquiryMessage.created_at, InquiryMessage.id")
+    listing: Mapped[Listing] = relationship()
+
+
+class InquiryMessage(Base):
+    __tablename__ = "inquiry_messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    inquiry_id: Mapped[int] = mapped_column(ForeignKey("inquiries.id"), index=True)
+    author: Mapped[str] = mapped_column(String(10))  # seeker | office
+    author_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Valuation(Base):
+    """A stored value estimate of an office, for one of its listings or for an owner lead."""
+
+    __tablename__ = "valuations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # "V-000001"
+    office_id: Mapped[int] = mapped_column(ForeignKey("offices.id"), index=True)
+    listing_id: Mapped[int | None] = mapped_column(ForeignKey("listings.id"))
+    owner_name: Mapped[str | None] = mapped_column(String(200))  # owner lead, when not a listing
+    address: Mapped[str | None] = mapped_column(String(300))
+    postal_code: Mapped[str] = mapped_column(String(5))
+    city: Mapped[str] = mapped_column(String(100))
+    property_type: Mapped[str] = mapped_column(String(20))
+    marketing_type: Mapped[str] = mapped_column(String(10))
+    living_area: Mapped[float | None] = mapped_column(Float)
+    value_low: Mapped[float] = mapped_column(Float)
+    value_high: Mapped[float] = mapped_column(Float)
+    method: Mapped[str] = mapped_column(String(300))
+    comparables: Mapped[list[Any]] = mapped_column(JSON, default=list)  # listing refs
+    note: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Proposal(Base):
+    """A Vorschlag: a listing of the office matching a saved search whose seeker opted in to be approached."""
+
+    __tablename__ = "proposals"
+    __table_args__ = (Index("ix_proposals_office_status", "office_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # "P-000001"
+    office_id: Mapped[int] = mapped_column(ForeignKey("offices.id"))
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id"))
+    search_order_id: Mapped[int] = mapped_column(ForeignKey("search_orders.id"))
+    status: Mapped[str] = mapped_column(String(20))  # open | accepted | rejected
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ListingStatusChange(Base):
+    """The status history of a listing (who changed it, when, from what to what)."""
+
+    __tablename__ = "listing_status_changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id"), index=True)
+    old_status: Mapped[str | None] = mapped_column(String(20))
+    new_status: Mapped[str] = mapped_column(String(20))
+    changed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    changed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PendingAction(Base):
+    """A prepared outbound action (draft reply, inquiry, proposal decision) that waits for a human's click.
+
+    Read by the situation report now; created and executed by the write-side tools later.
+    """
+
+    __tablename__ = "pending_actions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ref: Mapped[str] = mapped_column(String(20), unique=True)  # "C-000001"
+    kind: Mapped[str] = mapped_column(String(30))  # send_reply | send_inquiry | decide_proposal
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    office_id: Mapped[int | None] = mapped_column(ForeignKey("offices.id"), index=True)
+    subject_ref: Mapped[str] = mapped_column(String(20))  # the inquiry / proposal it acts on
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    summary: Mapped[str] = mapped_column(String(500))
+    status: Mapped[str] = mapped_column(String(20))  # pending | executed | expired | cancelled
+    token_hash: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))

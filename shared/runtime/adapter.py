@@ -12,7 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio.to_thread
@@ -28,6 +28,7 @@ from contract.errors import ERROR_META_KEY, ErrorCode
 from contract.primitives import PromptSpec, ResourceTemplateSpec
 from contract.rights import ServerName
 from contract.tool import ToolSpec
+from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.runtime import envelope
 from shared.runtime.context import ToolContext
 from shared.runtime.errors import InputNeeded, Question, ToolFailure
@@ -42,6 +43,7 @@ PromptRenderer = Callable[[Mapping[str, str], ToolContext], str]
 Completer = Callable[[str, ToolContext], list[str]]
 
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+WWW_AUTHENTICATE_META_KEY = "mcp/www_authenticate"
 INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte in einigen Minuten erneut versuchen."
 
 # The contract changes only with a deployment; ten minutes bounds how long a client keeps an old list.
@@ -90,6 +92,8 @@ class ServerDefinition:
 
 
 def mcp_tool(spec: ToolSpec) -> types.Tool:
+    # The SDK's wire models drop fields the MCP schema does not define, so a top-level
+    # `securitySchemes` never reaches the client; `_meta.securitySchemes` carries it.
     meta = {"securitySchemes": spec.security_schemes(), **spec.extra_meta}
     return types.Tool(
         name=spec.name,
@@ -102,10 +106,24 @@ def mcp_tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-def error_result(code: ErrorCode, message: str) -> types.CallToolResult:
+def error_result(code: ErrorCode, message: str, **meta: Any) -> types.CallToolResult:
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True, _meta={ERROR_META_KEY: code.value}
+        content=[types.TextContent(type="text", text=message)], is_error=True, _meta={ERROR_META_KEY: code.value, **meta}
     )
+
+
+def missing_right(spec: ToolSpec, caller: Principal | None, resource_metadata_url: str) -> types.CallToolResult | None:
+    """MISSING_RIGHT with the WWW-Authenticate challenge, so the host can link or widen access; None if allowed."""
+    scope = spec.right.scope
+    if scope is None or (caller is not None and scope in caller.scopes):
+        return None
+    challenge = f'Bearer resource_metadata="{resource_metadata_url}", scope="{scope}"'
+    if caller is None:
+        message = f"{spec.title} braucht eine Anmeldung mit dem Recht „{spec.right.label}“: bitte das Konto verbinden."
+    else:
+        challenge += ', error="insufficient_scope"'
+        message = f"{spec.title} braucht das Recht „{spec.right.label}“, das diese Verbindung nicht hat: bitte den Zugriff erweitern."
+    return error_result(ErrorCode.MISSING_RIGHT, message, **{WWW_AUTHENTICATE_META_KEY: challenge})
 
 
 def _client_can_elicit(meta: Mapping[str, Any] | None) -> bool:
@@ -144,7 +162,7 @@ class ToolRunner:
         self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.tools}
 
     async def call(
-        self, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None
+        self, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, caller: Principal | None = None
     ) -> types.CallToolResult | types.InputRequiredResult:
         spec = self.specs.get(params.name)
         if spec is None:
@@ -152,7 +170,9 @@ class ToolRunner:
         started = time.perf_counter()
         outcome = "OK"
         try:
-            result = await self._run(spec, {**(params.arguments or {}), **_answers(params)}, meta)
+            result = missing_right(
+                spec, caller, self.context.settings.resource_metadata_url(self.definition.name.value)
+            ) or await self._run(spec, {**(params.arguments or {}), **_answers(params)}, meta, replace(self.context, caller=caller))
             if isinstance(result, types.CallToolResult) and result.is_error:
                 outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
             elif isinstance(result, types.InputRequiredResult):
@@ -172,7 +192,7 @@ class ToolRunner:
             )
 
     async def _run(
-        self, spec: ToolSpec, arguments: dict[str, Any], meta: Mapping[str, Any] | None
+        self, spec: ToolSpec, arguments: dict[str, Any], meta: Mapping[str, Any] | None, context: ToolContext
     ) -> types.CallToolResult | types.InputRequiredResult:
         try:
             args = spec.input_model.model_validate(arguments)
@@ -180,7 +200,7 @@ class ToolRunner:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
         handler = self.definition.handlers[spec.name]
         try:
-            raw = await anyio.to_thread.run_sync(handler, args, self.context)
+            raw = await anyio.to_thread.run_sync(handler, args, context)
             output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
             if not isinstance(output, spec.output_model):
                 raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
@@ -225,7 +245,8 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        return await runner.call(params, ctx.meta.model_dump(by_alias=True) if isinstance(ctx.meta, BaseModel) else ctx.meta)
+        meta = ctx.meta.model_dump(by_alias=True) if isinstance(ctx.meta, BaseModel) else ctx.meta
+        return await runner.call(params, meta, caller_of(ctx))
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
@@ -297,6 +318,13 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         },
         **handlers,
     )
+
+
+def caller_of(ctx: Any) -> Principal | None:
+    """The principal the resource-server middleware resolved for this HTTP request, if any."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None) or {}
+    return scope.get(PRINCIPAL_SCOPE_KEY)
 
 
 def _completion_source(definition: ServerDefinition, params: types.CompleteRequestParams) -> str | None:

@@ -6,8 +6,12 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from contract.errors import ErrorCode
+from shared.auth.principal import Principal
 from shared.catalog.cursor import CursorCodec
+from shared.db.scoped import OfficeData, SeekerData
 from shared.db.session import Database
+from shared.runtime.errors import ToolFailure
 from shared.settings import Settings
 
 
@@ -21,3 +25,18 @@ class ToolContext:
     settings: Settings
     cursors: CursorCodec
     now: Callable[[], dt.datetime] = field(default=utc_now)
+    caller: Principal | None = None  # set per call by the runtime after the right check
+
+    def office(self) -> OfficeData:
+        """The caller's office data; the runtime has checked the right, this checks the membership."""
+        if self.caller is None or self.caller.office_id is None:
+            raise ToolFailure(
+                ErrorCode.MISSING_RIGHT,
+                "Dieses Werkzeug braucht die Anmeldung als Mitglied eines Maklerbüros: bitte mit einem Makler-Konto verbinden.",
+            )
+        return OfficeData(self.caller.office_id)
+
+    def seeker(self) -> SeekerData:
+        if self.caller is None:
+            raise ToolFailure(ErrorCode.MISSING_RIGHT, "Dieses Werkzeug braucht eine Anmeldung: bitte das Konto verbinden.")
+        return SeekerData(self.caller.user_id)

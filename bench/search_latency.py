@@ -196,7 +196,7 @@ async def time_probes(probes: Mapping[str, Probe], rounds: int) -> dict[str, Mea
 def serve(db: Database) -> Iterator[str]:
     """The real app (create_app) under uvicorn in a thread on a free loopback port; yields the MCP URL."""
     url = db.engine.url.render_as_string(hide_password=False)
-    settings = Settings(database_url=url, secret_key="bench-secret", demo_seed=False)
+    settings = Settings(database_url=url, secret_key="bench-secret")
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on such sockets (as uvicorn's own host/port bind
     # creates them); without it, Nagle and delayed ACKs add about 40 ms to each response on a kept-alive connection.
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -256,7 +256,7 @@ async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measu
         return await time_probes(probes, rounds)
 
 
-def page_query(conditions: list[Any], args: SearchListingsInput) -> Select[tuple[Listing]]:
+def page_query(conditions: list[Any], args: SearchListingsInput) -> Select[Any]:
     """The page query of search_server.catalog.search_listings (without its two eager loads)."""
     return select(Listing).where(*conditions).order_by(*engine.order_by(args.sort)).limit(args.limit + 1)
 
@@ -370,16 +370,22 @@ def at_least_two(value: str) -> int:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.search_latency", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="catalog sizes (listings)")
-    parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.search_latency", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[10_000, 100_000], metavar="N", help="catalog sizes in listings (default: 10000 100000)"
+    )
+    parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="(default: both)")
     parser.add_argument(
         "--postgres-url",
         default=DEFAULT_POSTGRES_URL,
-        help="PostgreSQL server; each run creates a fresh database there and drops it afterwards",
+        help="PostgreSQL server; each run creates a fresh database there and drops it afterwards (default: %(default)s)",
     )
-    parser.add_argument("--requests", type=at_least_two, default=200, help="timed calls per scenario and layer")
-    parser.add_argument("--keep-data", type=Path, help="directory that keeps seeded SQLite catalogs between runs")
+    parser.add_argument(
+        "--requests", type=at_least_two, default=100, help="timed calls per scenario and layer (default: %(default)s)"
+    )
+    parser.add_argument("--keep-data", type=Path, metavar="DIR", help="keep seeded SQLite catalogs here and reuse them")
     return parser.parse_args(argv)
 
 

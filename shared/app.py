@@ -38,9 +38,10 @@ def version() -> str:
 
 def server_definitions() -> dict[str, ServerDefinition]:
     """Path segment → server; `athaus serve makler|suche` picks one, the default serves all."""
+    from broker_server.server import DEFINITION as broker
     from search_server.server import DEFINITION as search
 
-    return {"suche": search}
+    return {"makler": broker, "suche": search}
 
 
 def tool_context(settings: Settings, db: Database) -> ToolContext:

@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 
 from search_server.server import DEFINITION as SEARCH
 from shared.app import create_app
+from shared.auth.principal import Principal
 from shared.catalog.cursor import CursorCodec
 from shared.db.migrate import upgrade
 from shared.db.session import Database
@@ -90,14 +91,20 @@ def make_context(db: Database, now: dt.datetime = FIXED_NOW) -> ToolContext:
 
 
 class Caller:
-    """Calls contract tools in-process through the same runner the HTTP servers use."""
+    """Calls contract tools in-process through the same runner the HTTP servers use (right check included)."""
 
-    def __init__(self, definition: ServerDefinition, context: ToolContext) -> None:
+    def __init__(self, definition: ServerDefinition, context: ToolContext, principal: Principal | None = None) -> None:
+        self.definition = definition
         self.runner = ToolRunner(definition, context)
+        self.principal = principal
+
+    def as_(self, principal: Principal | None) -> Caller:
+        """The same tools, called as `principal` (None: without login)."""
+        return Caller(self.definition, self.runner.context, principal)
 
     def raw(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> Any:
         params = types.CallToolRequestParams(name=name, arguments=arguments or {})
-        return anyio.run(self.runner.call, params, meta)
+        return anyio.run(self.runner.call, params, meta, self.principal)
 
     def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         result = self.raw(name, arguments)

@@ -405,6 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for layer, measurements in (("mcp", mcp), ("sql", sql)):
                     for scenario, measurement in measurements.items():
                         print(table_row(backend, size, layer, scenario, measurement), flush=True)
+                if disagreeing := [name for name in sql if sql[name].hits != mcp[name].hits]:
+                    raise RuntimeError(f"{backend} {size}: the SQL layer is not the handler's search, totals differ for {disagreeing}")
                 if size == largest:
                     plans.extend(explain(db, backend, size, s) for s in SCENARIOS if s.name in EXPLAINED)
     for plan in plans:
@@ -412,7 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(f"  {line}" for line in plan.lines))
     failures = [plan for plan in plans if plan.full_scans]
     for plan in failures:
-        print(f"FULL SCAN of listings: {plan.backend} {plan.size} {plan.scenario}: {'; '.join(plan.full_scans)}", file=sys.stderr)
+        scans = "; ".join(line.strip() for line in plan.full_scans)
+        print(f"FULL SCAN of listings: {plan.backend} {plan.size} {plan.scenario}: {scans}", file=sys.stderr)
     return 1 if failures else 0
 
 

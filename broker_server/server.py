@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contract import broker as contract
 from contract.rights import ServerName
+from broker_server import inquiries, office
 from shared.runtime.adapter import ServerDefinition
 
 DEFINITION = ServerDefinition(
@@ -11,5 +12,5 @@ DEFINITION = ServerDefinition(
     title=contract.TITLE,
     instructions=contract.INSTRUCTIONS,
     tools=contract.BROKER_TOOLS,
-    handlers={},
+    handlers={**office.HANDLERS, **inquiries.HANDLERS},
 )

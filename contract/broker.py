@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contract import broker_inquiries, broker_office
 from contract.rights import ServerName
 from contract.tool import declare_tools
 
@@ -13,4 +14,4 @@ INSTRUCTIONS = (
     "Klick eines Menschen aus."
 )
 
-BROKER_TOOLS = declare_tools(ServerName.broker, [])
+BROKER_TOOLS = declare_tools(ServerName.broker, [*broker_office.TOOLS, *broker_inquiries.TOOLS])

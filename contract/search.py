@@ -13,6 +13,7 @@ from contract.catalog import (
 )
 from contract.purchase_costs import PurchaseCostsOutput
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
+from contract import seeker_account
 from contract.rights import SEARCH_PUBLIC, ServerName
 from contract.tool import Effect, ToolSpec, declare_tools
 
@@ -91,6 +92,7 @@ SEARCH_TOOLS = declare_tools(
             effect=Effect.read,
             right=SEARCH_PUBLIC,
         ),
+        *seeker_account.TOOLS,
     ],
 )
 

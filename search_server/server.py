@@ -15,7 +15,7 @@ from shared.catalog.text import normalise
 from shared.db.models import Listing, Place
 from shared.runtime.adapter import BoundPrompt, BoundResource, ServerDefinition
 from shared.runtime.context import ToolContext
-from search_server import catalog, costs
+from search_server import account, catalog, costs
 
 COMPLETION_LIMIT = 21  # one more than is shown, to tell whether there are more
 
@@ -80,6 +80,7 @@ DEFINITION = ServerDefinition(
         "count_listings": catalog.count_listings,
         "get_listing": catalog.get_listing,
         "calculate_purchase_costs": costs.calculate_purchase_costs,
+        **account.HANDLERS,
     },
     resources=(BoundResource(contract.LISTING_RESOURCE, read_listing),),
     prompts=(BoundPrompt(contract.START_SEARCH_PROMPT, start_search_prompt),),

@@ -16,6 +16,7 @@ from contract.envelope import Absent, AbsenceReason, ListResult, ReasonCode, War
 from contract.errors import ERROR_META_KEY, ErrorCode
 from contract.primitives import PromptSpec, ResourceTemplateSpec
 from contract.rights import RIGHTS, Right, ServerName
+from contract import broker
 from contract.search import LISTING_RESOURCE, SEARCH_TOOLS, START_SEARCH_PROMPT, SUMMARY, TITLE
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect, ToolSpec
 
@@ -44,6 +45,7 @@ class ServerDocs:
 
 
 SERVERS: tuple[ServerDocs, ...] = (
+    ServerDocs("makler.md", broker.TITLE, broker.SUMMARY, ServerName.broker, broker.BROKER_TOOLS, (), ()),
     ServerDocs("suche.md", TITLE, SUMMARY, ServerName.search, SEARCH_TOOLS, (LISTING_RESOURCE,), (START_SEARCH_PROMPT,)),
 )
 
@@ -476,6 +478,7 @@ def index_page() -> str:
             "## Seiten",
             "",
             "- [Werkzeuge](werkzeuge.md): Namen, Verben, Hinweise, was jedes Werkzeug zurückgibt, Fehlercodes.",
+            "- [Rechte](rechte.md): welches Recht welches Werkzeug verlangt, und wann etwas ohne Klick läuft.",
             *(_server_link(docs) for docs in SERVERS),
         ]
     )
@@ -606,9 +609,48 @@ def tools_page() -> str:
 # --- Public API -------------------------------------------------------------------------------------------
 
 
+def rights_page() -> str:
+    """The section "Rechte": every right of both servers with its tools, and when an action runs without a click."""
+    lines = [
+        "# Rechte",
+        "",
+        "Jedes Werkzeug verlangt genau ein Recht. Rechte sind OAuth-Scopes: Beim Verbinden zeigt die Zustimmungsseite, "
+        "welche Rechte ein Assistent erbittet, und du kannst weniger gewähren. Ein Token gilt nur für den Server, für den "
+        "es ausgestellt wurde (Athaus für Makler oder Athaus Immobiliensuche).",
+        "",
+        "Fehlt einer Verbindung das Recht eines Werkzeugs, antwortet es mit `isError`, dem Code `MISSING_RIGHT` und der "
+        "Aufforderung `WWW-Authenticate` in `_meta[\"mcp/www_authenticate\"]`, damit der Assistent dich den Zugriff "
+        "verbinden oder erweitern lassen kann. `tools/list` ist für alle gleich; jedes Werkzeug nennt sein Recht in "
+        "`_meta.securitySchemes` (`noauth` oder `oauth2` mit dem Scope).",
+        "",
+        "Bei Athaus für Makler gilt jedes Recht nur für das eigene Büro: ein Büro sieht nie die Daten eines anderen.",
+        "",
+    ]
+    for docs in SERVERS:
+        lines += [f"## {docs.title}", ""]
+        rows = []
+        for right in RIGHTS[docs.server]:
+            names = [spec.name for spec in docs.tools if spec.right == right]
+            rows.append([_code(right.key), right.label, ", ".join(_code(n) for n in names) or "noch keine Werkzeuge"])
+        lines += _table(["Recht (Scope)", "Bezeichnung", "Werkzeuge"], rows)
+    lines += [
+        "## Ohne Klick",
+        "",
+        "Was hinausgeht (`send_`, `decide_`), bereitet ein Werkzeug nur vor; ausgeführt wird es durch den Klick eines "
+        "Menschen in der Bestätigungskarte oder in der Athaus-App. Ruft ein Assistent ein `send_`-Werkzeug ohne Klick auf, "
+        "kommt die Karte erneut (Status `pending`), kein Fehler.",
+        "",
+        "Ohne Klick läuft eine Tat nur, wenn die Inhaberin oder der Inhaber eines Büros diese Art von Tat in der App "
+        "ausdrücklich freigegeben hat (zum Beispiel: Antworten auf eine einfache Exposé-Anfrage). Nur dann führt ein "
+        "`send_`- oder `decide_`-Aufruf sofort aus, und sein Ergebnis sagt, dass er ohne Klick ausgeführt wurde. Für "
+        "Suchende gibt es keine Freigabe ohne Klick.",
+    ]
+    return _page(lines)
+
+
 def build_docs() -> dict[str, str]:
     """Every generated page, as {path relative to docs/: content}."""
-    pages = {"index.md": index_page(), "werkzeuge.md": tools_page()}
+    pages = {"index.md": index_page(), "werkzeuge.md": tools_page(), "rechte.md": rights_page()}
     for docs in SERVERS:
         pages[docs.page] = server_page(
             docs.title, docs.summary, endpoint(docs.server), docs.tools, RIGHTS[docs.server], docs.resources, docs.prompts

@@ -27,7 +27,7 @@ RESOURCE_URI = "athaus://suche/inserate/{listing_id}"
 
 
 def no_entry(what: str) -> Absent:
-    return Absent(reason=AbsenceReason.empty_in_source, note=f"Der Anbieter hat {what} nicht angegeben.")
+    return Absent(reason=AbsenceReason.empty_in_source, note=f"Der Anbieter hat {what} angegeben.")
 
 
 def not_requested(include_flag: str) -> Absent:

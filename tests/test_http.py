@@ -65,7 +65,7 @@ def test_every_tool_answers_valid_structured_content(live_server: LiveServer, mo
             return {name: (tools[name].output_schema, result) for name, result in results.items()}
 
     results = run(call_all)
-    assert set(results) == {s.name for s in SEARCH_TOOLS}
+    assert set(results) == {s.name for s in SEARCH_TOOLS if s.right.scope is None}
     for name, (schema, result) in results.items():
         assert not result.is_error, (name, result.content)
         jsonschema.validate(result.structured_content, schema)
@@ -137,7 +137,7 @@ def test_raw_tools_list_equals_the_contract_with_security_schemes(live_server: L
     )
     tools = response.json()["result"]["tools"]
     assert tools == contract_tools()
-    assert [t["_meta"]["securitySchemes"] for t in tools] == [[{"type": "noauth"}]] * len(SEARCH_TOOLS)
+    assert [t["_meta"]["securitySchemes"] for t in tools] == [s.security_schemes() for s in SEARCH_TOOLS]
 
 
 def test_health(live_server: LiveServer) -> None:

@@ -1,6 +1,6 @@
 """No tool of either server, for any argument, returns data of another office or another seeker.
 
-Arguments come from each tool's own input schema (hypothesis-jsonschema), with every id argument drawn
+Arguments come from each tool's own input schema, with every id argument drawn
 from the ids of ALL offices and seekers, so foreign ids are tried on purpose. Every id and e-mail address
 in a result must belong to the caller, or be public catalog data (published listings, providers).
 """
@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
 from sqlalchemy import select
 
 from broker_server.server import DEFINITION as BROKER
@@ -35,6 +34,7 @@ from shared.db.models import (
 )
 from shared.runtime.adapter import ServerDefinition
 from tests.conftest import Caller, make_context
+from tests.schema_strategies import from_schema
 
 REF = re.compile(r"\b[AIVPSTC]-\d{6,7}\b")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")

@@ -187,8 +187,10 @@ SORTS: dict[SortOrder, SortSpec] = {
 
 
 def order_by(sort: SortOrder) -> list[Any]:
+    """NULLS LAST spelled out, so both databases order alike and an index can serve the order."""
     spec = SORTS[sort]
-    return [spec.column.is_(None), spec.column.desc() if spec.descending else spec.column.asc(), Listing.id.asc()]
+    direction = spec.column.desc() if spec.descending else spec.column.asc()
+    return [direction.nulls_last(), Listing.id.asc()]
 
 
 def position_of(listing: Listing, sort: SortOrder) -> list[Any]:

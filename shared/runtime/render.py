@@ -74,7 +74,7 @@ LABEL = {
 }
 
 # Fields a reader does not need in the text (they stay in structuredContent).
-SILENT = {"resource_uri", "freshness", "feature_labels", "coordinates_exact", "status_label", "currency", "absent"}
+SILENT = {"resource_uri", "freshness", "feature_labels", "coordinates_exact", "currency", "absent"}
 
 ABSENCE = {
     AbsenceReason.not_collected: "nicht abgefragt",
@@ -116,11 +116,22 @@ def _is_leaf(value: Any) -> bool:
     return not isinstance(value, BaseModel) or isinstance(value, Absent) or "amount" in type(value).model_fields
 
 
+def _labelled(model: BaseModel, name: str) -> Any:
+    """A field's value, or its German `<name>_label` sibling where the model carries one."""
+    label_field = f"{name}_label"
+    return getattr(model, label_field) if label_field in type(model).model_fields else getattr(model, name)
+
+
+def _shown_fields(model: BaseModel) -> list[str]:
+    fields = type(model).model_fields
+    return [n for n in fields if n not in SILENT and not (n.endswith("_label") and n.removesuffix("_label") in fields)]
+
+
 def render_object(model: BaseModel, indent: str = "") -> list[str]:
     lines: list[str] = []
-    for name in type(model).model_fields:
-        value = getattr(model, name)
-        if name in SILENT or value is None:
+    for name in _shown_fields(model):
+        value = _labelled(model, name)
+        if value is None:
             continue
         if _is_leaf(value) and not (isinstance(value, list) and value and isinstance(value[0], BaseModel)):
             lines.append(f"{indent}{_label(name)}: {value_text(value)}")
@@ -137,9 +148,9 @@ def render_object(model: BaseModel, indent: str = "") -> list[str]:
 def item_line(item: BaseModel) -> str:
     """One line per list item: its present scalar fields, labelled where a bare value would be unclear."""
     parts: list[str] = []
-    for name in type(item).model_fields:
-        value = getattr(item, name)
-        if name in SILENT or value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
+    for name in _shown_fields(item):
+        value = _labelled(item, name)
+        if value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
             continue
         if isinstance(value, BaseModel) and not _is_leaf(value):
             continue
@@ -193,9 +204,9 @@ def _request_value(value: Any) -> str:
 def render(result: BaseModel) -> str:
     if isinstance(result, ListResult):
         head = (
-            f"{result.returned} Treffer auf dieser Seite, {result.total} insgesamt (Reihenfolge: {result.sort_key})."
+            f"{result.returned} Einträge auf dieser Seite, {result.total} insgesamt (Reihenfolge: {result.sort_key})."
             if result.total is not None
-            else f"{result.returned} Treffer auf dieser Seite (Reihenfolge: {result.sort_key})."
+            else f"{result.returned} Einträge auf dieser Seite (Reihenfolge: {result.sort_key})."
         )
         lines = [head, *(f"- {item_line(item)}" for item in result.items), *_envelope_lines(result)]
         return "\n".join(lines)

@@ -2,6 +2,377 @@
 
 from __future__ import annotations
 
-from contract.tool import ToolSpec
+import datetime as dt
+from enum import StrEnum
+from typing import Annotated
 
-TOOLS: list[ToolSpec] = []
+from pydantic import Field, field_validator, model_validator
+
+from contract.catalog import ListingId, Money, _normalise_listing_id
+from contract.envelope import Absent, ContractModel, ListResult
+from contract.fields import lenient
+from contract.rights import BROKER_READ
+from contract.tool import Effect, ToolSpec
+from contract.vocabulary import GERMAN_ALIASES, LABELS, ListingStatus, MarketingType, PropertyType
+
+
+class InquiryStatus(StrEnum):
+    open = "open"
+    answered = "answered"
+    closed = "closed"
+
+
+class ProposalStatus(StrEnum):
+    open = "open"
+    accepted = "accepted"
+    rejected = "rejected"
+
+
+class MessageAuthor(StrEnum):
+    seeker = "seeker"
+    office = "office"
+
+
+class InquirySort(StrEnum):
+    newest = "newest"
+    oldest = "oldest"
+
+
+class ValuationSubject(StrEnum):
+    listing = "listing"
+    owner_lead = "owner_lead"
+
+
+# German labels and German input words of these value sets, added to the shared vocabulary tables
+# (setdefault: an entry the vocabulary module already has wins).
+for _value, _label in {
+    InquiryStatus.open: "offen",
+    InquiryStatus.answered: "beantwortet",
+    InquiryStatus.closed: "geschlossen",
+    ProposalStatus.accepted: "angenommen",
+    ProposalStatus.rejected: "abgelehnt",
+    MessageAuthor.seeker: "Suchende/r",
+    MessageAuthor.office: "Büro",
+    InquirySort.newest: "neueste zuerst",
+    InquirySort.oldest: "älteste zuerst",
+    ValuationSubject.listing: "Objekt im Bestand",
+    ValuationSubject.owner_lead: "Eigentümer-Kontakt",
+}.items():
+    LABELS.setdefault(_value, _label)
+for _enum, _aliases in {
+    InquiryStatus: {"offen": "open", "neu": "open", "beantwortet": "answered", "geschlossen": "closed", "erledigt": "closed", "abgeschlossen": "closed"},
+    ProposalStatus: {"offen": "open", "angenommen": "accepted", "abgelehnt": "rejected"},
+    InquirySort: {"neueste": "newest", "neu": "newest", "aelteste": "oldest", "älteste": "oldest", "alt": "oldest"},
+}.items():
+    GERMAN_ALIASES.setdefault(_enum, _aliases)
+
+INQUIRY_ID_PATTERN = r"^I-\d{6,7}$"
+InquiryId = Annotated[str, Field(pattern=INQUIRY_ID_PATTERN, description="Anfragenummer, z. B. I-000042.")]
+EARLIEST_DAY = dt.date(2000, 1, 1)
+LATEST_DAY = dt.date(2100, 12, 31)
+
+PAGING = (
+    "Seitenweise: solange completeness.complete false ist und next_cursor gesetzt, mit denselben Argumenten und "
+    "cursor weiterblättern. Alle Seiten eines Durchgangs gehören zum Stand der ersten Seite (request.as_of): was "
+    "danach angelegt wird, gehört nicht dazu; ändert sich die Treffermenge unterwegs (z. B. durch eine Antwort "
+    "oder einen neuen Status), endet das Weiterblättern mit CURSOR_EXPIRED statt Einträge zu überspringen oder "
+    "doppelt zu liefern. Eine leere Antwort belegt nur dann, dass es nichts gibt, wenn completeness.complete true ist."
+)
+LIMIT_DESCRIPTION = "Einträge pro Seite (1–50)."
+CURSOR_DESCRIPTION = "next_cursor der vorigen Seite, mit sonst gleichen Argumenten."
+
+
+def _ordered_days(since: dt.date | None, until: dt.date | None, names: tuple[str, str]) -> None:
+    if since is not None and until is not None and since > until:
+        raise ValueError(f"{names[0]} liegt nach {names[1]}")
+
+
+# ---------------------------------------------------------------------------------------------- inquiries
+
+
+class SearchInquiriesInput(ContractModel):
+    status: list[lenient(InquiryStatus)] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description=(
+            "Status der Anfrage: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle drei."
+        ),
+    )
+    listing_id: ListingId | None = Field(default=None, description="Nur Anfragen zu diesem Objekt des Büros, z. B. A-0000042.")
+    received_since: dt.date | None = Field(
+        default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="Eingegangen am oder nach diesem Tag (JJJJ-MM-TT, deutsche Zeit)."
+    )
+    received_until: dt.date | None = Field(
+        default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="Eingegangen am oder vor diesem Tag (JJJJ-MM-TT, deutsche Zeit)."
+    )
+    unanswered_for_days: int | None = Field(
+        default=None,
+        ge=0,
+        le=3650,
+        description=(
+            "Nur Anfragen, die seit mindestens so vielen Tagen auf eine Antwort des Büros warten: die älteste Nachricht "
+            "der/des Suchenden nach der letzten Nachricht des Büros (ohne Büronachricht: die erste) ist mindestens so "
+            "viele Tage alt (gemessen an request.as_of). 0: alle, die gerade auf das Büro warten."
+        ),
+    )
+    query: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Wörter in den Nachrichten der/des Suchenden (nicht in denen des Büros). Syntax: alle Wörter müssen in "
+            "den Nachrichten einer Anfrage vorkommen (UND); gesucht wird nach ganzen Wörtern, Groß-/Kleinschreibung "
+            "egal, ä = ae, ß = ss; Besicht* sucht Wörter, die so beginnen (mind. 3 Zeichen vor dem Stern). "
+            "Füllwörter (und, mit, der, …) werden ignoriert. Zusammengesetzte Wörter werden in Bestandteile aus dem "
+            "Immobilien-Wortschatz zerlegt (Balkon findet Südbalkon). Keine Phrasen, kein Ausschluss."
+        ),
+    )
+    sort: lenient(InquirySort) = Field(  # type: ignore[valid-type]
+        default=InquirySort.newest,
+        description="newest: neueste zuerst (Eingang absteigend), oldest: älteste zuerst; bei Gleichstand entscheidet die Anfragenummer.",
+    )
+    limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
+    cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
+
+    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+
+    @model_validator(mode="after")
+    def _range(self) -> SearchInquiriesInput:
+        _ordered_days(self.received_since, self.received_until, ("received_since", "received_until"))
+        return self
+
+
+class InquirySummary(ContractModel):
+    inquiry_id: str = Field(description="Anfragenummer; mit get_inquiry abrufbar.")
+    listing_id: str = Field(description="Das Objekt des Büros, zu dem die Anfrage gestellt wurde.")
+    listing_title: str
+    seeker_name: str | Absent = Field(description="Name, wie die/der Suchende ihn freigegeben hat; sonst withheld.")
+    status: InquiryStatus = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
+    created_at: dt.datetime = Field(description="Eingang der Anfrage.")
+    last_message_at: dt.datetime = Field(description="Zeit der letzten Nachricht, gleich von wem.")
+    age_days: int = Field(description="Ganze Tage seit Eingang (bis request.as_of).")
+    office_replied: bool = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
+    awaiting_reply_since: dt.datetime | None = Field(
+        description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
+    )
+    days_awaiting_reply: int | None = Field(description="Ganze Tage seit awaiting_reply_since (bis request.as_of); sonst null.")
+    message_count: int = Field(description="Nachrichten im Verlauf, beider Seiten.")
+
+
+SearchInquiriesOutput = ListResult[InquirySummary]
+
+
+class GetInquiryInput(ContractModel):
+    inquiry_id: InquiryId
+
+    @field_validator("inquiry_id", mode="before")
+    @classmethod
+    def _normalise(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+class InquiryListing(ContractModel):
+    listing_id: str
+    title: str
+    status: ListingStatus
+    marketing_type: MarketingType
+    price: Money | Absent = Field(description="Kaufpreis bzw. Kaltmiete.")
+    city: str
+
+
+class ProfileEntry(ContractModel):
+    label: str
+    value: str
+
+
+class SharedProfile(ContractModel):
+    """Only what the seeker agreed to share with the office for this inquiry."""
+
+    name: str | Absent
+    email: str | Absent
+    phone: str | Absent
+    further: list[ProfileEntry] = Field(description="Weitere freigegebene Angaben (z. B. Haushalt, Einzug), wie angegeben.")
+
+
+class ThreadMessage(ContractModel):
+    author: MessageAuthor
+    author_name: str | Absent = Field(description="Büro: wer geschrieben hat; Suchende/r: der freigegebene Name.")
+    sent_at: dt.datetime
+    text: str
+
+
+class OpenDraft(ContractModel):
+    confirmation_id: str = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
+    action: str = Field(description="Art, z. B. send_reply.")
+    summary: str
+    prepared_by: str | Absent
+    created_at: dt.datetime
+    expires_at: dt.datetime
+
+
+class InquiryDetail(ContractModel):
+    inquiry_id: str
+    status: InquiryStatus = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
+    created_at: dt.datetime = Field(description="Eingang der Anfrage.")
+    last_message_at: dt.datetime
+    age_days: int = Field(description="Ganze Tage seit Eingang.")
+    office_replied: bool = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
+    awaiting_reply_since: dt.datetime | None = Field(
+        description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
+    )
+    days_awaiting_reply: int | None = Field(description="Ganze Tage seit awaiting_reply_since; sonst null.")
+    listing: InquiryListing = Field(description="Das Objekt, zu dem die Anfrage gestellt wurde.")
+    seeker: SharedProfile = Field(description="Nur was die/der Suchende für diese Anfrage freigegeben hat; der Rest ist withheld.")
+    message_count: int
+    thread: list[ThreadMessage] = Field(description="Alle Nachrichten, älteste zuerst (bei gleicher Zeit in Eingangsreihenfolge).")
+    open_drafts: list[OpenDraft] = Field(description="Vorbereitete, noch nicht ausgeführte und nicht abgelaufene Schritte zu dieser Anfrage.")
+
+
+# ---------------------------------------------------------------------------------------------- valuations
+
+
+class ListValuationsInput(ContractModel):
+    listing_id: ListingId | None = Field(default=None, description="Nur Bewertungen dieses Objekts des Büros. Weggelassen: alle, auch die für Eigentümer-Kontakte.")
+    limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
+    cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
+
+    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+
+
+class ValuationSummary(ContractModel):
+    valuation_id: str = Field(description="Bewertungsnummer.")
+    created_at: dt.datetime = Field(description="Wann die Bewertung gespeichert wurde.")
+    subject: ValuationSubject = Field(description="listing: ein Objekt im Bestand; owner_lead: ein Eigentümer-Kontakt ohne Inserat.")
+    listing_id: str | Absent = Field(description="Das bewertete Objekt; bei einem Eigentümer-Kontakt empty_in_source.")
+    listing_title: str | Absent
+    owner_name: str | Absent = Field(description="Eigentümer/in bei einem Eigentümer-Kontakt.")
+    address: str | Absent
+    postal_code: str
+    city: str
+    property_type: PropertyType
+    marketing_type: MarketingType
+    living_area: float | Absent = Field(description="Wohnfläche in m².")
+    value_low: Money = Field(description="Untere Grenze der Wertspanne (Kaufpreis bzw. Kaltmiete).")
+    value_high: Money = Field(description="Obere Grenze der Wertspanne.")
+    price_per_sqm_low: float | Absent = Field(description="value_low je m² Wohnfläche; ohne Wohnfläche empty_in_source.")
+    price_per_sqm_high: float | Absent = Field(description="value_high je m² Wohnfläche.")
+    method: str = Field(description="Wie der Wert ermittelt wurde, wie gespeichert.")
+    comparables_count: int = Field(description="Anzahl der verwendeten Vergleichsobjekte.")
+    note: str | Absent
+    created_by: str | Absent
+
+
+ListValuationsOutput = ListResult[ValuationSummary]
+
+
+# ---------------------------------------------------------------------------------------------- proposals
+
+
+class ListProposalsInput(ContractModel):
+    status: list[lenient(ProposalStatus)] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description=(
+            "open (offen), accepted (angenommen), rejected (abgelehnt). Weggelassen: nur open; der Server nennt "
+            "diesen Standard in warnings (DEFAULT_SCOPE_APPLIED)."
+        ),
+    )
+    listing_id: ListingId | None = Field(default=None, description="Nur Vorschläge zu diesem Objekt des Büros.")
+    limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
+    cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
+
+    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+
+
+class SearchCriteria(ContractModel):
+    """What the saved search asks for; null or an empty list means: no restriction there."""
+
+    marketing_type: MarketingType | None
+    property_types: list[PropertyType]
+    places: list[str] = Field(description="Ort, PLZ oder Umkreis, wie im Suchauftrag angegeben.")
+    min_price: float | None
+    max_price: float | None
+    min_living_area: float | None
+    min_rooms: float | None
+
+
+class ProposalSummary(ContractModel):
+    proposal_id: str = Field(description="Vorschlagsnummer; für decide_proposal.")
+    status: ProposalStatus = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
+    created_at: dt.datetime = Field(description="Wann der Vorschlag entstand.")
+    decided_at: dt.datetime | None = Field(description="Wann entschieden wurde; null, solange offen.")
+    listing_id: str = Field(description="Das passende Objekt des Büros.")
+    listing_title: str
+    listing_price: Money | Absent = Field(description="Kaufpreis bzw. Kaltmiete des Objekts.")
+    listing_status: ListingStatus
+    seeker_label: str = Field(
+        description="Pseudonym aus der Nummer des Suchauftrags, z. B. 'Suchende/r S-000012': die/der Suchende hat sich noch nicht an das Büro gewandt."
+    )
+    criteria_summary: str = Field(description="Der Suchauftrag in einem Satz.")
+    criteria: SearchCriteria = Field(description="Der Suchauftrag als Daten.")
+
+
+ListProposalsOutput = ListResult[ProposalSummary]
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="search_inquiries",
+        title="Anfragen durchsuchen",
+        description=(
+            "Durchsucht die Anfragen von Suchenden an dein Büro: nach Status (offen, beantwortet, geschlossen), "
+            "Objekt, Eingangszeitraum, Wartezeit auf eine Antwort des Büros (unanswered_for_days) und Wörtern in den "
+            "Nachrichten der Suchenden (Syntax siehe Argument query). Ein weggelassener Filter heißt: alles davon; die "
+            "ausgeführte Anfrage steht unter request. Jede Anfrage mit Objekt, freigegebenem Namen, Status, Eingang, "
+            "letzter Nachricht, Alter in Tagen, ob das Büro schon geantwortet hat, seit wann sie auf das Büro wartet "
+            "und Anzahl der Nachrichten. Reihenfolge: neueste oder älteste zuerst, bei Gleichstand die Anfragenummer "
+            f"(sort_key). {PAGING} Den ganzen Verlauf einer Anfrage liefert get_inquiry."
+        ),
+        input_model=SearchInquiriesInput,
+        output_model=SearchInquiriesOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+    ToolSpec(
+        name="get_inquiry",
+        title="Anfrage abrufen",
+        description=(
+            "Eine Anfrage an dein Büro mit allem für die Antwort: der ganze Verlauf (wer, wann, was; älteste Nachricht "
+            "zuerst), das Objekt (Nummer, Titel, Preis, Status), die Angaben, die die/der Suchende für diese Anfrage "
+            "freigegeben hat (nicht Freigegebenes steht als withheld da), und offene Entwürfe, die auf einen Klick "
+            "warten. inquiry_id ist die Anfragenummer aus search_inquiries, z. B. I-000042; Anfragen anderer Büros "
+            "gibt es hier nicht (NOT_FOUND)."
+        ),
+        input_model=GetInquiryInput,
+        output_model=InquiryDetail,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+    ToolSpec(
+        name="list_valuations",
+        title="Bewertungen auflisten",
+        description=(
+            "Die gespeicherten Bewertungen deines Büros, neueste zuerst (bei Gleichstand die Bewertungsnummer): für "
+            "ein Objekt im Bestand oder einen Eigentümer-Kontakt, mit Wertspanne, Preis pro m², Methode und Anzahl der "
+            f"Vergleichsobjekte. Mit listing_id nur die eines Objekts. {PAGING} Eine neue Schätzung macht estimate_value."
+        ),
+        input_model=ListValuationsInput,
+        output_model=ListValuationsOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+    ToolSpec(
+        name="list_proposals",
+        title="Vorschläge auflisten",
+        description=(
+            "Vorschläge: Paare aus einem Objekt deines Büros und einem Suchauftrag, dessen Suchende/r zugestimmt hat, "
+            "von Maklern angesprochen zu werden, und zu dem das Objekt passt. Standard: nur offene (status); "
+            "angenommene und abgelehnte auf Wunsch. Offene Vorschläge erscheinen nur, solange die/der Suchende der "
+            "Ansprache zustimmt und den Suchauftrag nicht beendet hat. Je Vorschlag das Objekt (Nummer, Titel, Preis, "
+            "Status) und der Suchauftrag in Kurzform (Ort, Objektart, Preisspanne); die/der Suchende erscheint nur "
+            "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Entscheiden: decide_proposal. Neueste "
+            f"zuerst, bei Gleichstand die Vorschlagsnummer. {PAGING}"
+        ),
+        input_model=ListProposalsInput,
+        output_model=ListProposalsOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+]

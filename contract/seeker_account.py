@@ -1,7 +1,369 @@
-"""Athaus Immobiliensuche: the seeker's account (Suchaufträge, Treffer, eigene Anfragen)."""
+"""Athaus Immobiliensuche: the seeker's account (Suchaufträge, Treffer, eigene Anfragen), read side.
+
+Every tool here requires the right `suche:konto` and answers only with the caller's own rows.
+Input values are English; the German words are accepted and normalised (`aktiv` → `active`).
+"""
 
 from __future__ import annotations
 
-from contract.tool import ToolSpec
+import datetime as dt
+from enum import StrEnum
+from typing import Annotated, Any
 
-TOOLS: list[ToolSpec] = []
+from pydantic import BeforeValidator, Field, field_validator
+
+from contract.catalog import LISTING_ID_PATTERN, CatalogFilters, IncludeFields, ListingSummary, Money
+from contract.envelope import Absent, ContractModel, ListResult
+from contract.rights import SEARCH_ACCOUNT_READ
+from contract.tool import Effect, ToolSpec
+from contract.vocabulary import ListingStatus
+
+SEARCH_ORDER_ID_PATTERN = r"^S-\d{6,}$"
+MATCH_ID_PATTERN = r"^T-\d{6,}$"
+INQUIRY_ID_PATTERN = r"^I-\d{6,}$"
+
+
+class SearchOrderStatus(StrEnum):
+    active = "active"
+    paused = "paused"
+    ended = "ended"
+
+
+class AlertFrequency(StrEnum):
+    instant = "instant"
+    daily = "daily"
+    weekly = "weekly"
+
+
+class MatchKind(StrEnum):
+    new_listing = "new_listing"
+    price_drop = "price_drop"
+    status_change = "status_change"
+    proposal = "proposal"
+
+
+class MatchState(StrEnum):
+    new = "new"
+    seen = "seen"
+    interesting = "interesting"
+    not_interested = "not_interested"
+
+
+class InquiryStatus(StrEnum):
+    open = "open"
+    answered = "answered"
+    closed = "closed"
+
+
+ACCOUNT_LABELS: dict[StrEnum, str] = {
+    SearchOrderStatus.active: "aktiv",
+    SearchOrderStatus.paused: "pausiert",
+    SearchOrderStatus.ended: "beendet",
+    AlertFrequency.instant: "sofort",
+    AlertFrequency.daily: "täglich",
+    AlertFrequency.weekly: "wöchentlich",
+    MatchKind.new_listing: "Neues Inserat",
+    MatchKind.price_drop: "Preissenkung",
+    MatchKind.status_change: "Statusänderung",
+    MatchKind.proposal: "Vorschlag eines Maklers",
+    MatchState.new: "neu",
+    MatchState.seen: "gesehen",
+    MatchState.interesting: "interessant",
+    MatchState.not_interested: "nicht interessant",
+    InquiryStatus.open: "offen",
+    InquiryStatus.answered: "beantwortet",
+    InquiryStatus.closed: "geschlossen",
+}
+
+# German words accepted as input, normalised to the English value (keys casefolded).
+_ALIASES: dict[type[StrEnum], dict[str, str]] = {
+    SearchOrderStatus: {"aktiv": "active", "pausiert": "paused", "angehalten": "paused", "beendet": "ended"},
+    MatchKind: {
+        "neues inserat": "new_listing",
+        "neu": "new_listing",
+        "preissenkung": "price_drop",
+        "preis gesenkt": "price_drop",
+        "statusänderung": "status_change",
+        "statusaenderung": "status_change",
+        "vorschlag": "proposal",
+        "maklervorschlag": "proposal",
+    },
+    MatchState: {
+        "neu": "new",
+        "ungesehen": "new",
+        "gesehen": "seen",
+        "interessant": "interesting",
+        "nicht interessant": "not_interested",
+        "uninteressant": "not_interested",
+    },
+    InquiryStatus: {"offen": "open", "beantwortet": "answered", "geschlossen": "closed", "abgeschlossen": "closed"},
+}
+
+
+def account_label(value: StrEnum) -> str:
+    return ACCOUNT_LABELS[value]
+
+
+def _accepting_german(enum: type[StrEnum]) -> Any:
+    aliases = _ALIASES[enum]
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        key = " ".join(value.strip().casefold().replace("_", " ").replace("-", " ").split())
+        return aliases.get(key, key.replace(" ", "_"))
+
+    return Annotated[enum, BeforeValidator(convert)]
+
+
+def _upper(value: object) -> object:
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+SearchOrderRef = Annotated[str, Field(pattern=SEARCH_ORDER_ID_PATTERN, description="Nummer des Suchauftrags, z. B. S-000012.")]
+InquiryRef = Annotated[str, Field(pattern=INQUIRY_ID_PATTERN, description="Nummer der Anfrage, z. B. I-000007.")]
+
+# --- list_search_orders ------------------------------------------------------------------------
+
+
+class ListSearchOrdersInput(ContractModel):
+    status: list[_accepting_german(SearchOrderStatus)] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description="Nur Suchaufträge mit diesem Status: active (aktiv), paused (pausiert), ended (beendet). Weggelassen: alle drei.",
+    )
+
+
+class SearchOrderItem(ContractModel):
+    search_order_id: str = Field(description="Nummer des Suchauftrags, z. B. S-000012.")
+    name: str
+    criteria: CatalogFilters = Field(
+        description="Die gespeicherten Suchkriterien, in der Form der Filter von search_listings; null heißt: keine Einschränkung."
+    )
+    criteria_text: str = Field(description="Die Kriterien in einem deutschen Satz.")
+    frequency: AlertFrequency = Field(description="Wie oft du benachrichtigt wirst: instant (sofort), daily, weekly.")
+    frequency_label: str
+    status: SearchOrderStatus
+    status_label: str
+    approachable: bool = Field(description="true: du hast zugestimmt, dass Makler dir passende Objekte vorschlagen dürfen.")
+    new_matches: int = Field(description="Treffer dieses Suchauftrags mit dem Zustand new (noch nicht angesehen), aus jeder Zeit.")
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+
+ListSearchOrdersOutput = ListResult[SearchOrderItem]
+
+# --- list_matches -----------------------------------------------------------------------------
+
+
+class ListMatchesInput(ContractModel):
+    since: dt.datetime | None = Field(
+        default=None,
+        description=(
+            "Nur Treffer ab diesem Zeitpunkt (ISO 8601, z. B. 2026-10-01 oder 2026-10-01T08:00:00+02:00; ohne Zeitzone "
+            "gilt UTC). Weggelassen: 14 Tage vor jetzt; das Ergebnis nennt diesen Standard dann als Warnung "
+            "DEFAULT_SCOPE_APPLIED mit der Zahl älterer Treffer."
+        ),
+    )
+    search_order_id: SearchOrderRef | None = Field(
+        default=None, description="Nur Treffer dieses Suchauftrags (z. B. S-000012). Weggelassen: alle deine Suchaufträge, in jedem Status."
+    )
+    kinds: list[_accepting_german(MatchKind)] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description=(
+            "Nur diese Arten: new_listing (Neues Inserat), price_drop (Preissenkung), status_change (Statusänderung), "
+            "proposal (Vorschlag eines Maklers). Weggelassen: alle."
+        ),
+    )
+    states: list[_accepting_german(MatchState)] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description="Nur Treffer mit diesem Zustand: new (neu), seen (gesehen), interesting (interessant), not_interested. Weggelassen: alle.",
+    )
+    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile das Inserat jedes Treffers enthält.")
+    limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
+    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+
+    _normalise = field_validator("search_order_id", mode="before")(_upper)
+
+
+class MatchDetail(ContractModel):
+    """What changed. A field that does not belong to the kind of the Treffer is null."""
+
+    old_price: Money | Absent | None = Field(description="Nur bei price_drop: der Preis vorher.")
+    new_price: Money | Absent | None = Field(description="Nur bei price_drop: der gesenkte Preis.")
+    old_status: ListingStatus | Absent | None = Field(description="Nur bei status_change: der Status vorher.")
+    new_status: ListingStatus | Absent | None = Field(description="Nur bei status_change: der neue Status.")
+    proposed_by: str | None = Field(description="Nur bei proposal: das Maklerbüro, das dir das Objekt vorschlägt.")
+    note: str | None = Field(description="Eine Nachricht zum Treffer, falls eine aufgezeichnet ist (etwa die des Maklers).")
+
+
+class MatchItem(ContractModel):
+    match_id: str = Field(description="Nummer des Treffers, z. B. T-000031.")
+    kind: MatchKind
+    kind_label: str
+    match_state: MatchState = Field(description="Wie du den Treffer markiert hast (update_match): new, seen, interesting, not_interested.")
+    match_state_label: str
+    created_at: dt.datetime = Field(description="Wann der Treffer entstand.")
+    search_order_id: str
+    search_order_name: str
+    listing_id: str
+    listing_status: ListingStatus = Field(description="Der heutige Status des Inserats, auch wenn es nicht mehr veröffentlicht ist.")
+    listing_available: bool = Field(
+        description="true, solange das Inserat veröffentlicht ist; false: verkauft, vermietet, reserviert oder zurückgezogen, das Exposé ist dann nicht mehr mit get_listing abrufbar."
+    )
+    summary: str = Field(description="Der Treffer in einem deutschen Satz.")
+    detail: MatchDetail
+    listing: ListingSummary = Field(description="Das Inserat mit seinen heutigen Daten.")
+
+
+ListMatchesOutput = ListResult[MatchItem]
+
+# --- list_inquiries ---------------------------------------------------------------------------
+
+
+class ListInquiriesInput(ContractModel):
+    status: list[_accepting_german(InquiryStatus)] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description="Nur Anfragen mit diesem Status: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle.",
+    )
+    listing_id: Annotated[str, Field(pattern=LISTING_ID_PATTERN)] | None = Field(
+        default=None, description="Nur Anfragen zu diesem Inserat (z. B. A-0000042). Weggelassen: zu allen Inseraten."
+    )
+    limit: int = Field(default=20, ge=1, le=50, description="Anfragen pro Seite (1–50).")
+    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+
+    _normalise = field_validator("listing_id", mode="before")(_upper)
+
+
+class InquiryItem(ContractModel):
+    inquiry_id: str = Field(description="Nummer der Anfrage, z. B. I-000007; get_inquiry zeigt den ganzen Verlauf.")
+    status: InquiryStatus
+    status_label: str
+    listing_id: str
+    listing_title: str
+    listing_status: ListingStatus
+    listing_available: bool = Field(description="true, solange das Inserat veröffentlicht ist.")
+    provider: str = Field(description="Das Maklerbüro, an das die Anfrage ging.")
+    created_at: dt.datetime
+    last_message_at: dt.datetime
+    last_message_from: str = Field(description="Von wem die letzte Nachricht ist: 'Du' oder der Name des Anbieters.")
+    provider_replied: bool = Field(description="true, wenn der Anbieter mindestens einmal geantwortet hat.")
+    message_count: int
+
+
+ListInquiriesOutput = ListResult[InquiryItem]
+
+# --- get_inquiry ------------------------------------------------------------------------------
+
+
+class GetInquiryInput(ContractModel):
+    inquiry_id: InquiryRef
+    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile das Inserat enthält.")
+
+    _normalise = field_validator("inquiry_id", mode="before")(_upper)
+
+
+class ThreadMessage(ContractModel):
+    author: str = Field(description="'Du' oder der Name des Anbieters.")
+    from_provider: bool
+    sent_at: dt.datetime
+    text: str
+
+
+class SharedItem(ContractModel):
+    key: str = Field(description="Der Schlüssel der geteilten Angabe, z. B. email.")
+    label: str
+    value: str
+
+
+class InquiryDetail(ContractModel):
+    inquiry_id: str
+    status: InquiryStatus
+    status_label: str
+    provider: str = Field(description="Das Maklerbüro, an das die Anfrage ging.")
+    created_at: dt.datetime
+    last_message_at: dt.datetime
+    provider_replied: bool
+    listing_status: ListingStatus = Field(description="Der heutige Status des Inserats.")
+    listing_available: bool = Field(description="true, solange das Inserat veröffentlicht ist.")
+    listing: ListingSummary
+    shared_profile: list[SharedItem] = Field(
+        description="Was du dem Anbieter mit dieser Anfrage mitgeteilt hast, Angabe für Angabe; eine leere Liste: nichts außer der Nachricht."
+    )
+    messages: list[ThreadMessage] = Field(description="Der ganze Verlauf, älteste Nachricht zuerst.")
+
+
+_PAGING = (
+    "Die Reihenfolge ist total (sort_key nennt sie); solange completeness.complete false ist und next_cursor gesetzt, "
+    "mit denselben Argumenten und cursor weiterblättern. Ändern sich die betroffenen Daten während des Blätterns, "
+    "antwortet der Server mit CURSOR_EXPIRED, statt still neu zu beginnen."
+)
+_EMPTY = (
+    "Ist die Liste leer, stehen dort die ausgeführte Anfrage (request), ein nächster Schritt (hint) und ungeprüfte "
+    "Vorschläge aus deiner Eingabe; der Server erweitert nie selbst."
+)
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="list_search_orders",
+        title="Suchaufträge auflisten",
+        description=(
+            "Deine gespeicherten Suchen (Suchaufträge), standardmäßig in jedem Status (aktiv, pausiert, beendet); mit "
+            "status eingrenzen. Jeder Suchauftrag mit Nummer, Name, Kriterien (dieselben Filter wie bei search_listings, "
+            "dazu als Satz), Benachrichtigungshäufigkeit, Status, ob Makler dir Objekte vorschlagen dürfen (approachable), "
+            "Anlage- und Änderungszeit und der Zahl neuer, noch nicht angesehener Treffer. Alle Suchaufträge kommen auf "
+            "einer Seite; completeness sagt, ob es alle sind. Die Treffer selbst liefert list_matches. " + _EMPTY
+        ),
+        input_model=ListSearchOrdersInput,
+        output_model=ListSearchOrdersOutput,
+        effect=Effect.read,
+        right=SEARCH_ACCOUNT_READ,
+    ),
+    ToolSpec(
+        name="list_matches",
+        title="Treffer auflisten",
+        description=(
+            "Treffer zu deinen Suchaufträgen ab einem Zeitpunkt (since): neue Inserate, Preissenkungen, Statusänderungen "
+            "und Vorschläge von Maklern. Ohne since gilt: die letzten 14 Tage; das Ergebnis nennt diesen Standard als "
+            "Warnung DEFAULT_SCOPE_APPLIED samt der Zahl älterer Treffer, die dann fehlen; für ältere Treffer since "
+            "früher setzen. Eingrenzen nach Suchauftrag (search_order_id), Art (kinds) und Zustand (states). Neueste "
+            "zuerst. Jeder Treffer mit Nummer, Art, Zustand, Zeitpunkt, Suchauftrag, der Änderung (alter und neuer Preis "
+            "bzw. Status) und dem Inserat mit seinen heutigen Daten; ein Inserat, das nicht mehr veröffentlicht ist, "
+            "bleibt in der Liste und nennt seinen Status (listing_status, listing_available). " + _PAGING + " " + _EMPTY
+        ),
+        input_model=ListMatchesInput,
+        output_model=ListMatchesOutput,
+        effect=Effect.read,
+        right=SEARCH_ACCOUNT_READ,
+    ),
+    ToolSpec(
+        name="list_inquiries",
+        title="Anfragen auflisten",
+        description=(
+            "Deine eigenen Anfragen an Anbieter, standardmäßig in jedem Status (offen, beantwortet, geschlossen); mit "
+            "status oder listing_id eingrenzen. Jede Anfrage mit Nummer, Status, Inserat (Nummer, Titel, heutiger "
+            "Status), Anbieter, Zeit der letzten Nachricht, von wem sie ist, ob der Anbieter geantwortet hat, und der "
+            "Zahl der Nachrichten. Zuletzt gestellte Anfrage zuerst. Den ganzen Verlauf einer Anfrage zeigt get_inquiry. "
+            + _PAGING
+            + " "
+            + _EMPTY
+        ),
+        input_model=ListInquiriesInput,
+        output_model=ListInquiriesOutput,
+        effect=Effect.read,
+        right=SEARCH_ACCOUNT_READ,
+    ),
+    ToolSpec(
+        name="get_inquiry",
+        title="Anfrage abrufen",
+        description=(
+            "Eine deiner eigenen Anfragen mit dem ganzen Verlauf (jede Nachricht mit Absender – 'Du' oder der Anbieter –, "
+            "Zeit und Text, älteste zuerst), dem Inserat mit seinen heutigen Daten und Status und dem, was du dem "
+            "Anbieter mitgeteilt hast (shared_profile). inquiry_id ist die Nummer aus list_inquiries, z. B. I-000007. "
+            "Eine Nummer, die nicht zu deinem Konto gehört, ergibt NOT_FOUND."
+        ),
+        input_model=GetInquiryInput,
+        output_model=InquiryDetail,
+        effect=Effect.read,
+        right=SEARCH_ACCOUNT_READ,
+    ),
+]

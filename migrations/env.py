@@ -2,6 +2,7 @@
 
 from alembic import context
 
+import shared.auth.models  # noqa: F401  (the OAuth tables live on the same Base)
 from shared.db.models import Base
 
 connection = context.config.attributes["connection"]

@@ -1,7 +1,746 @@
-"""Handlers of this tool family, by tool name; the server definition merges them."""
+"""Handlers of the seeker's account, read side: list_search_orders, list_matches, list_inquiries, get_inquiry.
+
+Every account row is reached through `ctx.seeker()` (SeekerData), so the seeker filter is applied in one
+place; listings and offices are joined to those rows afterwards. Listings are mapped by
+`search_server.listings.summary`, the same mapping as search_listings.
+
+Pages are keyset pages in the order `created_at desc, <ref> asc`. The first page fixes the walk: the
+newest `created_at` in scope (`as_of`) bounds every later page, so rows created during the walk stay out,
+and the total is carried in the cursor; when the scope's total differs on a later page (a row was marked
+into or out of a state filter, or back-dated), the walk ends with CURSOR_EXPIRED instead of skipping or
+repeating rows (seed 002).
+"""
 
 from __future__ import annotations
 
-from shared.runtime.adapter import Handler
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
-HANDLERS: dict[str, Handler] = {}
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy.orm import Session, selectinload
+
+from contract.catalog import CatalogFilters, IncludeFields, Money
+from contract.envelope import (
+    Absent,
+    AbsenceReason,
+    EffectiveValue,
+    Freshness,
+    IncompleteReason,
+    Page,
+    ReasonCode,
+    ResultWarning,
+    Suggestion,
+    ValueSource,
+    WarningCode,
+)
+from contract.errors import ErrorCode
+from contract.seeker_account import (
+    AlertFrequency,
+    GetInquiryInput,
+    InquiryDetail,
+    InquiryItem,
+    InquiryStatus,
+    ListInquiriesInput,
+    ListMatchesInput,
+    ListSearchOrdersInput,
+    MatchDetail,
+    MatchItem,
+    MatchKind,
+    MatchState,
+    SearchOrderItem,
+    SearchOrderStatus,
+    SharedItem,
+    ThreadMessage,
+    account_label,
+)
+from contract.vocabulary import ListingStatus, MarketingType, label
+from shared.catalog.search import PUBLIC_STATUSES, aware
+from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
+from shared.db.scoped import SeekerData
+from shared.runtime.adapter import Handler
+from shared.runtime.context import ToolContext
+from shared.runtime.envelope import effective_request
+from shared.runtime.errors import ToolFailure
+from search_server import listings
+
+YOU = "Du"
+DEFAULT_MATCH_WINDOW = dt.timedelta(days=14)
+SUGGESTED_EARLIER = dt.timedelta(days=90)
+MAX_SEARCH_ORDERS = 200  # one page; beyond it the answer says RESULT_LIMIT_REACHED
+ACCOUNT_SNAPSHOT = 0  # account walks are fixed by (as_of, total) in the cursor, not by the catalog revision
+RESTART = "Bitte ohne cursor neu beginnen."
+
+SEARCH_ORDERS_SORT = "created_at desc, search_order_id asc"
+MATCHES_SORT = "created_at desc, match_id asc"
+INQUIRIES_SORT = "created_at desc, inquiry_id asc"
+
+SHARED_LABELS = {
+    "name": "Name",
+    "first_name": "Vorname",
+    "last_name": "Nachname",
+    "email": "E-Mail",
+    "phone": "Telefon",
+    "address": "Adresse",
+    "household": "Haushalt",
+    "household_size": "Personen im Haushalt",
+    "adults": "Erwachsene",
+    "children": "Kinder",
+    "pets": "Haustiere",
+    "smoker": "Raucher",
+    "occupation": "Beruf",
+    "employment": "Beschäftigung",
+    "income": "Einkommen",
+    "net_income": "Nettoeinkommen",
+    "move_in": "Einzugstermin",
+    "move_in_date": "Einzugstermin",
+    "financing": "Finanzierung",
+    "financing_confirmed": "Finanzierung bestätigt",
+    "equity": "Eigenkapital",
+    "schufa": "SCHUFA-Auskunft",
+}
+
+
+# --- small helpers ------------------------------------------------------------------------------
+
+
+def _utc(value: dt.datetime) -> dt.datetime:
+    """A caller's time as UTC (no zone given: UTC); stored times are UTC, SQLite keeps no zone."""
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+def _iso(value: dt.datetime) -> str:
+    return aware(value).isoformat()
+
+
+def _when(value: dt.datetime) -> str:
+    return aware(value).strftime("%d.%m.%Y %H:%M UTC")
+
+
+def _number(value: float) -> str:
+    text = f"{value:,.2f}" if value % 1 else f"{value:,.0f}"
+    return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+
+
+def _euro(value: float) -> str:
+    return f"{_number(value)} €"
+
+
+def _labels(values: Iterable[StrEnum]) -> str:
+    return ", ".join(account_label(v) for v in values)
+
+
+def _binding(tool: str, user_id: int, arguments: dict[str, Any]) -> str:
+    """What a cursor is bound to: the tool, the caller and the arguments that fix the scope (not the page size)."""
+    canonical = json.dumps({"tool": tool, "user": user_id, "args": arguments}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def _count(session: Session, query: Select[Any]) -> int:
+    return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
+
+
+def _newest(session: Session, query: Select[Any]) -> dt.datetime | None:
+    sub = query.subquery()
+    value = session.scalar(select(func.max(sub.c.created_at)))
+    return aware(value) if value is not None else None
+
+
+def _live(now: dt.datetime, snapshot: str) -> Freshness:
+    """Account rows are read live from the database in this call."""
+    return Freshness(data_as_of=now, snapshot=snapshot)
+
+
+def _available(listing: Listing) -> bool:
+    return listing.status in PUBLIC_STATUSES
+
+
+def _status_note(listing: Listing) -> str:
+    if _available(listing):
+        return ""
+    return f" – derzeit nicht veröffentlicht ({label(ListingStatus(listing.status))})"
+
+
+def _price_text(listing: Listing) -> str:
+    price = listings.price_of(listing)
+    if isinstance(price, Absent):
+        return "Preis auf Anfrage" if price.reason is AbsenceReason.withheld else "ohne Preisangabe"
+    return _euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
+
+
+def _load_listings(session: Session, ids: Iterable[int]) -> dict[int, Listing]:
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    rows = session.scalars(
+        select(Listing).where(Listing.id.in_(wanted)).options(selectinload(Listing.office), selectinload(Listing.features))
+    )
+    return {row.id: row for row in rows}
+
+
+def _office_names(session: Session, ids: Iterable[int]) -> dict[int, str]:
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    return {row.id: row.name for row in session.execute(select(Office.id, Office.name).where(Office.id.in_(wanted)))}
+
+
+@dataclass
+class _Walk:
+    """Where a page walk stands: fixed by the first page, carried by the cursor."""
+
+    as_of: dt.datetime | None  # newest created_at in scope at the first page; None: the scope was empty
+    total: int
+    after: tuple[dt.datetime, str] | None  # (created_at, ref) of the last row of the previous page
+
+    def encode(self, extra: list[Any], last_created: dt.datetime, last_ref: str) -> list[Any]:
+        return [*extra, _iso(self.as_of) if self.as_of else None, self.total, _iso(last_created), last_ref]
+
+    @staticmethod
+    def decode(position: list[Any], extra: int) -> tuple[list[Any], _Walk]:
+        head, (as_of, total, created, ref) = position[:extra], position[extra:]
+        return head, _Walk(
+            as_of=dt.datetime.fromisoformat(as_of) if as_of else None,
+            total=int(total),
+            after=(dt.datetime.fromisoformat(created), str(ref)),
+        )
+
+
+def _keyset(created: Any, ref: Any, after: tuple[dt.datetime, str] | None) -> list[ColumnElement[bool]]:
+    """Rows strictly after `after` in the order created_at desc, ref asc."""
+    if after is None:
+        return []
+    at, last_ref = after
+    return [or_(created < at, and_(created == at, ref > last_ref))]
+
+
+def _check_total(walk: _Walk, total: int, what: str) -> None:
+    if total != walk.total:
+        raise ToolFailure(
+            ErrorCode.CURSOR_EXPIRED,
+            f"{what} haben sich seit der ersten Seite geändert ({walk.total} damals, {total} jetzt). {RESTART}",
+        )
+
+
+# --- list_search_orders -----------------------------------------------------------------------
+
+
+def criteria_text(filters: CatalogFilters) -> str:
+    """The saved criteria in one German phrase."""
+    parts: list[str] = []
+    if filters.marketing_type:
+        parts.append(label(filters.marketing_type))
+    if filters.property_types:
+        parts.append("/".join(label(p) for p in filters.property_types))
+    if filters.city:
+        parts.append(filters.city)
+    if filters.postal_codes:
+        parts.append("PLZ " + ", ".join(filters.postal_codes))
+    if filters.near is not None:
+        centre = filters.near.place or f"{filters.near.latitude:.4f}, {filters.near.longitude:.4f}"
+        parts.append(f"{filters.near.radius_km:g} km um {centre}")
+    for low, high, unit in (
+        (filters.min_price, filters.max_price, " €"),
+        (filters.min_living_area, filters.max_living_area, " m²"),
+        (filters.min_rooms, filters.max_rooms, " Zimmer"),
+    ):
+        if low is not None and high is not None:
+            parts.append(f"{_number(low)}–{_number(high)}{unit}")
+        elif low is not None:
+            parts.append(f"ab {_number(low)}{unit}")
+        elif high is not None:
+            parts.append(f"bis {_number(high)}{unit}")
+    if filters.features:
+        parts.append("mit " + ", ".join(label(f) for f in filters.features))
+    if filters.query:
+        parts.append(f"Volltext „{filters.query}“")
+    return " · ".join(parts) if parts else "alle Inserate (keine Einschränkung)"
+
+
+def _search_order_item(order: SearchOrder, new_matches: int) -> SearchOrderItem:
+    criteria = CatalogFilters.model_validate(order.criteria or {})
+    frequency = AlertFrequency(order.frequency)
+    status = SearchOrderStatus(order.status)
+    return SearchOrderItem(
+        search_order_id=order.ref,
+        name=order.name,
+        criteria=criteria,
+        criteria_text=criteria_text(criteria),
+        frequency=frequency,
+        frequency_label=account_label(frequency),
+        status=status,
+        status_label=account_label(status),
+        approachable=bool(order.approachable),
+        new_matches=new_matches,
+        created_at=aware(order.created_at),
+        updated_at=aware(order.updated_at),
+    )
+
+
+def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[SearchOrderItem]:
+    seeker = ctx.seeker()
+    now = ctx.now()
+    statuses = sorted(set(args.status or []), key=list(SearchOrderStatus).index)
+    scoped = seeker.search_orders()
+    if statuses:
+        scoped = scoped.where(SearchOrder.status.in_([s.value for s in statuses]))
+    with ctx.db.read_only() as session:
+        total = _count(session, scoped)
+        orders = list(
+            session.scalars(scoped.order_by(SearchOrder.created_at.desc(), SearchOrder.ref.asc()).limit(MAX_SEARCH_ORDERS + 1))
+        )[:MAX_SEARCH_ORDERS]
+        unseen = seeker.matches().where(Match.state == MatchState.new.value).subquery()
+        new_counts = {
+            order_id: int(n)
+            for order_id, n in session.execute(select(unseen.c.search_order_id, func.count()).group_by(unseen.c.search_order_id))
+        }
+        account_has_orders = total > 0 or _count(session, seeker.search_orders()) > 0
+        items = [_search_order_item(order, new_counts.get(order.id, 0)) for order in orders]
+    incomplete = []
+    if total > len(items):
+        incomplete.append(
+            IncompleteReason(
+                code=ReasonCode.RESULT_LIMIT_REACHED,
+                message=(
+                    f"Gezeigt werden höchstens {MAX_SEARCH_ORDERS} Suchaufträge; {total - len(items)} weitere fehlen. "
+                    "Mit status eingrenzen."
+                ),
+            )
+        )
+    suggestions: list[Suggestion] = []
+    hint = None
+    if total == 0:
+        if not account_has_orders:
+            hint = "Dein Konto hat keinen Suchauftrag; mit save_search_order legst du einen an."
+        else:
+            hint = f"Keiner deiner Suchaufträge hat den Status {_labels(statuses)}."
+            suggestions.append(Suggestion(arguments={"status": None}, reason="Suchaufträge in jedem Status zeigen"))
+    return Page(
+        items=items,
+        total=total,
+        request=effective_request(args, {"status": [s.value for s in SearchOrderStatus]}),
+        sort_key=SEARCH_ORDERS_SORT,
+        freshness=_live(now, "konto-live"),
+        incomplete=incomplete,
+        suggestions=suggestions,
+        empty_hint=hint,
+    )
+
+
+# --- list_matches -----------------------------------------------------------------------------
+
+
+def _money_from(detail: dict[str, Any], key: str, what: str) -> Money | Absent:
+    value = detail.get(key)
+    if value is None:
+        return Absent(reason=AbsenceReason.empty_in_source, note=f"{what} ist zu diesem Treffer nicht aufgezeichnet.")
+    return Money(amount=float(value))
+
+
+def _status_from(detail: dict[str, Any], key: str, what: str) -> ListingStatus | Absent:
+    value = detail.get(key)
+    if value is None:
+        return Absent(reason=AbsenceReason.empty_in_source, note=f"{what} ist zu diesem Treffer nicht aufgezeichnet.")
+    return ListingStatus(value)
+
+
+def _value_text(value: Money | ListingStatus | Absent | None) -> str:
+    if isinstance(value, Money):
+        return _euro(value.amount)
+    if isinstance(value, ListingStatus):
+        return label(value)
+    return "?"
+
+
+def match_detail(kind: MatchKind, detail: dict[str, Any], listing: Listing) -> MatchDetail:
+    note = detail.get("note") or detail.get("message")
+    return MatchDetail(
+        old_price=_money_from(detail, "old_price", "Der Preis vorher") if kind is MatchKind.price_drop else None,
+        new_price=_money_from(detail, "new_price", "Der neue Preis") if kind is MatchKind.price_drop else None,
+        old_status=_status_from(detail, "old_status", "Der Status vorher") if kind is MatchKind.status_change else None,
+        new_status=_status_from(detail, "new_status", "Der neue Status") if kind is MatchKind.status_change else None,
+        proposed_by=listing.office.name if kind is MatchKind.proposal else None,
+        note=str(note) if note else None,
+    )
+
+
+def match_sentence(kind: MatchKind, order_name: str, detail: MatchDetail, listing: Listing) -> str:
+    what = f"„{listing.title}“ ({listing.ref}, {listing.postal_code} {listing.city})"
+    if kind is MatchKind.price_drop:
+        change = f"Preis gesenkt von {_value_text(detail.old_price)} auf {_value_text(detail.new_price)}"
+    elif kind is MatchKind.status_change:
+        change = f"Status von {_value_text(detail.old_status)} zu {_value_text(detail.new_status)}"
+    elif kind is MatchKind.proposal:
+        change = f"vorgeschlagen von {detail.proposed_by}, {_price_text(listing)}"
+    else:
+        change = _price_text(listing)
+    return f"{account_label(kind)} zu „{order_name}“: {what}, {change}{_status_note(listing)}."
+
+
+def _match_conditions(args: ListMatchesInput, order_id: int | None) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    if order_id is not None:
+        conditions.append(Match.search_order_id == order_id)
+    if args.kinds:
+        conditions.append(Match.kind.in_(sorted({k.value for k in args.kinds})))
+    if args.states:
+        conditions.append(Match.state.in_(sorted({s.value for s in args.states})))
+    return conditions
+
+
+def _default_since_warning(since: dt.datetime, older: int) -> ResultWarning:
+    beyond = (
+        f"{older} ältere Treffer zu diesen Filtern sind nicht enthalten; für sie since früher setzen."
+        if older
+        else "Ältere Treffer zu diesen Filtern gibt es nicht."
+    )
+    return ResultWarning(
+        code=WarningCode.DEFAULT_SCOPE_APPLIED,
+        message=f"since nicht angegeben: gezeigt werden die Treffer seit {_when(since)} (Standard: 14 Tage vor jetzt). {beyond}",
+    )
+
+
+def _matches_hint(args: ListMatchesInput, since: dt.datetime, since_default: bool, has_orders: bool) -> str:
+    if not has_orders:
+        return "Dein Konto hat keinen Suchauftrag; Treffer entstehen nur zu gespeicherten Suchaufträgen (save_search_order)."
+    parts = [f"Gesucht wurden Treffer seit {_when(since)}" + (" (Standard: 14 Tage vor jetzt)" if since_default else "")]
+    if args.search_order_id:
+        parts.append(f"nur zum Suchauftrag {args.search_order_id}")
+    if args.kinds:
+        parts.append(f"nur der Art {_labels(sorted(set(args.kinds), key=list(MatchKind).index))}")
+    if args.states:
+        parts.append(f"nur im Zustand {_labels(sorted(set(args.states), key=list(MatchState).index))}")
+    return ", ".join(parts) + ". Die Vorschläge lassen je eine Einschränkung weg oder beginnen den Zeitraum früher."
+
+
+def _matches_suggestions(args: ListMatchesInput, since: dt.datetime) -> list[Suggestion]:
+    """Narrowest change first, broadest last; built from the request alone, never searched."""
+    suggestions: list[Suggestion] = []
+    if args.states:
+        suggestions.append(Suggestion(arguments={"states": None}, reason="Treffer in jedem Zustand zeigen, auch gesehene"))
+    if args.kinds:
+        suggestions.append(Suggestion(arguments={"kinds": None}, reason="Treffer jeder Art zeigen"))
+    if args.search_order_id:
+        suggestions.append(Suggestion(arguments={"search_order_id": None}, reason="Treffer aller deiner Suchaufträge zeigen"))
+    earlier = since - SUGGESTED_EARLIER
+    suggestions.append(
+        Suggestion(arguments={"since": _iso(earlier)}, reason=f"Zeitraum 90 Tage früher beginnen lassen (ab {_when(earlier)})")
+    )
+    return suggestions
+
+
+def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
+    seeker = ctx.seeker()
+    now = ctx.now()
+    bound_to = _binding(
+        "list_matches",
+        seeker.user_id,
+        {
+            "since": _iso(_utc(args.since)) if args.since else None,
+            "search_order_id": args.search_order_id,
+            "kinds": sorted({k.value for k in args.kinds or []}),
+            "states": sorted({s.value for s in args.states or []}),
+        },
+    )
+    walk: _Walk | None = None
+    if args.cursor:
+        (since_text,), walk = _Walk.decode(ctx.cursors.decode(args.cursor, binding=bound_to, snapshot=ACCOUNT_SNAPSHOT, now=now), 1)
+        since = dt.datetime.fromisoformat(since_text)
+    else:
+        since = _utc(args.since) if args.since else now - DEFAULT_MATCH_WINDOW
+    since_source = ValueSource.caller if args.since else ValueSource.cursor if walk else ValueSource.default
+
+    with ctx.db.read_only() as session:
+        orders = list(session.scalars(seeker.search_orders().order_by(SearchOrder.ref)))
+        order_refs = [o.ref for o in orders]
+        order_id = None
+        if args.search_order_id:
+            order = next((o for o in orders if o.ref == args.search_order_id), None)
+            if order is None:
+                raise ToolFailure(
+                    ErrorCode.NOT_FOUND,
+                    f"Einen Suchauftrag {args.search_order_id} gibt es in deinem Konto nicht: list_search_orders nennt deine Suchaufträge.",
+                )
+            order_id = order.id
+        filtered = seeker.matches().where(*_match_conditions(args, order_id))
+        scoped = filtered.where(Match.created_at >= since)
+        as_of = walk.as_of if walk else _newest(session, scoped)
+        if as_of is not None:
+            scoped = scoped.where(Match.created_at <= as_of)
+        total = _count(session, scoped)
+        if walk:
+            _check_total(walk, total, "Deine Treffer in diesem Umfang")
+        rows = session.execute(
+            scoped.where(*_keyset(Match.created_at, Match.ref, walk.after if walk else None))
+            .add_columns(SearchOrder.ref, SearchOrder.name)
+            .order_by(Match.created_at.desc(), Match.ref.asc())
+            .limit(args.limit + 1)
+        ).all()
+        more = len(rows) > args.limit
+        rows = rows[: args.limit]
+        listing_rows = _load_listings(session, (m.listing_id for m, _, _ in rows))
+        items = [
+            _match_item(match, order_ref, order_name, listing_rows[match.listing_id], args.include)
+            for match, order_ref, order_name in rows
+        ]
+        warnings = []
+        if since_source is not ValueSource.caller:
+            older = _count(session, filtered.where(Match.created_at < since))
+            warnings.append(_default_since_warning(since, older))
+        current = _Walk(as_of=as_of, total=total, after=None)
+        next_cursor = (
+            ctx.cursors.encode(
+                binding=bound_to,
+                snapshot=ACCOUNT_SNAPSHOT,
+                position=current.encode([_iso(since)], rows[-1][0].created_at, rows[-1][0].ref),
+                now=now,
+            )
+            if more
+            else None
+        )
+    request = {"since": EffectiveValue(value=_iso(since), source=since_source)}
+    request |= effective_request(
+        args,
+        {
+            "search_order_id": order_refs,
+            "kinds": [k.value for k in MatchKind],
+            "states": [s.value for s in MatchState],
+        },
+        exclude={"since", "cursor"},
+    )
+    empty = total == 0
+    return Page(
+        items=items,
+        total=total,
+        request=request,
+        sort_key=MATCHES_SORT,
+        freshness=_live(now, f"treffer-bis-{_iso(as_of)}" if as_of else "treffer-live"),
+        next_cursor=next_cursor,
+        warnings=warnings,
+        suggestions=_matches_suggestions(args, since) if empty and order_refs else [],
+        empty_hint=_matches_hint(args, since, since_source is not ValueSource.caller, bool(order_refs)) if empty else None,
+    )
+
+
+def _match_item(match: Match, order_ref: str, order_name: str, listing: Listing, include: IncludeFields) -> MatchItem:
+    kind = MatchKind(match.kind)
+    state = MatchState(match.state)
+    detail = match_detail(kind, match.detail or {}, listing)
+    return MatchItem(
+        match_id=match.ref,
+        kind=kind,
+        kind_label=account_label(kind),
+        match_state=state,
+        match_state_label=account_label(state),
+        created_at=aware(match.created_at),
+        search_order_id=order_ref,
+        search_order_name=order_name,
+        listing_id=listing.ref,
+        listing_status=ListingStatus(listing.status),
+        listing_available=_available(listing),
+        summary=match_sentence(kind, order_name, detail, listing),
+        detail=detail,
+        listing=listings.summary(listing, include, None),
+    )
+
+
+# --- list_inquiries ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Thread:
+    count: int = 0
+    replied: bool = False
+    last_author: str = "seeker"
+
+
+def _threads(session: Session, inquiry_ids: Sequence[int]) -> dict[int, _Thread]:
+    threads: dict[int, _Thread] = {i: _Thread() for i in inquiry_ids}
+    if not inquiry_ids:
+        return threads
+    rows = session.execute(
+        select(InquiryMessage.inquiry_id, InquiryMessage.author)
+        .where(InquiryMessage.inquiry_id.in_(inquiry_ids))
+        .order_by(InquiryMessage.created_at, InquiryMessage.id)
+    )
+    for inquiry_id, author in rows:
+        thread = threads[inquiry_id]
+        thread.count += 1
+        thread.replied |= author == "office"
+        thread.last_author = author
+    return threads
+
+
+def _author(author: str, provider: str) -> str:
+    return provider if author == "office" else YOU
+
+
+def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryItem]:
+    seeker = ctx.seeker()
+    now = ctx.now()
+    statuses = sorted(set(args.status or []), key=list(InquiryStatus).index)
+    bound_to = _binding("list_inquiries", seeker.user_id, {"status": [s.value for s in statuses], "listing_id": args.listing_id})
+    walk: _Walk | None = None
+    if args.cursor:
+        _, walk = _Walk.decode(ctx.cursors.decode(args.cursor, binding=bound_to, snapshot=ACCOUNT_SNAPSHOT, now=now), 0)
+    with ctx.db.read_only() as session:
+        scoped = seeker.inquiries()
+        if statuses:
+            scoped = scoped.where(Inquiry.status.in_([s.value for s in statuses]))
+        if args.listing_id:
+            scoped = scoped.where(Inquiry.listing_id.in_(select(Listing.id).where(Listing.ref == args.listing_id)))
+        as_of = walk.as_of if walk else _newest(session, scoped)
+        if as_of is not None:
+            scoped = scoped.where(Inquiry.created_at <= as_of)
+        total = _count(session, scoped)
+        if walk:
+            _check_total(walk, total, "Deine Anfragen in diesem Umfang")
+        rows = list(
+            session.scalars(
+                scoped.where(*_keyset(Inquiry.created_at, Inquiry.ref, walk.after if walk else None))
+                .order_by(Inquiry.created_at.desc(), Inquiry.ref.asc())
+                .limit(args.limit + 1)
+            )
+        )
+        more = len(rows) > args.limit
+        rows = rows[: args.limit]
+        listing_rows = _load_listings(session, (i.listing_id for i in rows))
+        providers = _office_names(session, (i.office_id for i in rows))
+        threads = _threads(session, [i.id for i in rows])
+        account_has_inquiries = total > 0 or _count(session, seeker.inquiries()) > 0
+        items = []
+        for inquiry in rows:
+            listing, provider, thread = listing_rows[inquiry.listing_id], providers[inquiry.office_id], threads[inquiry.id]
+            status = InquiryStatus(inquiry.status)
+            items.append(
+                InquiryItem(
+                    inquiry_id=inquiry.ref,
+                    status=status,
+                    status_label=account_label(status),
+                    listing_id=listing.ref,
+                    listing_title=listing.title,
+                    listing_status=ListingStatus(listing.status),
+                    listing_available=_available(listing),
+                    provider=provider,
+                    created_at=aware(inquiry.created_at),
+                    last_message_at=aware(inquiry.last_message_at),
+                    last_message_from=_author(thread.last_author, provider),
+                    provider_replied=thread.replied,
+                    message_count=thread.count,
+                )
+            )
+        next_cursor = (
+            ctx.cursors.encode(
+                binding=bound_to,
+                snapshot=ACCOUNT_SNAPSHOT,
+                position=_Walk(as_of, total, None).encode([], rows[-1].created_at, rows[-1].ref),
+                now=now,
+            )
+            if more
+            else None
+        )
+    suggestions: list[Suggestion] = []
+    hint = None
+    if total == 0:
+        if not account_has_inquiries:
+            hint = "Du hast noch keine Anfrage gestellt; mit draft_inquiry entwirfst du eine an den Anbieter eines Inserats."
+        else:
+            limits = []
+            if statuses:
+                limits.append(f"im Status {_labels(statuses)}")
+                suggestions.append(Suggestion(arguments={"status": None}, reason="Anfragen in jedem Status zeigen"))
+            if args.listing_id:
+                limits.append(f"zum Inserat {args.listing_id}")
+                suggestions.append(Suggestion(arguments={"listing_id": None}, reason="Anfragen zu allen Inseraten zeigen"))
+            hint = f"Du hast keine Anfrage {' und '.join(limits)}."
+    return Page(
+        items=items,
+        total=total,
+        request=effective_request(args, {"status": [s.value for s in InquiryStatus]}, exclude={"cursor"}),
+        sort_key=INQUIRIES_SORT,
+        freshness=_live(now, f"anfragen-bis-{_iso(as_of)}" if as_of else "anfragen-live"),
+        next_cursor=next_cursor,
+        suggestions=suggestions,
+        empty_hint=hint,
+    )
+
+
+# --- get_inquiry ------------------------------------------------------------------------------
+
+
+def _shared_value(value: Any) -> str:
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, bool):
+        return "ja" if value else "nein"
+    if isinstance(value, int | float):
+        return _number(value)
+    if isinstance(value, list):
+        return ", ".join(_shared_value(v) for v in value) or "–"
+    if isinstance(value, dict):
+        return ", ".join(f"{SHARED_LABELS.get(k, k)}: {_shared_value(v)}" for k, v in value.items()) or "–"
+    return str(value)
+
+
+def shared_profile(profile: dict[str, Any] | None) -> list[SharedItem]:
+    return [SharedItem(key=key, label=SHARED_LABELS.get(key, key), value=_shared_value(value)) for key, value in (profile or {}).items()]
+
+
+def load_own_inquiry(session: Session, seeker: SeekerData, ref: str) -> Inquiry:
+    """One inquiry of this seeker; another seeker's inquiry is NOT_FOUND with the same sentence as a missing one."""
+    inquiry = session.scalar(
+        seeker.inquiries()
+        .where(Inquiry.ref == ref)
+        .options(
+            selectinload(Inquiry.messages),
+            selectinload(Inquiry.listing).selectinload(Listing.office),
+            selectinload(Inquiry.listing).selectinload(Listing.features),
+        )
+    )
+    if inquiry is None:
+        raise ToolFailure(ErrorCode.NOT_FOUND, f"Eine Anfrage {ref} gibt es in deinem Konto nicht: list_inquiries nennt deine Anfragen.")
+    return inquiry
+
+
+def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
+    seeker = ctx.seeker()
+    with ctx.db.read_only() as session:
+        inquiry = load_own_inquiry(session, seeker, args.inquiry_id)
+        provider = _office_names(session, [inquiry.office_id])[inquiry.office_id]
+        listing = inquiry.listing
+        status = InquiryStatus(inquiry.status)
+        messages = [
+            ThreadMessage(
+                author=_author(message.author, provider),
+                from_provider=message.author == "office",
+                sent_at=aware(message.created_at),
+                text=message.body,
+            )
+            for message in inquiry.messages
+        ]
+        return InquiryDetail(
+            inquiry_id=inquiry.ref,
+            status=status,
+            status_label=account_label(status),
+            provider=provider,
+            created_at=aware(inquiry.created_at),
+            last_message_at=aware(inquiry.last_message_at),
+            provider_replied=any(m.from_provider for m in messages),
+            listing_status=ListingStatus(listing.status),
+            listing_available=_available(listing),
+            listing=listings.summary(listing, args.include, None),
+            shared_profile=shared_profile(inquiry.shared_profile),
+            messages=messages,
+        )
+
+
+HANDLERS: dict[str, Handler] = {
+    "list_search_orders": list_search_orders,
+    "list_matches": list_matches,
+    "list_inquiries": list_inquiries,
+    "get_inquiry": get_inquiry,
+}

@@ -19,11 +19,14 @@ from contract.catalog import (
     ListingSummary,
     SearchListingsInput,
 )
-from contract.envelope import Page, ResultWarning, Tally, WarningCode
+from contract.envelope import Page, Tally
 from contract.errors import ErrorCode
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery, parse
+from shared.catalog.scope import empty_hint as _empty_hint
+from shared.catalog.scope import filter_warnings as _warnings
+from shared.catalog.scope import resolve_centre as _centre
 from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.runtime.context import ToolContext
@@ -38,65 +41,11 @@ ALL_OF_IT: dict[str, Any] = {
     "features": [],
     "status": ["published"],
 }
-UNKNOWN_VALUE = {"price": "ohne Preis (Preis auf Anfrage)", "living_area": "ohne Angabe der Wohnfläche", "rooms": "ohne Angabe der Zimmerzahl"}
 
 PRICE_BANDS: dict[MarketingType, list[tuple[float, float | None]]] = {
     MarketingType.buy: [(0, 200_000), (200_000, 400_000), (400_000, 700_000), (700_000, 1_000_000), (1_000_000, None)],
     MarketingType.rent: [(0, 500), (500, 1_000), (1_000, 1_500), (1_500, 2_500), (2_500, None)],
 }
-
-
-def _centre(session: Session, filters: CatalogFilters) -> engine.Centre | None:
-    near = filters.near
-    if near is None:
-        return None
-    if near.place:
-        resolved = engine.resolve_place(session, near.place)
-        if resolved is None:
-            raise ToolFailure(
-                ErrorCode.NOT_FOUND,
-                f"Den Ort {near.place!r} kennt der Katalog nicht: bitte einen deutschen Ortsnamen oder eine PLZ "
-                "angeben oder near mit latitude und longitude senden.",
-            )
-        latitude, longitude, name = resolved
-        return engine.Centre(latitude, longitude, near.radius_km, name)
-    assert near.latitude is not None and near.longitude is not None  # the contract validates the pair
-    return engine.Centre(near.latitude, near.longitude, near.radius_km, f"{near.latitude:.4f}, {near.longitude:.4f}")
-
-
-def _warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict[str, int]) -> list[ResultWarning]:
-    warnings: list[ResultWarning] = []
-    if filters.near is not None and "radius_km" not in filters.near.model_fields_set:
-        warnings.append(
-            ResultWarning(
-                code=WarningCode.DEFAULT_SCOPE_APPLIED,
-                message=f"Umkreis nicht angegeben: der Standard von {filters.near.radius_km:g} km wurde verwendet.",
-            )
-        )
-    if parsed.ignored:
-        warnings.append(
-            ResultWarning(
-                code=WarningCode.TERMS_IGNORED,
-                message="Nicht gesucht (Füllwort oder Wortanfang unter 3 Zeichen): " + ", ".join(parsed.ignored) + ".",
-            )
-        )
-    for name, n in excluded.items():
-        code = WarningCode.PRICE_ON_REQUEST_EXCLUDED if name == "price" else WarningCode.VALUE_UNKNOWN_EXCLUDED
-        warnings.append(
-            ResultWarning(code=code, message=f"{n} sonst passende Inserate {UNKNOWN_VALUE[name]} fallen durch den Filter auf {name}.")
-        )
-    return warnings
-
-
-def _empty_hint(filters: CatalogFilters, centre: engine.Centre | None) -> str:
-    parts = []
-    if filters.query:
-        parts.append(f"Volltext {filters.query!r} sucht ganze Wörter; ein Wortanfang mit * findet auch Zusammensetzungen.")
-    if centre is not None:
-        parts.append(f"Umkreis: {centre.radius_km:g} km um {centre.label}.")
-    if not parts:
-        parts.append("Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg.")
-    return " ".join(parts)
 
 
 class Scope:

@@ -1,4 +1,5 @@
-"""The ASGI application: both MCP endpoints (stateless Streamable HTTP), /healthz and /docs in one process."""
+"""The ASGI application: both MCP endpoints (stateless Streamable HTTP) as OAuth resource servers, the built-in
+authorization server with its sign-in pages (unless an external one is configured), /healthz and /docs in one process."""
 
 from __future__ import annotations
 
@@ -18,12 +19,16 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from shared.auth.external import JwksKeys, JwtTokenResolver
+from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
+from shared.auth.server import AuthorizationServer
 from shared.catalog.cursor import CursorCodec
 from shared.db.session import Database
 from shared.runtime.adapter import ServerDefinition, build_server
 from shared.runtime.context import ToolContext
 from shared.secrets import ensure_secret
 from shared.settings import Settings
+from shared.web.consent import SignInPages
 
 log = logging.getLogger("athaus.app")
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
@@ -52,13 +57,29 @@ def tool_context(settings: Settings, db: Database) -> ToolContext:
     return ToolContext(db=db, settings=settings, cursors=CursorCodec(secret.encode(), dt.timedelta(seconds=settings.cursor_ttl_seconds)))
 
 
+def auth_secret(settings: Settings, db: Database) -> str:
+    """Signs pending authorization requests, login sessions and CSRF tokens; shared by all instances."""
+    if settings.secret_key is not None:
+        return settings.secret_key
+    with db.unit_of_work() as session:
+        return ensure_secret(session, "oauth")
+
+
+def token_resolver(settings: Settings, db: Database) -> TokenResolver:
+    if settings.oauth_issuer and settings.oauth_jwks_url:
+        return JwtTokenResolver(settings, db, JwksKeys(settings.oauth_jwks_url))
+    return StoredTokenResolver(settings, db)
+
+
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
     )
+    resolver = token_resolver(settings, db)
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[BaseRoute] = []
+    served: list[str] = []
     for path, definition in server_definitions().items():
         if only and path != only:
             continue
@@ -66,9 +87,21 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             app=build_server(definition, context, version()), stateless=True, json_response=True, security_settings=security
         )
         managers.append(manager)
-        routes.append(Route(f"/{path}/mcp", endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"]))
-
-    served = [route.path for route in routes if isinstance(route, Route)]
+        endpoint = BearerAuthentication(
+            StreamableHTTPASGIApp(manager),
+            server=definition.name,
+            settings=settings,
+            resolver=resolver,
+            # A server without public tools has nothing to offer anonymously; its 401 starts the client's sign-in.
+            require_token=all(spec.right.scope for spec in definition.tools),
+        )
+        served.append(f"/{path}/mcp")
+        routes.append(Route(served[-1], endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+        routes.append(protected_resource_route(settings, definition.name))
+    if settings.oauth_issuer is None:
+        secret = auth_secret(settings, db)
+        authorization_server = AuthorizationServer(settings, db, secret)
+        routes += [*authorization_server.routes(), *SignInPages(authorization_server, secret).routes()]
 
     async def healthz(request: Request) -> JSONResponse:
         try:

@@ -1,4 +1,4 @@
-"""The `athaus` command: serve, db upgrade, demo seed, docs build|check."""
+"""The `athaus` command: serve, db upgrade, demo seed, docs build|check, token."""
 
 from __future__ import annotations
 
@@ -84,6 +84,39 @@ def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
+    from contract.rights import ServerName
+    from shared.auth.access import SERVER_TITLES, account_by_email, allowed_scopes, server_scopes
+    from shared.auth.tokens import mint_access_token
+
+    if not settings.development:
+        print("Tokens gibt `athaus token` nur im Entwicklungsmodus aus (ATHAUS_DEVELOPMENT=true).", file=sys.stderr)
+        return 1
+    if settings.oauth_issuer:
+        print("Mit ATHAUS_OAUTH_ISSUER stellt der externe Autorisierungsserver die Tokens aus, nicht `athaus token`.", file=sys.stderr)
+        return 1
+    server = ServerName(args.server)
+    db = _database(settings)
+    upgrade(db.engine)
+    with db.unit_of_work() as session:
+        account = account_by_email(session, args.user)
+        if account is None:
+            print(f"Kein Konto mit der E-Mail-Adresse {args.user}.", file=sys.stderr)
+            return 1
+        allowed = allowed_scopes(account, server)
+        rights = args.rights or [scope for scope in server_scopes(server) if scope in allowed]
+        refused = [right for right in rights if right not in allowed]
+        if not allowed or refused:
+            wanted = " ".join(refused or server_scopes(server))
+            print(f"Das Konto {account.email} kann auf {SERVER_TITLES[server]} diese Rechte nicht erhalten: {wanted}.", file=sys.stderr)
+            return 1
+        issued = mint_access_token(
+            session, user_id=account.user_id, client_id="athaus-cli", resource=settings.resource_url(server.value), scopes=rights
+        )
+    print(issued.access_token)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="athaus", description="Athaus MCP-Server")
     commands = root.add_subparsers(dest="command", required=True)
@@ -108,6 +141,12 @@ def parser() -> argparse.ArgumentParser:
     docs.add_argument("action", choices=["build", "check"])
     docs.add_argument("--root", default="docs")
     docs.set_defaults(run=cmd_docs)
+
+    token = commands.add_parser("token", help="Zugangstoken für ein Konto ausgeben (nur im Entwicklungsmodus)")
+    token.add_argument("--user", required=True, help="E-Mail-Adresse des Kontos")
+    token.add_argument("--server", required=True, choices=["makler", "suche"])
+    token.add_argument("--rights", nargs="+", metavar="SCOPE", help="Rechte (Standard: alle, die das Konto dort haben kann)")
+    token.set_defaults(run=cmd_token)
     return root
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path("var")
@@ -40,6 +40,30 @@ class Settings(BaseSettings):
     demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
     demo_listings: int = 2400
     log_level: str = "INFO"
+    oauth_issuer: str | None = Field(
+        default=None,
+        description="Issuer of an external OAuth authorization server; when set, the built-in one is not mounted "
+        "and both MCP servers accept only its JWT access tokens.",
+    )
+    oauth_jwks_url: str | None = Field(
+        default=None, description="JWKS of the external authorization server (required with ATHAUS_OAUTH_ISSUER)."
+    )
+    oauth_user_claim: str = Field(
+        default="email",
+        description="Claim of an external access token that holds the Athaus account's e-mail address ('sub' if the "
+        "authorization server puts it there).",
+    )
+
+    @model_validator(mode="after")
+    def _external_issuer_comes_with_keys(self) -> Settings:
+        if bool(self.oauth_issuer) != bool(self.oauth_jwks_url):
+            raise ValueError("ATHAUS_OAUTH_ISSUER and ATHAUS_OAUTH_JWKS_URL are set together (an external authorization server)")
+        return self
+
+    @property
+    def issuer(self) -> str:
+        """The authorization server both MCP servers trust: the external one, or the built-in one at public_url."""
+        return self.oauth_issuer or self.public_url.rstrip("/")
 
     def resource_url(self, server: str) -> str:
         """The RFC 8707 resource identifier of one MCP server (its endpoint URL)."""

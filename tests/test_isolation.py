@@ -171,7 +171,8 @@ def test_no_tool_returns_foreign_data(definition: ServerDefinition, tool: str, d
         text = str(getattr(result, "structured_content", None)) + " ".join(
             c.text for c in getattr(result, "content", []) if hasattr(c, "text")
         )
-        foreign = sorted(ref for ref in set(REF.findall(text)) if not allowed(ref, who, ownership))
+        echoed = set(REF.findall(str(args)))  # the caller's own input may be repeated back; it reveals nothing
+        foreign = sorted(ref for ref in set(REF.findall(text)) - echoed if not allowed(ref, who, ownership))
         assert not foreign, f"{tool} as {who.kind} {who.office_id or who.user_id} returned {foreign[:5]}"
         leaked = set(EMAIL.findall(text)) - allowed_emails(who, ownership)
         assert not leaked, f"{tool} returned foreign e-mail addresses {sorted(leaked)[:3]}"

@@ -66,7 +66,6 @@ class Listing(Base):
 
     __tablename__ = "listings"
     __table_args__ = (
-        Index("ix_listings_status_published", "status", "published_at", "id"),
         Index("ix_listings_price", "status", "price", "id"),
         Index("ix_listings_area", "status", "living_area", "id"),
         Index("ix_listings_geo", "latitude", "longitude"),
@@ -135,6 +134,12 @@ class Listing(Base):
 
     office: Mapped[Office] = relationship(back_populates="listings")
     features: Mapped[list[ListingFeature]] = relationship(cascade="all, delete-orphan", order_by="ListingFeature.feature")
+
+
+# The newest-first order (published_at DESC NULLS LAST, id) read straight from an index, so a page
+# stops after `limit` rows. SQLite puts NULLs last in a DESC index and has no NULLS clause in DDL.
+Index("ix_listings_newest", Listing.status, Listing.published_at.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
+Index("ix_listings_newest", Listing.status, Listing.published_at.desc(), Listing.id).ddl_if(dialect="sqlite")
 
 
 class ListingFeature(Base):

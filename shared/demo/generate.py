@@ -26,6 +26,7 @@ from shared.db.models import Listing, ListingFeature, ListingTerm, Office, Place
 from shared.demo.places import DEMO_PLACES, DemoPlace, in_district
 
 DEMO_NOW = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC)
+DEFAULT_SEED = 7
 CHUNK_SIZE = 2_000
 OFFICE_COUNT = 40
 PUBLICATION_WINDOW = dt.timedelta(days=120)
@@ -46,10 +47,14 @@ class SeedSummary:
     places: int
     listings: int
     published: int
+    users: int
+    inquiries: int
+    search_orders: int
 
 
-def seed_demo(engine: Engine, listings: int = 2400, seed: int = 7) -> SeedSummary:
-    """Fill an empty, migrated database with places, offices and `listings` demo listings.
+def seed_demo(engine: Engine, listings: int = 2400, seed: int = DEFAULT_SEED) -> SeedSummary:
+    """Fill an empty, migrated database with places, offices and `listings` demo listings, then the demo
+    accounts around them (shared.demo.accounts: brokers, seekers, saved searches, inquiries, …).
 
     Raises CatalogNotEmptyError when listings, offices or places already exist.
     """
@@ -86,11 +91,26 @@ def seed_demo(engine: Engine, listings: int = 2400, seed: int = 7) -> SeedSummar
             if feature_rows:
                 connection.execute(insert(ListingFeature), feature_rows)
             connection.execute(insert(ListingTerm), index_rows)
-        _advance_id_sequences(connection)
+        # Imported here: the accounts module builds on this one. It draws from a Random of its own.
+        from shared.demo.accounts import ACCOUNT_MODELS_WITH_IDS, seed_accounts
+
+        accounts = seed_accounts(connection, offices, seed)
+        _advance_id_sequences(connection, (Place, Office, Listing, *ACCOUNT_MODELS_WITH_IDS))
         with Session(bind=connection) as session:
             bump_revision(session, now=DEMO_NOW)
             session.flush()
-    return SeedSummary(offices=len(offices), places=len(places), listings=listings, published=published)
+    with engine.begin() as connection:
+        # Fresh statistics, or the planner picks weak indexes on a freshly loaded catalog (bench/README.md).
+        connection.execute(text("ANALYZE"))
+    return SeedSummary(
+        offices=len(offices),
+        places=len(places),
+        listings=listings,
+        published=published,
+        users=accounts.users,
+        inquiries=accounts.inquiries,
+        search_orders=accounts.search_orders,
+    )
 
 
 def _require_empty(connection: Connection) -> None:
@@ -101,11 +121,11 @@ def _require_empty(connection: Connection) -> None:
             )
 
 
-def _advance_id_sequences(connection: Connection) -> None:
+def _advance_id_sequences(connection: Connection, models: Sequence[Any]) -> None:
     """Ids were given explicitly; PostgreSQL's sequences must continue after them for later inserts."""
     if connection.dialect.name != "postgresql":
         return
-    for model in (Place, Office, Listing):
+    for model in models:
         table = model.__tablename__
         connection.execute(
             text(

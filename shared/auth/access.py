@@ -1,0 +1,78 @@
+"""Which rights an account may hold on which server, and the Principal a verified token stands for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from contract import broker, search
+from contract.rights import RIGHTS, Right, ServerName
+from shared.auth.principal import Principal
+from shared.db.models import OfficeMember, User
+
+SERVER_TITLES: dict[ServerName, str] = {ServerName.broker: broker.TITLE, ServerName.search: search.TITLE}
+
+
+@dataclass(frozen=True)
+class Account:
+    """A user with the office membership that decides their rights, read in one session."""
+
+    user_id: int
+    email: str
+    name: str
+    kind: str  # seeker | broker
+    office_id: int | None
+    office_role: str | None
+
+
+def server_rights(server: ServerName) -> tuple[Right, ...]:
+    """The rights a token for `server` can carry, in the order of the rights table (public access is none)."""
+    return tuple(right for right in RIGHTS[server] if right.scope is not None)
+
+
+def server_scopes(server: ServerName) -> list[str]:
+    return [right.scope for right in server_rights(server) if right.scope is not None]
+
+
+def allowed_scopes(account: Account, server: ServerName) -> frozenset[str]:
+    """Brokers of an office hold the broker rights, seekers the seeker rights; nobody holds both."""
+    if server is ServerName.broker:
+        eligible = account.kind == "broker" and account.office_id is not None
+    else:
+        eligible = account.kind == "seeker"
+    return frozenset(server_scopes(server)) if eligible else frozenset()
+
+
+def account_of(session: Session, user: User | None) -> Account | None:
+    if user is None:
+        return None
+    membership = session.scalar(select(OfficeMember).where(OfficeMember.user_id == user.id))
+    return Account(
+        user_id=user.id,
+        email=user.email,
+        name=user.name,
+        kind=user.kind,
+        office_id=membership.office_id if membership else None,
+        office_role=membership.role if membership else None,
+    )
+
+
+def account_by_email(session: Session, email: str) -> Account | None:
+    """E-mail addresses are compared case-insensitively: people type them either way."""
+    return account_of(session, session.scalar(select(User).where(func.lower(User.email) == email.strip().lower())))
+
+
+def build_principal(account: Account, scopes: Iterable[str], server: ServerName, resource: str, client_id: str | None) -> Principal:
+    """The caller behind a valid token; rights the account may no longer hold (e.g. it left its office) are dropped."""
+    return Principal(
+        user_id=account.user_id,
+        kind=account.kind,
+        office_id=account.office_id,
+        office_role=account.office_role,
+        scopes=frozenset(scopes) & allowed_scopes(account, server),
+        resource=resource,
+        client_id=client_id,
+    )

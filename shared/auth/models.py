@@ -1,0 +1,77 @@
+"""Tables of the built-in authorization server. Codes and tokens are kept only as SHA-256 digests."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from shared.db.models import Base, utcnow
+
+# A Client ID Metadata Document's URL is the client_id, so client ids can be long.
+CLIENT_ID = String(500)
+DIGEST = String(64)  # sha256, hex
+
+
+class OAuthClient(Base):
+    """A client registered by dynamic client registration (RFC 7591); CIMD clients are fetched, not stored."""
+
+    __tablename__ = "oauth_clients"
+
+    client_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    secret_hash: Mapped[str | None] = mapped_column(DIGEST)  # None: public client (token_endpoint_auth_method none)
+    registration: Mapped[dict[str, Any]] = mapped_column(JSON)  # the registered metadata, without the secret
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class OAuthGrant(Base):
+    """One consent of a user for a client and one MCP server: the family of every token issued from it.
+
+    Revoking the grant ends all of its access and refresh tokens at once (revocation, refresh reuse).
+    """
+
+    __tablename__ = "oauth_grants"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client_id: Mapped[str] = mapped_column(CLIENT_ID)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    resource: Mapped[str] = mapped_column(String(300))  # RFC 8707: the one server the tokens are for
+    scopes: Mapped[str] = mapped_column(String(500))  # granted on the consent page, space-separated
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class OAuthCode(Base):
+    """An authorization code: single use, five minutes, bound to client, redirect URI, PKCE challenge and resource."""
+
+    __tablename__ = "oauth_codes"
+
+    code_hash: Mapped[str] = mapped_column(DIGEST, primary_key=True)
+    client_id: Mapped[str] = mapped_column(CLIENT_ID)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    redirect_uri: Mapped[str] = mapped_column(String(1000))
+    code_challenge: Mapped[str] = mapped_column(String(128))
+    resource: Mapped[str] = mapped_column(String(300))
+    scopes: Mapped[str] = mapped_column(String(500))
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # Set on exchange, so a replayed code can revoke what it was exchanged for (OAuth 2.1 §4.1.3).
+    grant_id: Mapped[int | None] = mapped_column(ForeignKey("oauth_grants.id"))
+
+
+class IssuedToken(Base):
+    """An access token (one hour) or refresh token (30 days, rotated on every use) of one grant."""
+
+    __tablename__ = "oauth_tokens"
+
+    token_hash: Mapped[str] = mapped_column(DIGEST, primary_key=True)
+    grant_id: Mapped[int] = mapped_column(ForeignKey("oauth_grants.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # access | refresh
+    scopes: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    rotated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))  # refresh: when it was used
+
+    grant: Mapped[OAuthGrant] = relationship()

@@ -1,0 +1,116 @@
+"""Both MCP servers as OAuth resource servers: RFC 9728 metadata and the bearer-token middleware.
+
+The middleware turns `Authorization: Bearer …` into a Principal under PRINCIPAL_SCOPE_KEY. A token
+that is unknown, expired, revoked or issued for the other server (RFC 8707 audience) is answered with
+401 and `error="invalid_token"`. Without a token, a server whose every tool needs a right answers 401
+with the bare challenge (that is how ChatGPT and Claude find the authorization server); the other
+passes the request on without a principal, so its public tools keep working.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Protocol
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.routes import cors_middleware
+from mcp.shared.auth import ProtectedResourceMetadata
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from contract.rights import ServerName
+from shared.auth.access import SERVER_TITLES, account_of, build_principal, server_scopes
+from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
+from shared.auth.tokens import resolve_access_token
+from shared.db.models import User
+from shared.db.session import Database
+from shared.settings import Settings
+
+log = logging.getLogger("athaus.oauth")
+
+
+class TokenResolver(Protocol):
+    async def principal(self, token: str, server: ServerName) -> Principal | None:
+        """The caller a valid access token for `server` stands for; None for any token this server must refuse."""
+        ...
+
+
+class StoredTokenResolver:
+    """Access tokens of the built-in authorization server, looked up by their digest."""
+
+    def __init__(self, settings: Settings, db: Database) -> None:
+        self.settings = settings
+        self.db = db
+
+    async def principal(self, token: str, server: ServerName) -> Principal | None:
+        return await anyio.to_thread.run_sync(self._resolve, token, server)
+
+    def _resolve(self, token: str, server: ServerName) -> Principal | None:
+        resource = self.settings.resource_url(server.value)
+        with self.db.read_only() as session:
+            access = resolve_access_token(session, token)
+            if access is None or access.resource != resource:
+                return None
+            account = account_of(session, session.get(User, access.user_id))
+        return build_principal(account, access.scopes, server, resource, access.client_id) if account else None
+
+
+class BearerAuthentication:
+    """ASGI middleware in front of one MCP endpoint."""
+
+    def __init__(self, app: ASGIApp, *, server: ServerName, settings: Settings, resolver: TokenResolver, require_token: bool) -> None:
+        self.app = app
+        self.server = server
+        self.resolver = resolver
+        self.require_token = require_token
+        self.resource_metadata_url = settings.resource_metadata_url(server.value)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        authorization = Headers(scope=scope).get("authorization")
+        if authorization is None:
+            if self.require_token:
+                message = f"{SERVER_TITLES[self.server]} braucht eine Anmeldung: bitte das Athaus-Konto verbinden."
+                await self._challenge(None, message)(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+            return
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip()
+        principal = await self.resolver.principal(token, self.server) if scheme.lower() == "bearer" and token else None
+        if principal is None:
+            log.info(json.dumps({"event": "token_refused", "server": self.server.value}))
+            message = "Das Zugangstoken ist ungültig, abgelaufen, widerrufen oder für einen anderen Server ausgestellt."
+            await self._challenge("invalid_token", message)(scope, receive, send)
+            return
+        await self.app({**scope, PRINCIPAL_SCOPE_KEY: principal}, receive, send)
+
+    def _challenge(self, error: str | None, message: str) -> JSONResponse:
+        challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'
+        body = {"error_description": message}
+        if error:
+            challenge += f', error="{error}"'
+            body = {"error": error, **body}
+        return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
+
+
+def protected_resource_route(settings: Settings, server: ServerName) -> Route:
+    """RFC 9728 metadata of one MCP server, at the address its 401 challenge names."""
+    metadata = ProtectedResourceMetadata.model_validate(
+        {
+            "resource": settings.resource_url(server.value),
+            "authorization_servers": [settings.issuer],
+            "scopes_supported": server_scopes(server),
+            "bearer_methods_supported": ["header"],
+            "resource_name": SERVER_TITLES[server],
+        }
+    )
+    path = urlsplit(settings.resource_metadata_url(server.value)).path
+    return Route(path, endpoint=cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"])

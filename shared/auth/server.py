@@ -1,0 +1,291 @@
+"""The built-in OAuth 2.1 authorization server: RFC 8414 metadata, authorize, token, revocation, registration.
+
+From the SDK it takes the metadata model and handler, the dynamic client registration handler (RFC 7591)
+and the wire models. Authorize, token and revocation are our own: they require the RFC 8707 `resource`
+and bind everything to it, put RFC 9207 `iss` into every authorization response, accept Client ID
+Metadata Documents, rotate refresh tokens with reuse detection, and accept public clients at
+revocation, none of which the SDK handlers do. The sign-in itself is in `shared.web.consent`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+from urllib.parse import quote, urlsplit
+
+import anyio.to_thread
+from mcp.server.auth.handlers.metadata import MetadataHandler
+from mcp.server.auth.handlers.register import RegistrationHandler
+from mcp.server.auth.json_response import PydanticJSONResponse
+from mcp.server.auth.provider import OAuthAuthorizationServerProvider, construct_redirect_uri
+from mcp.server.auth.routes import build_metadata, cors_middleware, validate_issuer_url
+from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from mcp.shared.auth import OAuthMetadata, OAuthToken
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from pydantic import AnyHttpUrl
+from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route, request_response
+from starlette.types import ASGIApp
+
+from contract.rights import ServerName
+from shared.auth import tokens
+from shared.auth.access import server_scopes
+from shared.auth.clients import ClientRegistry
+from shared.auth.signing import Signer
+from shared.db.session import Database
+from shared.settings import Settings
+from shared.web.pages import CONSENT_PATH, error_page
+
+log = logging.getLogger("athaus.oauth")
+T = TypeVar("T")
+
+PENDING_TTL_SECONDS = 900  # time to sign in and decide on the consent page
+CODE_CHALLENGE = re.compile(r"^[A-Za-z0-9\-_]{43}$")  # base64url of a SHA-256 digest, unpadded
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+# Registration may name the rights of both servers; which ones a token carries is decided per authorization.
+REGISTRATION = ClientRegistrationOptions(enabled=True, valid_scopes=[scope for server in ServerName for scope in server_scopes(server)])
+
+
+def canonical_resource(url: str) -> str:
+    """RFC 8707 resource as compared here: scheme and host case-insensitive, no trailing slash."""
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}" + (f"?{parts.query}" if parts.query else "")
+
+
+@dataclass(frozen=True)
+class PendingAuthorization:
+    """A validated authorization request, carried signed through login and consent."""
+
+    client_id: str
+    redirect_uri: str
+    state: str | None
+    code_challenge: str
+    server: ServerName
+    resource: str
+    scopes: tuple[str, ...]
+
+
+class AuthorizationServer:
+    def __init__(self, settings: Settings, db: Database, secret: str) -> None:
+        self.settings = settings
+        self.db = db
+        self.issuer = settings.issuer
+        validate_issuer_url(AnyHttpUrl(self.issuer))
+        self.clients = ClientRegistry(db)
+        self.signer = Signer(secret, "oauth-authorization-request")
+        self.servers = {canonical_resource(settings.resource_url(server.value)): server for server in ServerName}
+
+    def server_for(self, resource: str | None) -> ServerName | None:
+        return self.servers.get(canonical_resource(resource)) if resource else None
+
+    def seal(self, pending: PendingAuthorization) -> str:
+        return self.signer.dumps(
+            {
+                "client_id": pending.client_id,
+                "redirect_uri": pending.redirect_uri,
+                "state": pending.state,
+                "code_challenge": pending.code_challenge,
+                "server": pending.server.value,
+                "scopes": list(pending.scopes),
+            },
+            PENDING_TTL_SECONDS,
+        )
+
+    def unseal(self, token: str | None) -> PendingAuthorization | None:
+        payload = self.signer.loads(token) if token else None
+        if payload is None:
+            return None
+        server = ServerName(payload["server"])
+        return PendingAuthorization(
+            client_id=payload["client_id"],
+            redirect_uri=payload["redirect_uri"],
+            state=payload["state"],
+            code_challenge=payload["code_challenge"],
+            server=server,
+            resource=self.settings.resource_url(server.value),
+            scopes=tuple(payload["scopes"]),
+        )
+
+    def respond(self, redirect_uri: str, state: str | None, status_code: int = 302, **params: str) -> Response:
+        """The authorization response at the client's redirect URI, always with `iss` (RFC 9207)."""
+        url = construct_redirect_uri(redirect_uri, **params, state=state, iss=self.issuer)
+        return RedirectResponse(url, status_code=status_code, headers={"Cache-Control": "no-store"})
+
+    def metadata(self) -> OAuthMetadata:
+        base = build_metadata(AnyHttpUrl(self.issuer), None, REGISTRATION, RevocationOptions(enabled=True))
+        methods = ["none", "client_secret_post", "client_secret_basic"]
+        return OAuthMetadata.model_validate(
+            {
+                **base.model_dump(mode="json", exclude_none=True),
+                # As configured, not as a URL type renders it: clients compare the issuer as a plain string.
+                "issuer": self.issuer,
+                "token_endpoint_auth_methods_supported": methods,
+                "revocation_endpoint_auth_methods_supported": methods,
+                "client_id_metadata_document_supported": True,
+                "authorization_response_iss_parameter_supported": True,
+            }
+        )
+
+    async def authorize(self, request: Request) -> Response:
+        params = request.query_params
+        client_id = params.get("client_id")
+        client = await self.clients.get(client_id) if client_id else None
+        if client is None:
+            return error_page(
+                "Unbekannte Anwendung",
+                "Die Anwendung, die diese Anmeldung gestartet hat, ist bei Athaus nicht bekannt. Bitte die Verbindung in der Anwendung neu einrichten.",
+            )
+        redirect_uri = client.redirect_uri_for(params.get("redirect_uri"))
+        if redirect_uri is None:
+            # Never redirect to an address the client did not register: show the error here.
+            return error_page(
+                "Ungültige Rücksprungadresse",
+                "Die Anwendung hat eine Rücksprungadresse angegeben, die für sie nicht registriert ist. Die Anmeldung wurde abgebrochen.",
+            )
+        state = params.get("state")
+
+        def refuse(error: str, description: str) -> Response:
+            return self.respond(redirect_uri, state, error=error, error_description=description)
+
+        if params.get("response_type") != "code":
+            return refuse("unsupported_response_type", "Nur response_type=code wird unterstützt.")
+        challenge = params.get("code_challenge", "")
+        if params.get("code_challenge_method") != "S256" or not CODE_CHALLENGE.match(challenge):
+            return refuse("invalid_request", "PKCE ist Pflicht: code_challenge mit code_challenge_method=S256.")
+        server = self.server_for(params.get("resource"))
+        if server is None:
+            return refuse("invalid_target", "resource muss die Adresse eines Athaus-MCP-Servers sein (RFC 8707).")
+        offered = server_scopes(server)
+        requested = params.get("scope", "").split() or offered
+        unknown = [scope for scope in requested if scope not in offered]
+        if unknown:
+            return refuse("invalid_scope", f"Unbekannte Rechte für diesen Server: {' '.join(unknown)}")
+        pending = PendingAuthorization(
+            client_id=client.client_id,
+            redirect_uri=redirect_uri,
+            state=state,
+            code_challenge=challenge,
+            server=server,
+            resource=self.settings.resource_url(server.value),
+            scopes=tuple(scope for scope in offered if scope in requested),
+        )
+        return RedirectResponse(f"{CONSENT_PATH}?anfrage={quote(self.seal(pending))}", status_code=303, headers={"Cache-Control": "no-store"})
+
+    async def token(self, request: Request) -> Response:
+        form = await request.form()
+        client = await self.clients.authenticate(form, request.headers.get("authorization"))
+        if client is None:
+            return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
+        grant_type = _text(form, "grant_type")
+        if grant_type not in ("authorization_code", "refresh_token"):
+            return _token_error("unsupported_grant_type", "Unterstützt: authorization_code und refresh_token.")
+        if grant_type not in client.grant_types:
+            return _token_error("unauthorized_client", f"Die Anwendung ist nicht für {grant_type} registriert.")
+        # RFC 8707 at the token endpoint: optional, but if given it must name the resource the grant is bound to.
+        requested = _text(form, "resource")
+        server = self.server_for(requested)
+        if requested and server is None:
+            return _token_error("invalid_target", "resource muss die Adresse eines Athaus-MCP-Servers sein (RFC 8707).")
+        resource = self.settings.resource_url(server.value) if server else None
+        if grant_type == "authorization_code":
+            code, verifier = _text(form, "code"), _text(form, "code_verifier")
+            if not code or not verifier:
+                return _token_error("invalid_request", "code und code_verifier sind Pflicht.")
+            outcome = await self._in_transaction(
+                lambda session: tokens.redeem_code(
+                    session,
+                    code=code,
+                    client_id=client.client_id,
+                    redirect_uri=_text(form, "redirect_uri"),
+                    code_verifier=verifier,
+                    resource=resource,
+                )
+            )
+        else:
+            refresh_token = _text(form, "refresh_token")
+            if not refresh_token:
+                return _token_error("invalid_request", "refresh_token ist Pflicht.")
+            scope = _text(form, "scope")
+            outcome = await self._in_transaction(
+                lambda session: tokens.refresh(
+                    session,
+                    refresh_token=refresh_token,
+                    client_id=client.client_id,
+                    scopes=scope.split() if scope else None,
+                    resource=resource,
+                )
+            )
+        if isinstance(outcome, tokens.Refusal):
+            log.info(json.dumps({"event": "token_refused", "client_id": client.client_id, "grant_type": grant_type, "error": outcome.error}))
+            return _token_error(outcome.error, outcome.description)
+        issued = OAuthToken(
+            access_token=outcome.access_token,
+            expires_in=outcome.expires_in,
+            scope=" ".join(outcome.scopes),
+            refresh_token=outcome.refresh_token,
+        )
+        return PydanticJSONResponse(content=issued, headers=NO_STORE)
+
+    async def revoke(self, request: Request) -> Response:
+        form = await request.form()
+        client = await self.clients.authenticate(form, request.headers.get("authorization"))
+        if client is None:
+            return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
+        token = _text(form, "token")
+        if not token:
+            return _token_error("invalid_request", "token ist Pflicht.")
+        await self._in_transaction(lambda session: tokens.revoke(session, token=token, client_id=client.client_id))
+        return Response(status_code=200, headers=NO_STORE)
+
+    def routes(self) -> list[BaseRoute]:
+        registration = RegistrationHandler(
+            # The registration handler only calls register_client; the rest of the provider protocol is ours above.
+            cast(OAuthAuthorizationServerProvider[Any, Any, Any], self.clients),
+            REGISTRATION,
+        )
+        return [
+            Route(
+                "/.well-known/oauth-authorization-server",
+                endpoint=cors_middleware(MetadataHandler(self.metadata()).handle, ["GET", "OPTIONS"]),
+                methods=["GET", "OPTIONS"],
+            ),
+            # No CORS on /authorize: a browser navigates there, scripts have no business calling it.
+            Route("/authorize", endpoint=self.authorize, methods=["GET"]),
+            Route("/token", endpoint=_api(self.token), methods=["POST", "OPTIONS"]),
+            Route("/revoke", endpoint=_api(self.revoke), methods=["POST", "OPTIONS"]),
+            Route("/register", endpoint=_api(registration.handle), methods=["POST", "OPTIONS"]),
+        ]
+
+    async def _in_transaction(self, work: Callable[[Session], T]) -> T:
+        def run() -> T:
+            with self.db.unit_of_work() as session:
+                return work(session)
+
+        return await anyio.to_thread.run_sync(run)
+
+
+def _api(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+    """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
+    limited = RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE)
+    return CORSMiddleware(limited, allow_origins=["*"], allow_methods=["POST", "OPTIONS"], allow_headers=[MCP_PROTOCOL_VERSION_HEADER])
+
+
+def _text(form: FormData, key: str) -> str | None:
+    value = form.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _token_error(error: str, description: str, status: int = 400) -> Response:
+    headers = dict(NO_STORE)
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Basic realm="athaus"'
+    return JSONResponse({"error": error, "error_description": description}, status_code=status, headers=headers)

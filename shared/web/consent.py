@@ -1,0 +1,218 @@
+"""Login and consent of the built-in authorization server, as German server-rendered pages.
+
+Stateless on the server: the pending authorization request travels signed in the `anfrage` parameter,
+the login is a signed cookie. Every form carries a CSRF token bound to a cookie nonce (signed
+double submit); a POST without it is refused with 403.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import secrets
+from urllib.parse import quote, urlsplit
+
+import anyio.to_thread
+from sqlalchemy import func, select
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from contract.rights import ServerName
+from shared.auth import tokens
+from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
+from shared.auth.clients import LOOPBACK_HOSTS
+from shared.auth.passwords import hash_password, verify_password
+from shared.auth.server import AuthorizationServer, PendingAuthorization
+from shared.auth.signing import Signer
+from shared.db.models import User
+from shared.web.pages import CONSENT_PATH, LOGIN_PATH, consent_page, error_page, login_page, refusal_page, secured, see_other
+
+SESSION_COOKIE = "athaus_sitzung"
+CSRF_COOKIE = "athaus_csrf"
+COOKIE_PATH = "/oauth"
+SESSION_TTL_SECONDS = 12 * 3600
+
+EXPIRED = (
+    "Anmeldung abgelaufen",
+    "Diese Anmeldung ist abgelaufen oder unvollständig. Bitte die Verbindung in der Anwendung erneut starten.",
+)
+
+
+@functools.cache
+def _decoy_hash() -> str:
+    # Verifying against a real hash for unknown addresses keeps their response time equal to a wrong password.
+    return hash_password("decoy")
+
+
+class SignInPages:
+    def __init__(self, server: AuthorizationServer, secret: str) -> None:
+        self.server = server
+        self.sessions = Signer(secret, "web-session")
+        self.csrf = Signer(secret, "web-csrf")
+        public = urlsplit(server.settings.public_url)
+        # Secure cookies would never come back over plain http, which only a local development setup uses.
+        self.secure_cookies = not (server.settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
+            Route(CONSENT_PATH, endpoint=self.consent, methods=["GET", "POST"]),
+        ]
+
+    async def login(self, request: Request) -> Response:
+        form = await request.form() if request.method == "POST" else None
+        if form is not None and not self._csrf_valid(request, form):
+            return _csrf_refused()
+        request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
+        pending = self.server.unseal(request_token)
+        client = await self.server.clients.get(pending.client_id) if pending else None
+        if pending is None or client is None or request_token is None:
+            return error_page(*EXPIRED)
+        nonce, csrf_token = self._csrf_pair(request)
+        page = functools.partial(
+            login_page,
+            client_name=client.display_name,
+            server_title=SERVER_TITLES[pending.server],
+            request_token=request_token,
+            csrf_token=csrf_token,
+        )
+        if form is None:
+            return self._with_csrf_cookie(page(), nonce)
+        email = _field(form, "email") or ""
+        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
+        if user_id is None:
+            return self._with_csrf_cookie(page(email=email, failed=True), nonce)
+        response = see_other(f"{CONSENT_PATH}?anfrage={quote(request_token)}")
+        self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
+        return response
+
+    async def consent(self, request: Request) -> Response:
+        form = await request.form() if request.method == "POST" else None
+        if form is not None and not self._csrf_valid(request, form):
+            return _csrf_refused()
+        request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
+        pending = self.server.unseal(request_token)
+        if pending is None or request_token is None:
+            return error_page(*EXPIRED)
+        account = await anyio.to_thread.run_sync(self._account, self._session_user(request))
+        if account is None:
+            return see_other(f"{LOGIN_PATH}?anfrage={quote(request_token)}")
+        allowed = allowed_scopes(account, pending.server)
+        if form is not None:
+            chosen = [value for value in form.getlist("scope") if isinstance(value, str)]
+            return await self._decide(pending, account, chosen, allowed, _field(form, "entscheidung"))
+        client = await self.server.clients.get(pending.client_id)
+        if client is None:
+            return error_page(*EXPIRED)
+        nonce, csrf_token = self._csrf_pair(request)
+        rights = [right for right in server_rights(pending.server) if right.scope in pending.scopes and right.scope in allowed]
+        if not rights:
+            page = refusal_page(
+                message=_why_not(account, pending.server), user_name=account.name, request_token=request_token, csrf_token=csrf_token
+            )
+            return self._with_csrf_cookie(page, nonce)
+        redirect = urlsplit(pending.redirect_uri)
+        page = consent_page(
+            client_name=client.display_name,
+            server_title=SERVER_TITLES[pending.server],
+            user_name=account.name,
+            user_email=account.email,
+            redirect_host=redirect.netloc,
+            loopback=redirect.hostname in LOOPBACK_HOSTS,
+            rights=rights,
+            request_token=request_token,
+            csrf_token=csrf_token,
+        )
+        return self._with_csrf_cookie(page, nonce)
+
+    async def _decide(
+        self, pending: PendingAuthorization, account: Account, chosen: list[str], allowed: frozenset[str], decision: str | None
+    ) -> Response:
+        granted = [scope for scope in pending.scopes if scope in chosen and scope in allowed]
+        if decision != "erlauben" or not granted:
+            return secured(
+                self.server.respond(
+                    pending.redirect_uri, pending.state, 303, error="access_denied", error_description="Kein Recht erteilt."
+                )
+            )
+
+        def store() -> str:
+            with self.server.db.unit_of_work() as session:
+                return tokens.store_code(
+                    session,
+                    client_id=pending.client_id,
+                    user_id=account.user_id,
+                    redirect_uri=pending.redirect_uri,
+                    code_challenge=pending.code_challenge,
+                    resource=pending.resource,
+                    scopes=granted,
+                )
+
+        code = await anyio.to_thread.run_sync(store)
+        return secured(self.server.respond(pending.redirect_uri, pending.state, 303, code=code))
+
+    def _check_credentials(self, email: str, password: str) -> int | None:
+        with self.server.db.read_only() as session:
+            found = session.execute(
+                select(User.id, User.password_hash).where(func.lower(User.email) == email.strip().lower())
+            ).one_or_none()
+        if found is None:
+            verify_password(password, _decoy_hash())
+            return None
+        return found.id if verify_password(password, found.password_hash) else None
+
+    def _session_user(self, request: Request) -> int | None:
+        payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))
+        user_id = payload.get("user") if payload else None
+        return user_id if isinstance(user_id, int) else None
+
+    def _account(self, user_id: int | None) -> Account | None:
+        if user_id is None:
+            return None
+        with self.server.db.read_only() as session:
+            return account_of(session, session.get(User, user_id))
+
+    def _csrf_pair(self, request: Request) -> tuple[str, str]:
+        """The cookie nonce (kept if the browser has a valid one) and the form token bound to it."""
+        nonce = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+        return nonce, self.csrf.mac(nonce)
+
+    def _csrf_valid(self, request: Request, form: FormData) -> bool:
+        nonce, sent = request.cookies.get(CSRF_COOKIE), _field(form, "csrf_token")
+        return nonce is not None and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce).encode())
+
+    def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
+        self._set_cookie(response, CSRF_COOKIE, nonce, None)
+        return response
+
+    def _set_cookie(self, response: Response, name: str, value: str, max_age: int | None) -> None:
+        response.set_cookie(
+            name, value, max_age=max_age, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax"
+        )
+
+
+def _field(form: FormData | None, key: str) -> str | None:
+    value = form.get(key) if form is not None else None
+    return value if isinstance(value, str) else None
+
+
+def _csrf_refused() -> Response:
+    return error_page(
+        "Formular abgelehnt",
+        "Das Formular war abgelaufen oder unvollständig (Sicherheitsprüfung). Bitte die Seite neu laden und es erneut versuchen.",
+        status=403,
+    )
+
+
+def _why_not(account: Account, server: ServerName) -> str:
+    title = SERVER_TITLES[server]
+    if server is ServerName.broker and account.kind == "broker":
+        return f"Dein Konto {account.email} gehört zu keinem Maklerbüro; {title} braucht die Mitgliedschaft in einem Büro."
+    if server is ServerName.broker:
+        return (
+            f"{title} ist für Maklerinnen und Makler eines Büros. Dein Konto {account.email} ist ein Konto für die "
+            "Immobiliensuche und kann diese Rechte nicht erteilen."
+        )
+    return f"{title} verbindet die Konten von Suchenden. Dein Konto {account.email} ist ein Maklerkonto und kann diese Rechte nicht erteilen."

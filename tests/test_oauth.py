@@ -214,11 +214,13 @@ class MemoryStorage:
 
 
 def oauth_client(
-    server_url: str, browser: Browser, storage: MemoryStorage, *, redirect_uri: str, client_metadata_url: str | None = None
+    server_url: str, browser: Browser, storage: MemoryStorage, *, name: str, redirect_uri: str, client_metadata_url: str | None = None
 ) -> OAuthClientProvider:
+    """The SDK's OAuth support as a remote connector host uses it (a web application with an https redirect URI)."""
+    metadata = OAuthClientMetadata.model_validate({"client_name": name, "redirect_uris": [redirect_uri], "application_type": "web"})
     return OAuthClientProvider(
         server_url=server_url,
-        client_metadata=OAuthClientMetadata(client_name="ChatGPT", redirect_uris=[redirect_uri], application_type="web"),  # type: ignore[list-item]
+        client_metadata=metadata,
         storage=storage,
         redirect_handler=browser.open,
         callback_handler=browser.callback,
@@ -346,7 +348,7 @@ def test_broker_connects_like_chatgpt_with_dynamic_registration(athaus_server: O
     makler = athaus_server.resource("makler")
     browser = Browser(BROKER)
     storage = MemoryStorage()
-    auth = oauth_client(makler, browser, storage, redirect_uri=CHATGPT_REDIRECT)
+    auth = oauth_client(makler, browser, storage, name="ChatGPT", redirect_uri=CHATGPT_REDIRECT)
 
     async def session() -> list[str]:
         async with connected(makler, "2026-07-28", auth=auth) as client:
@@ -384,7 +386,7 @@ def test_seeker_connects_like_claude_with_a_client_id_metadata_document_and_gran
     browser = Browser(SEEKER, grant=["suche:konto"])
     # The token from an earlier connection is no longer valid: the 401 sends the client through discovery again.
     storage = MemoryStorage(OAuthToken(access_token="laengst-abgelaufen"))
-    auth = oauth_client(suche, browser, storage, redirect_uri=CLAUDE_REDIRECT, client_metadata_url=CLIENT_DOCUMENT_URL)
+    auth = oauth_client(suche, browser, storage, name="Claude", redirect_uri=CLAUDE_REDIRECT, client_metadata_url=CLIENT_DOCUMENT_URL)
 
     async def session() -> list[str]:
         async with connected(suche, "legacy", auth=auth) as client:

@@ -25,21 +25,16 @@ from contract.broker_inquiries import (
     GetInquiryInput,
     InquiryDetail,
     InquiryListing,
-    InquirySort,
-    InquiryStatus,
     InquirySummary,
     ListProposalsInput,
     ListValuationsInput,
-    MessageAuthor,
     OpenDraft,
     ProfileEntry,
-    ProposalStatus,
     ProposalSummary,
     SearchCriteria,
     SearchInquiriesInput,
     SharedProfile,
     ThreadMessage,
-    ValuationSubject,
     ValuationSummary,
 )
 from contract.catalog import Money
@@ -55,7 +50,19 @@ from contract.envelope import (
     WarningCode,
 )
 from contract.errors import ErrorCode
-from contract.vocabulary import ListingStatus, MarketingType, PropertyType, label
+from contract.vocabulary import (
+    SHARED_PROFILE_LABELS,
+    InquirySort,
+    InquiryStatus,
+    ListingStatus,
+    MarketingType,
+    MessageAuthor,
+    PropertyType,
+    ProposalStatus,
+    SearchOrderStatus,
+    ValuationSubject,
+    label,
+)
 from shared.catalog.cursor import RESTART
 from shared.catalog.search import aware
 from shared.catalog.suggest import shorter_variants
@@ -70,51 +77,6 @@ from shared.runtime.errors import ToolFailure
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")  # received_since/until are calendar days as a German office counts them
 MIN_PREFIX = 3
-
-# German labels of this family's fields in the result text.
-for _name, _text in {
-    "inquiry_id": "Anfrage",
-    "listing_title": "Objekt",
-    "seeker_name": "Suchende/r",
-    "created_at": "vom",
-    "last_message_at": "letzte Nachricht",
-    "age_days": "Alter in Tagen",
-    "office_replied": "Büro hat geantwortet",
-    "awaiting_reply_since": "wartet auf das Büro seit",
-    "days_awaiting_reply": "Tage ohne Antwort",
-    "message_count": "Nachrichten",
-    "listing": "Objekt",
-    "seeker": "Freigegebene Angaben der/des Suchenden",
-    "further": "Weitere Angaben",
-    "thread": "Verlauf",
-    "author": "Von",
-    "author_name": "Name",
-    "sent_at": "gesendet",
-    "text": "Text",
-    "open_drafts": "Offene Entwürfe",
-    "confirmation_id": "Bestätigung",
-    "action": "Art",
-    "summary": "Inhalt",
-    "prepared_by": "vorbereitet von",
-    "expires_at": "gültig bis",
-    "valuation_id": "Bewertung",
-    "subject": "für",
-    "owner_name": "Eigentümer/in",
-    "value_low": "Wert von",
-    "value_high": "Wert bis",
-    "price_per_sqm_low": "€/m² von",
-    "price_per_sqm_high": "€/m² bis",
-    "method": "Methode",
-    "comparables_count": "Vergleichsobjekte",
-    "created_by": "erstellt von",
-    "proposal_id": "Vorschlag",
-    "decided_at": "entschieden",
-    "listing_price": "Preis",
-    "listing_status": "Objektstatus",
-    "seeker_label": "Suchauftrag",
-    "criteria_summary": "sucht",
-}.items():
-    render.LABEL.setdefault(_name, _text)
 
 
 # ---------------------------------------------------------------------------------------------- the walk
@@ -205,10 +167,6 @@ def removal(name: str, reason: str) -> Suggestion:
     return Suggestion(arguments={name: None}, reason=reason)
 
 
-def money_text(value: float) -> str:
-    return f"{value:,.0f}".replace(",", ".")
-
-
 def price_of(listing: Listing) -> Money | Absent:
     if listing.price is not None:
         return Money(amount=listing.price)
@@ -224,16 +182,21 @@ def day_start(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(), GERMAN_TIME).astimezone(dt.UTC)
 
 
-def awaiting_reply_since() -> Any:
-    """The oldest seeker message after the office's last message (after none: the first), or NULL."""
+def last_office_message() -> Any:
+    """When the office last wrote in the inquiry, or NULL if it never did (correlated to `Inquiry`)."""
     office_msg = aliased(InquiryMessage)
-    seeker_msg = aliased(InquiryMessage)
-    last_office = (
+    return (
         select(func.max(office_msg.created_at))
         .where(office_msg.inquiry_id == Inquiry.id, office_msg.author == MessageAuthor.office.value)
         .correlate(Inquiry)
         .scalar_subquery()
     )
+
+
+def awaiting_reply_since() -> Any:
+    """The oldest seeker message after the office's last message (after none: the first), or NULL."""
+    seeker_msg = aliased(InquiryMessage)
+    last_office = last_office_message()
     return (
         select(func.min(seeker_msg.created_at))
         .where(
@@ -317,19 +280,6 @@ def shared_text(value: Any) -> str | None:
     return str(value)
 
 
-PROFILE_LABELS = {
-    "household": "Haushalt",
-    "household_size": "Personen im Haushalt",
-    "move_in": "Einzug",
-    "move_in_date": "Einzug",
-    "financing": "Finanzierung",
-    "occupation": "Beruf",
-    "income": "Einkommen",
-    "pets": "Haustiere",
-    "address": "Anschrift",
-    "contact_preference": "Kontaktweg",
-}
-
 
 def withheld(what: str) -> Absent:
     return Absent(reason=AbsenceReason.withheld, note=f"Nicht freigegeben: die/der Suchende hat {what} für diese Anfrage nicht geteilt.")
@@ -343,7 +293,7 @@ def profile_of(inquiry: Inquiry) -> SharedProfile:
         return text if text is not None else withheld(what)
 
     further = [
-        ProfileEntry(label=PROFILE_LABELS.get(key, key), value=text)
+        ProfileEntry(label=SHARED_PROFILE_LABELS.get(key, key), value=text)
         for key, value in sorted(profile.items())
         if key not in {"name", "email", "phone"} and (text := shared_text(value)) is not None
     ]
@@ -365,6 +315,21 @@ class InquiryFacts:
     def days_awaiting(self, as_of: dt.datetime) -> int | None:
         return None if self.awaiting_since is None else max(0, (as_of - self.awaiting_since).days)
 
+    def fields(self, as_of: dt.datetime) -> dict[str, Any]:
+        """What a summary and the detail of an inquiry both say about it, ages counted to `as_of`."""
+        inquiry = self.inquiry
+        return {
+            "inquiry_id": inquiry.ref,
+            "status": InquiryStatus(inquiry.status),
+            "created_at": aware(inquiry.created_at),
+            "last_message_at": aware(inquiry.last_message_at),
+            "age_days": self.age_days(as_of),
+            "office_replied": self.replied,
+            "awaiting_reply_since": self.awaiting_since,
+            "days_awaiting_reply": self.days_awaiting(as_of),
+            "message_count": self.messages,
+        }
+
 
 def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[InquiryFacts]:
     rows = session.execute(
@@ -376,18 +341,10 @@ def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[
 def summary_of(facts: InquiryFacts, as_of: dt.datetime) -> InquirySummary:
     inquiry = facts.inquiry
     return InquirySummary(
-        inquiry_id=inquiry.ref,
+        **facts.fields(as_of),
         listing_id=inquiry.listing.ref,
         listing_title=inquiry.listing.title,
         seeker_name=profile_of(inquiry).name,
-        status=InquiryStatus(inquiry.status),
-        created_at=aware(inquiry.created_at),
-        last_message_at=aware(inquiry.last_message_at),
-        age_days=facts.age_days(as_of),
-        office_replied=facts.replied,
-        awaiting_reply_since=facts.awaiting_since,
-        days_awaiting_reply=facts.days_awaiting(as_of),
-        message_count=facts.messages,
     )
 
 
@@ -511,13 +468,8 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
         inquiry = facts.inquiry
         drafts = list(
             session.scalars(
-                select(PendingAction)
-                .where(
-                    PendingAction.office_id == office.office_id,
-                    PendingAction.subject_ref == inquiry.ref,
-                    PendingAction.status == "pending",
-                    PendingAction.expires_at > now,
-                )
+                office.pending_actions()
+                .where(PendingAction.subject_ref == inquiry.ref, PendingAction.status == "pending", PendingAction.expires_at > now)
                 .order_by(PendingAction.created_at, PendingAction.ref)
             )
         )
@@ -539,14 +491,7 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
         return name or Absent(reason=AbsenceReason.empty_in_source, note="Zu dieser Nachricht ist keine Person des Büros gespeichert.")
 
     return InquiryDetail(
-        inquiry_id=inquiry.ref,
-        status=InquiryStatus(inquiry.status),
-        created_at=aware(inquiry.created_at),
-        last_message_at=aware(inquiry.last_message_at),
-        age_days=facts.age_days(now),
-        office_replied=facts.replied,
-        awaiting_reply_since=facts.awaiting_since,
-        days_awaiting_reply=facts.days_awaiting(now),
+        **facts.fields(now),
         listing=InquiryListing(
             listing_id=listing.ref,
             title=listing.title,
@@ -556,7 +501,6 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
             city=listing.city,
         ),
         seeker=profile,
-        message_count=facts.messages,
         thread=[
             ThreadMessage(author=MessageAuthor(m.author), author_name=author_name(m), sent_at=aware(m.created_at), text=m.body)
             for m in inquiry.messages
@@ -694,15 +638,7 @@ def criteria_text(criteria: SearchCriteria) -> str:
     types = ", ".join(label(t) for t in criteria.property_types) or "alle Objektarten"
     where = ", ".join(criteria.places) or "überall"
     parts = [kind, types, where]
-    low, high = criteria.min_price, criteria.max_price
-    if low is not None and high is not None:
-        parts.append(f"{money_text(low)} bis {money_text(high)} €")
-    elif high is not None:
-        parts.append(f"bis {money_text(high)} €")
-    elif low is not None:
-        parts.append(f"ab {money_text(low)} €")
-    else:
-        parts.append("ohne Preisgrenze")
+    parts.append(render.span(criteria.min_price, criteria.max_price, " €", digits=0, to=" bis ") or "ohne Preisgrenze")
     if criteria.min_living_area is not None:
         parts.append(f"ab {criteria.min_living_area:g} m²")
     if criteria.min_rooms is not None:
@@ -719,7 +655,7 @@ def proposals_in_scope(office: OfficeData) -> Select[Any]:
         .where(
             or_(
                 Proposal.status != ProposalStatus.open.value,
-                and_(SearchOrder.approachable.is_(True), SearchOrder.status != "ended"),
+                and_(SearchOrder.approachable.is_(True), SearchOrder.status != SearchOrderStatus.ended.value),
             )
         )
     )

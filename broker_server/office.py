@@ -14,12 +14,13 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Select, and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
-from contract.broker_inquiries import InquiryStatus, ProposalStatus
+from broker_server.inquiries import awaiting_reply_since, last_office_message
 from contract.broker_office import (
     MIN_COMPARABLES,
     MIN_DESCRIPTION_CHARS,
@@ -39,6 +40,7 @@ from contract.broker_office import (
     ConfirmationSection,
     DueCertificate,
     EnergySection,
+    EstimateSubject,
     EstimateValueInput,
     EstimateValueOutput,
     Exclusions,
@@ -60,21 +62,32 @@ from contract.broker_office import (
     StockListing,
     StockListingDetail,
     UnpublishableSection,
-    ValuationSubject,
     ValueRange,
     Verdict,
     WaitingConfirmation,
     WaitingInquiry,
     WaitingProposal,
 )
-from contract.catalog import Address, CatalogFilters, Money
+from contract.catalog import CatalogFilters, Money
 from contract.envelope import Absent, AbsenceReason, Freshness, Page, ResultWarning, Suggestion, Tally, WarningCode
 from contract.errors import ErrorCode
-from contract.vocabulary import EnergyStatus, ListingStatus, MarketingType, PropertyType, label
+from contract.vocabulary import (
+    EnergyStatus,
+    InquiryStatus,
+    ListingStatus,
+    MarketingType,
+    MessageAuthor,
+    PendingActionKind,
+    PropertyType,
+    ProposalStatus,
+    label,
+    labelled,
+    stored_label,
+)
 from search_server import listings
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery
-from shared.catalog.scope import StockScope, empty_hint
+from shared.catalog.scope import ALL_FILTERS, StockScope, empty_hint
 from shared.catalog.search import aware
 from shared.catalog.suggest import suggestions_for
 from shared.catalog.text import normalise
@@ -89,111 +102,18 @@ from shared.db.models import (
     Proposal,
     User,
 )
-from shared.db.scoped import OfficeData
+from shared.db.scoped import OfficeData, count_rows
 from shared.runtime import render
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.runtime.errors import InputNeeded, Question, ToolFailure
 
-# German labels of this family's fields in the result text (setdefault: labels other families registered stay).
-for _name, _text in {
-    "office": "Büro",
-    "as_of": "Stand",
-    "sections": "Abschnitte",
-    "section": "Abschnitt",
-    "new": "neu (nie beantwortet)",
-    "follow_ups": "Rückfragen",
-    "by_age": "nach Wartezeit",
-    "count": "Anzahl",
-    "shown": "gezeigt",
-    "all_shown": "alle gezeigt",
-    "items": "Einträge",
-    "first_contact": "Erstanfrage",
-    "waiting_since": "wartet seit",
-    "waiting_hours": "wartet (Stunden)",
-    "kind": "Art",
-    "subject_ref": "betrifft",
-    "drafts_checked": "geprüfte Entwürfe",
-    "failed_rules": "nicht erfüllt",
-    "reasons": "Gründe",
-    "days_left": "Tage bis Ablauf",
-    "expiring": "laufen bald ab",
-    "window_days": "Zeitraum (Tage)",
-    "key_figures": "Kennzahlen",
-    "days": "Tage",
-    "since": "seit",
-    "new_inquiries": "neue Anfragen",
-    "replies_sent": "gesendete Antworten",
-    "listings_published": "veröffentlichte Inserate",
-    "average_first_response_hours": "mittlere Zeit bis zur ersten Antwort (Stunden)",
-    "answered_inquiries": "beantwortete Anfragen",
-    "unanswered_excluded": "unbeantwortet, nicht im Mittelwert",
-    "publishable": "veröffentlichbar",
-    "rules": "Regeln",
-    "rule": "Regel",
-    "verdict": "Urteil",
-    "blocking": "Pflichtregel",
-    "message": "Befund",
-    "price_comparison": "Preisvergleich",
-    "median_price_per_sqm": "Median €/m² der Vergleichsobjekte",
-    "ratio": "Verhältnis",
-    "comparables": "Vergleichsobjekte",
-    "price_on_request_excluded": "ohne Preis, nicht verwendet",
-    "living_area_unknown_excluded": "ohne Wohnfläche, nicht verwendet",
-    "checked_at": "geprüft",
-    "address_published": "Adresse im Exposé veröffentlicht",
-    "status_history": "Statusverlauf",
-    "old_status": "von",
-    "new_status": "nach",
-    "changed_at": "geändert",
-    "changed_by": "durch",
-    "inquiries": "Anfragen",
-    "open": "offen",
-    "latest": "neueste",
-    "check": "Prüfung",
-    "proposals": "Vorschläge",
-    "estimable": "Spanne möglich",
-    "source": "Quelle",
-    "comparison_area": "Vergleichsgebiet",
-    "postal_codes": "PLZ-Bereiche",
-    "living_area_min": "Wohnfläche ab m²",
-    "living_area_max": "Wohnfläche bis m²",
-    "tolerance_percent": "Toleranz in %",
-    "value_range": "Wertspanne",
-    "low": "von",
-    "median": "Median",
-    "high": "bis",
-    "price_per_sqm_median": "€/m² Median",
-    "basis": "Grundlage",
-    "listing_ids": "Inseratsnummern",
-    "excluded": "nicht verwendet",
-    "price_on_request": "Preis auf Anfrage",
-    "living_area_unknown": "ohne Wohnfläche",
-    "subject_listing": "Objekt selbst ausgeschlossen",
-    "confidence": "Vertrauen",
-    "level": "Stufe",
-    "notes": "mindert das Vertrauen",
-    "factor": "Umstand",
-    "hint": "Hinweis",
-    "suggestions": "Vorschläge (nicht gesucht)",
-    "reason": "Grund",
-    "arguments": "Argumente",
-    "searched": "gesucht",
-    "request": "Ausgeführte Anfrage",
-    "warnings": "Warnungen",
-    "code": "Code",
-}.items():
-    render.LABEL.setdefault(_name, _text)
-
 ALL_STATUSES = [s.value for s in ListingStatus]
 RESIDENTIAL = {PropertyType.apartment, PropertyType.house}
 NO_CERTIFICATE_NEEDED = {PropertyType.land, PropertyType.parking}
 LISTED_BUILDING_WORD = "denkmal"  # Denkmalschutz, denkmalgeschützt, Baudenkmal, Einzeldenkmal …
 
-INQUIRY_LABELS = {"open": "offen", "answered": "beantwortet", "closed": "geschlossen"}
-PROPOSAL_LABELS = {"open": "offen", "accepted": "angenommen", "rejected": "abgelehnt"}
-ACTION_LABELS = {"send_reply": "Antwort senden", "send_inquiry": "Anfrage senden", "decide_proposal": "Vorschlag entscheiden"}
 VERDICT_LABELS = {Verdict.ok: "erfüllt", Verdict.failed: "nicht erfüllt", Verdict.not_checkable: "nicht prüfbar"}
 RULE_LABELS = {
     CheckRule.energy_certificate: "Energieausweis (GEG §87)",
@@ -240,11 +160,6 @@ def _own_listing(session: Session, office: OfficeData, listing_id: str) -> Listi
     return listing
 
 
-def _pending_actions(office: OfficeData) -> Select[tuple[PendingAction]]:
-    """The office's pending actions. OfficeData has no selector for them yet; the filter is its office id."""
-    return select(PendingAction).where(PendingAction.office_id == office.office_id)
-
-
 def _office_name(session: Session, office: OfficeData) -> str:
     return session.scalar(select(Office.name).where(Office.id == office.office_id)) or "dein Büro"
 
@@ -263,13 +178,9 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _de(value: float, digits: int = 0) -> str:
-    text = f"{value:,.{digits}f}"
-    return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
-
-
-def _date(value: dt.date) -> str:
-    return value.strftime("%d.%m.%Y")
+def _shown(items: Sequence[Any], total: int) -> dict[str, Any]:
+    """`shown` and `all_shown` of a list that holds the first `items` of `total`."""
+    return {"shown": len(items), "all_shown": len(items) >= total}
 
 
 def _shown_note(shown: int, total: int, what: str) -> str:
@@ -342,10 +253,11 @@ def _energy_rule(listing: Listing, today: dt.date) -> RuleResult:
         return _rule(
             rule,
             Verdict.failed,
-            f"Der Energieausweis ist seit dem {_date(listing.energy_valid_until)} abgelaufen: bitte einen neuen Ausweis "
+            f"Der Energieausweis ist seit dem {render.value_text(listing.energy_valid_until)} abgelaufen: bitte einen neuen Ausweis "
             "ausstellen lassen und seine Angaben eintragen.",
         )
-    return _rule(rule, Verdict.ok, f"Alle Pflichtangaben nach GEG §87 sind da; der Ausweis gilt bis {_date(listing.energy_valid_until)}.")
+    valid_until = render.value_text(listing.energy_valid_until)
+    return _rule(rule, Verdict.ok, f"Alle Pflichtangaben nach GEG §87 sind da; der Ausweis gilt bis {valid_until}.")
 
 
 def _required_rules(listing: Listing) -> list[RuleResult]:
@@ -367,7 +279,7 @@ def _required_rules(listing: Listing) -> list[RuleResult]:
             )
         )
     if listing.price is not None and listing.price > 0:
-        results.append(_rule(CheckRule.price, Verdict.ok, f"Preis {_de(listing.price)} € angegeben."))
+        results.append(_rule(CheckRule.price, Verdict.ok, f"Preis {render.number(listing.price, 0)} € angegeben."))
     elif listing.price_on_request:
         results.append(_rule(CheckRule.price, Verdict.ok, "'Preis auf Anfrage' ist angegeben."))
     else:
@@ -381,7 +293,7 @@ def _required_rules(listing: Listing) -> list[RuleResult]:
         if kind not in RESIDENTIAL:
             results.append(_rule(rule, Verdict.ok, f"Für {label(kind)} nicht vorgeschrieben."))
         elif value is not None and value > 0:
-            results.append(_rule(rule, Verdict.ok, f"{what} ist angegeben ({_de(value, 1 if value % 1 else 0)})."))
+            results.append(_rule(rule, Verdict.ok, f"{what} ist angegeben ({render.number(value, 1 if value % 1 else 0)})."))
         else:
             results.append(_rule(rule, Verdict.failed, f"{what} fehlt; bei {label(kind)} ist sie Pflicht: bitte eintragen."))
     photos = len(listing.photos or [])
@@ -500,8 +412,8 @@ def _plausibility(session: Session, listing: Listing) -> tuple[RuleResult, Price
     low, high = PLAUSIBLE_RATIO
     digits = 2 if median < 100 else 0
     facts = (
-        f"{_de(own, digits)} €/m² gegenüber dem Median von {_de(median, digits)} €/m² aus {found.count} {where} "
-        f"(das {_de(ratio, 2)}-Fache)"
+        f"{render.number(own, digits)} €/m² gegenüber dem Median von {render.number(median, digits)} €/m² aus {found.count} {where} "
+        f"(das {render.number(ratio, 2)}-Fache)"
     )
     if low <= ratio <= high:
         return _rule(rule, Verdict.ok, f"Plausibel: {facts}.", blocking=False), comparison
@@ -509,8 +421,8 @@ def _plausibility(session: Session, listing: Listing) -> tuple[RuleResult, Price
         _rule(
             rule,
             Verdict.failed,
-            f"Auffällig: {facts}, außerhalb des {_de(low, 1)}- bis {_de(high, 0)}-Fachen. Bitte Preis und Wohnfläche prüfen; "
-            "die Veröffentlichung verhindert das nicht.",
+            f"Auffällig: {facts}, außerhalb des {render.number(low, 1)}- bis {render.number(high, 0)}-Fachen. Bitte Preis und "
+            "Wohnfläche prüfen; die Veröffentlichung verhindert das nicht.",
             blocking=False,
         ),
         comparison,
@@ -529,12 +441,10 @@ def check_result(session: Session, listing: Listing, now: dt.datetime, freshness
         summary = "Kann so nicht veröffentlicht werden: nicht erfüllt " + ", ".join(r.rule_label for r in failed) + "."
     if plausibility.verdict is Verdict.failed:
         summary += " Hinweis: der Preis je m² ist im Vergleich auffällig."
-    status = ListingStatus(listing.status)
     return CheckListingOutput(
         listing_id=listing.ref,
         title=listing.title,
-        status=status,
-        status_label=label(status),
+        **labelled("status", ListingStatus(listing.status)),
         publishable=publishable,
         summary=summary,
         rules=rules,
@@ -571,14 +481,12 @@ def _published_at(listing: Listing) -> dt.datetime | Absent:
 
 def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None) -> StockListing:
     summary = listings.summary(listing, args.include, distance)
-    status = ListingStatus(listing.status)
     return StockListing.model_validate(
         {
             **dict(summary),
             "resource_uri": _public_uri(listing, summary.resource_uri),
             "published_at": _published_at(listing),
-            "status": status,
-            "status_label": label(status),
+            **labelled("status", ListingStatus(listing.status)),
             "created_at": aware(listing.created_at),
             "updated_at": aware(listing.updated_at),
         }
@@ -587,7 +495,7 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
 
 def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData) -> str:
     """A cursor is bound to the filters, the statuses, the order and the office."""
-    catalog = engine.binding(CatalogFilters.model_validate(args.model_dump(include=set(CatalogFilters.model_fields))), args.sort)
+    catalog = engine.binding(args, args.sort)
     canonical = json.dumps({"catalog": catalog, "statuses": list(statuses), "office": office.office_id}, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
@@ -600,56 +508,22 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
         snap = engine.snapshot(session)
         office_name = _office_name(session, office)
         scope = StockScope(session, args, statuses, office)
-        bound_to = _stock_binding(args, statuses, office)
-        conditions = list(scope.conditions)
-        if args.cursor:
-            position = ctx.cursors.decode(args.cursor, binding=bound_to, snapshot=snap.revision, now=now)
-            conditions.append(engine.after(position, args.sort))
-        total = engine.count(session, scope.conditions)
-        rows = list(
-            session.scalars(
-                select(Listing)
-                .where(*conditions)
-                .order_by(*engine.order_by(args.sort))
-                .limit(args.limit + 1)
-                .options(selectinload(Listing.office), selectinload(Listing.features))
-            )
-        )
-        more = len(rows) > args.limit
-        rows = rows[: args.limit]
-        items = [
-            _stock_item(row, args, engine.distance_km(scope.centre, row.latitude, row.longitude) if scope.centre else None)
-            for row in rows
-        ]
-        next_cursor = (
-            ctx.cursors.encode(binding=bound_to, snapshot=snap.revision, position=engine.position_of(rows[-1], args.sort), now=now)
-            if more
-            else None
-        )
+        page = scope.page(session, ctx.cursors, args, binding=_stock_binding(args, statuses, office), revision=snap.revision, now=now)
+        items = [_stock_item(row, args, scope.distance_km(row)) for row in page.rows]
     suggestions: list[Suggestion] = []
     hint = None
-    if total == 0:
+    if page.total == 0:
         suggestions = suggestions_for(args)
         if args.statuses:
             suggestions.append(Suggestion(arguments={"statuses": None}, reason="alle Status"))
         hint = f"Durchsucht wurde nur der Bestand von {office_name}. " + empty_hint(args, scope.centre)
     return Page(
         items=items,
-        total=total,
-        request=effective_request(
-            args,
-            {
-                "marketing_type": [m.value for m in MarketingType],
-                "property_types": [p.value for p in PropertyType],
-                "features": [],
-                "statuses": ALL_STATUSES,
-                "office": office_name,
-            },
-            exclude={"cursor"},
-        ),
+        total=page.total,
+        request=effective_request(args, {**ALL_FILTERS, "statuses": ALL_STATUSES, "office": office_name}, exclude={"cursor"}),
         sort_key=SORT_KEYS_STOCK[args.sort],
         freshness=snap.freshness,
-        next_cursor=next_cursor,
+        next_cursor=page.next_cursor,
         warnings=scope.warnings,
         suggestions=suggestions,
         empty_hint=hint,
@@ -689,31 +563,46 @@ def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntr
     return entries
 
 
+def _latest(session: Session, of_listing: Select[Any], model: Any, open_status: StrEnum) -> tuple[dict[str, Any], Sequence[Any]]:
+    """The inquiries or proposals of one listing (`of_listing`): the counts (`total`, `open`, `shown`,
+    `all_shown`) and the newest LATEST_SHOWN rows."""
+    counted = of_listing.subquery()
+    is_open = case((counted.c.status == open_status.value, 1), else_=0)
+    total, open_ = session.execute(select(func.count(), func.coalesce(func.sum(is_open), 0)).select_from(counted)).one()
+    rows = session.scalars(of_listing.order_by(model.created_at.desc(), model.id.desc()).limit(LATEST_SHOWN)).all()
+    return {"total": total, "open": open_, **_shown(rows, total)}, rows
+
+
 def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -> ListingInquiries:
-    of_listing = office.inquiries().where(Inquiry.listing_id == listing.id).subquery()
-    total, open_ = session.execute(
-        select(func.count(), func.coalesce(func.sum(case((of_listing.c.status == "open", 1), else_=0)), 0)).select_from(of_listing)
-    ).one()
-    latest = session.scalars(
-        office.inquiries()
-        .where(Inquiry.listing_id == listing.id)
-        .order_by(Inquiry.created_at.desc(), Inquiry.id.desc())
-        .limit(LATEST_SHOWN)
-    ).all()
+    of_listing = office.inquiries().where(Inquiry.listing_id == listing.id)
+    counts, rows = _latest(session, of_listing, Inquiry, InquiryStatus.open)
     return ListingInquiries(
-        total=total,
-        open=open_,
-        shown=len(latest),
-        all_shown=len(latest) >= total,
+        **counts,
         latest=[
             InquiryRef(
                 inquiry_id=i.ref,
-                status=InquiryStatus(i.status),
-                status_label=INQUIRY_LABELS.get(i.status, i.status),
+                **labelled("status", InquiryStatus(i.status)),
                 created_at=aware(i.created_at),
                 last_message_at=aware(i.last_message_at),
             )
-            for i in latest
+            for i in rows
+        ],
+    )
+
+
+def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -> ListingProposals:
+    of_listing = office.proposals().where(Proposal.listing_id == listing.id)
+    counts, rows = _latest(session, of_listing, Proposal, ProposalStatus.open)
+    return ListingProposals(
+        **counts,
+        items=[
+            ProposalRef(
+                proposal_id=p.ref,
+                **labelled("status", ProposalStatus(p.status)),
+                created_at=aware(p.created_at),
+                decided_at=aware(p.decided_at) if p.decided_at else None,
+            )
+            for p in rows
         ],
     )
 
@@ -721,21 +610,20 @@ def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -
 def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt.datetime) -> OpenDrafts:
     inquiry_refs = office.inquiries().where(Inquiry.listing_id == listing.id).with_only_columns(Inquiry.ref)
     proposal_refs = office.proposals().where(Proposal.listing_id == listing.id).with_only_columns(Proposal.ref)
-    query = _pending_actions(office).where(
+    query = office.pending_actions().where(
         PendingAction.status == "pending",
         or_(PendingAction.subject_ref.in_(inquiry_refs), PendingAction.subject_ref.in_(proposal_refs)),
     )
-    total = int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
+    total = count_rows(session, query)
     rows = session.scalars(query.order_by(PendingAction.created_at, PendingAction.id).limit(DRAFTS_SHOWN)).all()
     return OpenDrafts(
         total=total,
-        shown=len(rows),
-        all_shown=len(rows) >= total,
+        **_shown(rows, total),
         items=[
             OpenDraft(
                 confirmation_id=a.ref,
                 kind=a.kind,
-                kind_label=ACTION_LABELS.get(a.kind, a.kind),
+                kind_label=stored_label(PendingActionKind, a.kind),
                 subject_ref=a.subject_ref,
                 summary=a.summary,
                 created_at=aware(a.created_at),
@@ -747,35 +635,6 @@ def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt
     )
 
 
-def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -> ListingProposals:
-    of_listing = office.proposals().where(Proposal.listing_id == listing.id).subquery()
-    total, open_ = session.execute(
-        select(func.count(), func.coalesce(func.sum(case((of_listing.c.status == "open", 1), else_=0)), 0)).select_from(of_listing)
-    ).one()
-    rows = session.scalars(
-        office.proposals()
-        .where(Proposal.listing_id == listing.id)
-        .order_by(Proposal.created_at.desc(), Proposal.id.desc())
-        .limit(LATEST_SHOWN)
-    ).all()
-    return ListingProposals(
-        total=total,
-        open=open_,
-        shown=len(rows),
-        all_shown=len(rows) >= total,
-        items=[
-            ProposalRef(
-                proposal_id=p.ref,
-                status=ProposalStatus(p.status),
-                status_label=PROPOSAL_LABELS.get(p.status, p.status),
-                created_at=aware(p.created_at),
-                decided_at=aware(p.decided_at) if p.decided_at else None,
-            )
-            for p in rows
-        ],
-    )
-
-
 def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDetail:
     office = ctx.office()
     now = ctx.now()
@@ -783,25 +642,13 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
         snap = engine.snapshot(session)
         listing = _own_listing(session, office, args.listing_id)
         expose = listings.detail(listing, snap.freshness, now.date())
-        status = ListingStatus(listing.status)
-        address = Address(  # the office sees its own exact address, published or not
-            street=listings.given(listing.street, "keine Straße"),  # type: ignore[arg-type]
-            house_number=listings.given(listing.house_number, "keine Hausnummer"),  # type: ignore[arg-type]
-            postal_code=listing.postal_code,
-            city=listing.city,
-            district=listings.given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
-            state=listing.state,
-            latitude=listing.latitude,
-            longitude=listing.longitude,
-            coordinates_exact=True,
-        )
         return StockListingDetail.model_validate(
             {
                 **dict(expose),
                 "resource_uri": _public_uri(listing, expose.resource_uri),
                 "published_at": _published_at(listing),
-                "address": address,
-                "status_label": label(status),
+                "address": listings.address(listing, exact=True),  # the office sees its own address, published or not
+                **labelled("status", expose.status),
                 "address_published": listing.address_published,
                 "created_at": aware(listing.created_at),
                 "status_history": _status_history(session, listing),
@@ -818,33 +665,15 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
 
 def _waiting_inquiries(office: OfficeData) -> Any:
     """Open inquiries of the office with when they started waiting and whether the office ever replied."""
-    office_message = aliased(InquiryMessage)
-    seeker_message = aliased(InquiryMessage)
-    last_reply = (
-        select(func.max(office_message.created_at))
-        .where(office_message.inquiry_id == Inquiry.id, office_message.author == "office")
-        .correlate(Inquiry)
-        .scalar_subquery()
-    )
-    first_unanswered = (
-        select(func.min(seeker_message.created_at))
-        .where(
-            seeker_message.inquiry_id == Inquiry.id,
-            seeker_message.author == "seeker",
-            or_(last_reply.is_(None), seeker_message.created_at > last_reply),
-        )
-        .correlate(Inquiry)
-        .scalar_subquery()
-    )
     return (
         office.inquiries()
-        .where(Inquiry.status == "open")
+        .where(Inquiry.status == InquiryStatus.open.value)
         .with_only_columns(
             Inquiry.id,
             Inquiry.ref,
             Inquiry.listing_id,
-            func.coalesce(first_unanswered, Inquiry.created_at).label("waiting_since"),
-            case((last_reply.is_(None), 1), else_=0).label("first_contact"),
+            func.coalesce(awaiting_reply_since(), Inquiry.created_at).label("waiting_since"),
+            case((last_office_message().is_(None), 1), else_=0).label("first_contact"),
         )
         .subquery()
     )
@@ -898,27 +727,26 @@ def _inquiry_section(session: Session, office: OfficeData, now: dt.datetime, lim
             AgeBand(label="1 bis 3 Tage", count=middle),
             AgeBand(label="über 3 Tage", count=old),
         ],
-        shown=len(items),
-        all_shown=len(items) >= total,
+        **_shown(items, total),
         items=items,
     )
 
 
 def _confirmation_section(session: Session, office: OfficeData, now: dt.datetime, limit: int) -> ConfirmationSection:
-    waiting = _pending_actions(office).where(PendingAction.status == "pending", PendingAction.expires_at > now)
-    total = int(session.scalar(select(func.count()).select_from(waiting.subquery())) or 0)
-    expired_query = _pending_actions(office).where(
+    waiting = office.pending_actions().where(PendingAction.status == "pending", PendingAction.expires_at > now)
+    total = count_rows(session, waiting)
+    expired_query = office.pending_actions().where(
         PendingAction.status.in_(["pending", "expired"]),
         PendingAction.expires_at <= now,
         PendingAction.expires_at > now - EXPIRED_LOOKBACK,
     )
-    expired = int(session.scalar(select(func.count()).select_from(expired_query.subquery())) or 0)
+    expired = count_rows(session, expired_query)
     rows = session.scalars(waiting.order_by(PendingAction.created_at, PendingAction.id).limit(limit)).all()
     items = [
         WaitingConfirmation(
             confirmation_id=a.ref,
             kind=a.kind,
-            kind_label=ACTION_LABELS.get(a.kind, a.kind),
+            kind_label=stored_label(PendingActionKind, a.kind),
             subject_ref=a.subject_ref,
             summary=a.summary,
             created_at=aware(a.created_at),
@@ -938,8 +766,7 @@ def _confirmation_section(session: Session, office: OfficeData, now: dt.datetime
         summary=summary + _shown_note(len(items), total, "die ältesten"),
         total=total,
         expired=expired,
-        shown=len(items),
-        all_shown=len(items) >= total,
+        **_shown(items, total),
         items=items,
     )
 
@@ -973,8 +800,7 @@ def _unpublishable_section(session: Session, office: OfficeData, now: dt.datetim
         summary=summary + _shown_note(len(items), total, "die ältesten"),
         total=total,
         drafts_checked=len(drafts),
-        shown=len(items),
-        all_shown=len(items) >= total,
+        **_shown(items, total),
         items=items,
     )
 
@@ -1015,15 +841,14 @@ def _energy_section(session: Session, office: OfficeData, now: dt.datetime, limi
         expired=expired,
         expiring=total - expired,
         window_days=window_days,
-        shown=len(items),
-        all_shown=len(items) >= total,
+        **_shown(items, total),
         items=items,
     )
 
 
 def _proposal_section(session: Session, office: OfficeData, now: dt.datetime, limit: int) -> ProposalSection:
-    open_ = office.proposals().where(Proposal.status == "open")
-    total = int(session.scalar(select(func.count()).select_from(open_.subquery())) or 0)
+    open_ = office.proposals().where(Proposal.status == ProposalStatus.open.value)
+    total = count_rows(session, open_)
     rows = session.execute(
         open_.add_columns(Listing.ref.label("listing_ref"), Listing.title)
         .join(Listing, Listing.id == Proposal.listing_id)
@@ -1049,8 +874,7 @@ def _proposal_section(session: Session, office: OfficeData, now: dt.datetime, li
         title="Offene Vorschläge",
         summary=summary + _shown_note(len(items), total, "die ältesten"),
         total=total,
-        shown=len(items),
-        all_shown=len(items) >= total,
+        **_shown(items, total),
         items=items,
     )
 
@@ -1060,7 +884,7 @@ def _key_figures(session: Session, office: OfficeData, now: dt.datetime) -> list
     office_message = aliased(InquiryMessage)
     first_reply = (
         select(func.min(office_message.created_at))
-        .where(office_message.inquiry_id == Inquiry.id, office_message.author == "office")
+        .where(office_message.inquiry_id == Inquiry.id, office_message.author == MessageAuthor.office.value)
         .correlate(Inquiry)
         .scalar_subquery()
     )
@@ -1080,16 +904,12 @@ def _key_figures(session: Session, office: OfficeData, now: dt.datetime) -> list
             .select_from(InquiryMessage)
             .where(
                 InquiryMessage.inquiry_id.in_(office_inquiry_ids),
-                InquiryMessage.author == "office",
+                InquiryMessage.author == MessageAuthor.office.value,
                 InquiryMessage.created_at > since,
                 InquiryMessage.created_at <= now,
             )
         )
-        published = session.scalar(
-            select(func.count()).select_from(
-                office.listings().where(Listing.published_at > since, Listing.published_at <= now).subquery()
-            )
-        )
+        published = count_rows(session, office.listings().where(Listing.published_at > since, Listing.published_at <= now))
         figures.append(
             KeyFigures(
                 days=days,
@@ -1097,7 +917,7 @@ def _key_figures(session: Session, office: OfficeData, now: dt.datetime) -> list
                 since=since,
                 new_inquiries=len(in_window),
                 replies_sent=int(replies or 0),
-                listings_published=int(published or 0),
+                listings_published=published,
                 average_first_response_hours=round(sum(replied) / len(replied), 1)
                 if replied
                 else Absent(reason=AbsenceReason.empty_in_source, note="Keine im Zeitraum eingegangene Anfrage ist beantwortet."),
@@ -1145,16 +965,9 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
 class _Subject:
     """The object to value, read out within the session (rows expire when a read-only session ends)."""
 
-    listing_id: int | None
-    ref: str | None
-    published: bool
-    property_type: PropertyType
-    marketing_type: MarketingType
-    city: str | None
-    postal_code: str | None
-    living_area: float
-    rooms: float | None
-    year_built: int | None
+    data: EstimateSubject  # as the result names it
+    row_id: int | None  # the office's listing it comes from, left out of its own comparables
+    published: bool  # that listing is in the public catalog
 
 
 def _ask(argument: str, message: str, schema: dict[str, object]) -> InputNeeded:
@@ -1176,10 +989,19 @@ def _subject(session: Session, office: OfficeData, args: EstimateValueInput) -> 
                 ErrorCode.INVALID_ARGUMENT,
                 "Das Objekt hat keine Wohnfläche: bitte die Objektdaten mit living_area statt listing_id senden.",
             )
-        return _Subject(
-            listing.id, listing.ref, listing.status in engine.PUBLIC_STATUSES, kind, MarketingType(listing.marketing_type),
-            listing.city, listing.postal_code, listing.living_area, listing.rooms, listing.year_built,
+        data = EstimateSubject(
+            listing_id=listing.ref,
+            source="listing",
+            source_label="aus dem Bestand",
+            property_type=kind,
+            marketing_type=MarketingType(listing.marketing_type),
+            city=listing.city,
+            postal_code=listing.postal_code,
+            living_area=listing.living_area,
+            rooms=listing.rooms,
+            year_built=listing.year_built,
         )
+        return _Subject(data, listing.id, listing.status in engine.PUBLIC_STATUSES)
     if not (args.city or args.postal_code or args.postal_codes):
         raise _ask("city", "In welchem Ort liegt das Objekt?", {"type": "string", "title": "Ort"})
     if args.property_type is None:
@@ -1210,12 +1032,22 @@ def _subject(session: Session, office: OfficeData, args: EstimateValueInput) -> 
                 ErrorCode.NOT_FOUND,
                 f"Die PLZ {args.postal_code} kennt der Katalog nicht: bitte den Ort mit city angeben.",
             )
-    return _Subject(
-        None, None, False, args.property_type, args.marketing_type, city, args.postal_code, args.living_area, args.rooms, args.year_built
+    data = EstimateSubject(
+        listing_id=None,
+        source="caller",
+        source_label="deine Angaben",
+        property_type=args.property_type,
+        marketing_type=args.marketing_type,
+        city=city,
+        postal_code=args.postal_code,
+        living_area=args.living_area,
+        rooms=args.rooms,
+        year_built=args.year_built,
     )
+    return _Subject(data, None, False)
 
 
-def _value_warnings(args: EstimateValueInput, subject: _Subject, found: ComparableSet) -> list[ResultWarning]:
+def _value_warnings(args: EstimateValueInput, subject: EstimateSubject, found: ComparableSet) -> list[ResultWarning]:
     warnings: list[ResultWarning] = []
     if "area_tolerance_percent" not in args.model_fields_set:
         warnings.append(
@@ -1254,7 +1086,7 @@ def _round_to(value: float, step: float, how: Any) -> float:
     return float(how(value / step) * step)
 
 
-def _value_suggestions(args: EstimateValueInput, subject: _Subject) -> list[Suggestion]:
+def _value_suggestions(args: EstimateValueInput, subject: EstimateSubject) -> list[Suggestion]:
     """Next steps from the caller's own input; none of them is searched or counted (rule 10)."""
     suggestions: list[Suggestion] = []
     if args.area_tolerance_percent < 100:
@@ -1280,7 +1112,7 @@ def _value_suggestions(args: EstimateValueInput, subject: _Subject) -> list[Sugg
     return suggestions
 
 
-def _confidence(subject: _Subject, found: ComparableSet, spread: float) -> Confidence:
+def _confidence(subject: EstimateSubject, found: ComparableSet, spread: float) -> Confidence:
     notes: list[ConfidenceNote] = []
     if found.count < FEW_COMPARABLES:
         notes.append(
@@ -1290,7 +1122,7 @@ def _confidence(subject: _Subject, found: ComparableSet, spread: float) -> Confi
         notes.append(
             ConfidenceNote(
                 factor=ConfidenceFactor.wide_spread,
-                message=f"Weite Streuung: der Interquartilsabstand beträgt {_de(spread * 100)} % des Medians.",
+                message=f"Weite Streuung: der Interquartilsabstand beträgt {render.number(spread * 100, 0)} % des Medians.",
             )
         )
     seen = found.count + found.price_on_request
@@ -1314,7 +1146,10 @@ def _confidence(subject: _Subject, found: ComparableSet, spread: float) -> Confi
             notes.append(
                 ConfidenceNote(
                     factor=ConfidenceFactor.rooms_differ,
-                    message=f"Das Objekt hat {_de(subject.rooms, 1)} Zimmer, die Vergleichsobjekte im Median {_de(typical, 1)}.",
+                    message=(
+                        f"Das Objekt hat {render.number(subject.rooms, 1)} Zimmer, "
+                        f"die Vergleichsobjekte im Median {render.number(typical, 1)}."
+                    ),
                 )
             )
     if subject.year_built is not None and found.years:
@@ -1327,17 +1162,18 @@ def _confidence(subject: _Subject, found: ComparableSet, spread: float) -> Confi
                 )
             )
     if spread > VERY_WIDE_SPREAD or len(notes) >= 2:
-        return Confidence(level="low", level_label="niedrig", notes=notes)
+        return Confidence(level="low", level_label="niedrig", lowered_by=notes)
     if notes:
-        return Confidence(level="medium", level_label="mittel", notes=notes)
-    return Confidence(level="high", level_label="hoch", notes=notes)
+        return Confidence(level="medium", level_label="mittel", lowered_by=notes)
+    return Confidence(level="high", level_label="hoch", lowered_by=notes)
 
 
 def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueOutput:
     office = ctx.office()
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        subject = _subject(session, office, args)
+        found_subject = _subject(session, office, args)
+        subject = found_subject.data
         tolerance = args.area_tolerance_percent / 100
         area = (round(subject.living_area * (1 - tolerance), 2), round(subject.living_area * (1 + tolerance), 2))
         found = find_comparables(
@@ -1347,19 +1183,19 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
             city=subject.city,
             postal_codes=args.postal_codes,
             area=area,
-            exclude_id=subject.listing_id,
+            exclude_id=found_subject.row_id,
         )
-    subject_published = subject.published
+    subject_published = found_subject.published
     rent = subject.marketing_type is MarketingType.rent
     where = f"mit PLZ {', '.join(c + '…' for c in args.postal_codes)}" if args.postal_codes else f"in {subject.city}"
     scope_text = (
         f"veröffentlichte Inserate auf Athaus ({label(subject.marketing_type)}, {label(subject.property_type)}) {where}, "
-        f"Wohnfläche {_de(area[0], 1)} bis {_de(area[1], 1)} m² (±{args.area_tolerance_percent} %)"
+        f"Wohnfläche {render.number(area[0], 1)} bis {render.number(area[1], 1)} m² (±{args.area_tolerance_percent} %)"
         + (", ohne das Objekt selbst" if subject_published else "")
     )
     method = (
         f"Vergleichswerte aus Angebotspreisen: {scope_text}. Je Inserat Preis ÷ Wohnfläche; die Spanne reicht vom unteren "
-        f"bis zum oberen Quartil, die Mitte ist der Median, jeweils × {_de(subject.living_area, 1)} m². Nicht verwendet: "
+        f"bis zum oberen Quartil, die Mitte ist der Median, jeweils × {render.number(subject.living_area, 1)} m². Nicht verwendet: "
         f"{_plural(found.price_on_request, 'Inserat', 'Inserate')} mit 'Preis auf Anfrage', {found.living_area_unknown} ohne Wohnfläche. "
         "Angebotspreise sind keine Verkaufspreise."
     )
@@ -1367,7 +1203,7 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
         zip(found.refs, found.living_areas, strict=True), key=lambda pair: (abs(pair[1] - subject.living_area), pair[0])
     )
     shown = [ref for ref, _ in ordered[:COMPARABLES_SHOWN]]
-    comparables = ComparablesUsed(total=found.count, shown=len(shown), all_shown=len(shown) >= found.count, listing_ids=shown)
+    comparables = ComparablesUsed(total=found.count, **_shown(shown, found.count), listing_ids=shown)
     value_range = None
     hint = None
     suggestions: list[Suggestion] = []
@@ -1388,7 +1224,7 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
         confidence = Confidence(
             level="none",
             level_label="keine Schätzung",
-            notes=[
+            lowered_by=[
                 ConfidenceNote(
                     factor=ConfidenceFactor.few_comparables,
                     message=f"Nur {found.count} Vergleichsobjekte; für eine Spanne sind mindestens {MIN_COMPARABLES} nötig.",
@@ -1409,18 +1245,7 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
             hint += " Ein größeres Vergleichsgebiet lässt sich mit postal_codes angeben."
     return EstimateValueOutput(
         estimable=value_range is not None,
-        subject=ValuationSubject(
-            listing_id=subject.ref,
-            source="listing" if subject.ref is not None else "caller",
-            source_label="aus dem Bestand" if subject.ref is not None else "deine Angaben",
-            property_type=subject.property_type,
-            marketing_type=subject.marketing_type,
-            city=subject.city,
-            postal_code=subject.postal_code,
-            living_area=subject.living_area,
-            rooms=subject.rooms,
-            year_built=subject.year_built,
-        ),
+        subject=subject,
         comparison_area=ComparisonArea(
             city=None if args.postal_codes else subject.city,
             postal_codes=args.postal_codes,

@@ -3,71 +3,26 @@
 from __future__ import annotations
 
 import datetime as dt
-from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
-from contract.catalog import ListingId, Money, _normalise_listing_id
+from contract.catalog import ListingId, Money
 from contract.envelope import Absent, ContractModel, ListResult
-from contract.fields import lenient
+from contract.fields import InquiryId, lenient, normalise_ref
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
-from contract.vocabulary import GERMAN_ALIASES, LABELS, ListingStatus, MarketingType, PropertyType
+from contract.vocabulary import (
+    InquirySort,
+    InquiryStatus,
+    ListingStatus,
+    MarketingType,
+    MessageAuthor,
+    PropertyType,
+    ProposalStatus,
+    ValuationSubject,
+)
 
-
-class InquiryStatus(StrEnum):
-    open = "open"
-    answered = "answered"
-    closed = "closed"
-
-
-class ProposalStatus(StrEnum):
-    open = "open"
-    accepted = "accepted"
-    rejected = "rejected"
-
-
-class MessageAuthor(StrEnum):
-    seeker = "seeker"
-    office = "office"
-
-
-class InquirySort(StrEnum):
-    newest = "newest"
-    oldest = "oldest"
-
-
-class ValuationSubject(StrEnum):
-    listing = "listing"
-    owner_lead = "owner_lead"
-
-
-# German labels and German input words of these value sets, added to the shared vocabulary tables
-# (setdefault: an entry the vocabulary module already has wins).
-for _value, _label in {
-    InquiryStatus.open: "offen",
-    InquiryStatus.answered: "beantwortet",
-    InquiryStatus.closed: "geschlossen",
-    ProposalStatus.accepted: "angenommen",
-    ProposalStatus.rejected: "abgelehnt",
-    MessageAuthor.seeker: "Suchende/r",
-    MessageAuthor.office: "Büro",
-    InquirySort.newest: "neueste zuerst",
-    InquirySort.oldest: "älteste zuerst",
-    ValuationSubject.listing: "Objekt im Bestand",
-    ValuationSubject.owner_lead: "Eigentümer-Kontakt",
-}.items():
-    LABELS.setdefault(_value, _label)
-for _enum, _aliases in {
-    InquiryStatus: {"offen": "open", "neu": "open", "beantwortet": "answered", "geschlossen": "closed", "erledigt": "closed", "abgeschlossen": "closed"},
-    ProposalStatus: {"offen": "open", "angenommen": "accepted", "abgelehnt": "rejected"},
-    InquirySort: {"neueste": "newest", "neu": "newest", "aelteste": "oldest", "älteste": "oldest", "alt": "oldest"},
-}.items():
-    GERMAN_ALIASES.setdefault(_enum, _aliases)
-
-INQUIRY_ID_PATTERN = r"^I-\d{6,7}$"
-InquiryId = Annotated[str, Field(pattern=INQUIRY_ID_PATTERN, description="Anfragenummer, z. B. I-000042.")]
 EARLIEST_DAY = dt.date(2000, 1, 1)
 LATEST_DAY = dt.date(2100, 12, 31)
 
@@ -132,7 +87,7 @@ class SearchInquiriesInput(ContractModel):
     limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
     cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
     @model_validator(mode="after")
     def _range(self) -> SearchInquiriesInput:
@@ -163,10 +118,7 @@ SearchInquiriesOutput = ListResult[InquirySummary]
 class GetInquiryInput(ContractModel):
     inquiry_id: InquiryId
 
-    @field_validator("inquiry_id", mode="before")
-    @classmethod
-    def _normalise(cls, value: object) -> object:
-        return value.strip().upper() if isinstance(value, str) else value
+    _normalise = field_validator("inquiry_id", mode="before")(normalise_ref)
 
 
 class InquiryListing(ContractModel):
@@ -234,7 +186,7 @@ class ListValuationsInput(ContractModel):
     limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
     cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class ValuationSummary(ContractModel):
@@ -278,7 +230,7 @@ class ListProposalsInput(ContractModel):
     limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
     cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class SearchCriteria(ContractModel):

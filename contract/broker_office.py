@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from contract.broker_inquiries import InquiryStatus, ProposalStatus
 from contract.catalog import (
     CatalogFilters,
     IncludeFields,
@@ -17,7 +16,6 @@ from contract.catalog import (
     ListingSummary,
     Money,
     SortOrder,
-    _normalise_listing_id,
 )
 from contract.envelope import (
     Absent,
@@ -29,34 +27,15 @@ from contract.envelope import (
     ResultWarning,
     Suggestion,
 )
-from contract.fields import lenient
+from contract.fields import lenient, normalise_ref
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
-from contract.vocabulary import ListingStatus, MarketingType, PropertyType
+from contract.vocabulary import InquiryStatus, ListingStatus, MarketingType, PropertyType, ProposalStatus
 
 # --- input vocabulary -------------------------------------------------------------------------------------
 
-# German words for a listing status, accepted as input and normalised to the English value.
-STATUS_WORDS = {
-    "entwurf": "draft",
-    "veröffentlicht": "published",
-    "veroeffentlicht": "published",
-    "online": "published",
-    "aktiv": "published",
-    "reserviert": "reserved",
-    "verkauft": "sold",
-    "vermietet": "let",
-    "zurückgezogen": "withdrawn",
-    "zurueckgezogen": "withdrawn",
-    "deaktiviert": "withdrawn",
-}
-
-
-def _status_word(value: Any) -> Any:
-    return STATUS_WORDS.get(value.strip().casefold(), value) if isinstance(value, str) else value
-
-
-StatusInput = Annotated[lenient(ListingStatus), BeforeValidator(_status_word)]  # type: ignore[valid-type]
+# A listing status as input: the English value or the German word (`veröffentlicht`, `verkauft`, …).
+StatusInput = lenient(ListingStatus)
 
 SORT_KEYS_STOCK: dict[SortOrder, str] = {
     SortOrder.newest: "published_at desc (nie veröffentlichte Entwürfe zuletzt), listing_id asc",
@@ -114,7 +93,7 @@ class PriceComparison(ContractModel):
 class CheckListingInput(ContractModel):
     listing_id: ListingId
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class CheckListingOutput(ContractModel):
@@ -176,7 +155,7 @@ SearchStockOutput = ListResult[StockListing]
 class GetStockListingInput(ContractModel):
     listing_id: ListingId
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class StatusChangeEntry(ContractModel):
@@ -283,10 +262,19 @@ class WaitingInquiry(ContractModel):
     waiting_hours: float
 
 
-class InquirySection(ContractModel):
-    section: Literal["inquiries"] = "inquiries"
+class _Section(ContractModel):
+    """The head of every section of the situation report. Each section names itself (`section`, a literal) and
+    says what its `total` counts; then come its own counts, and last `shown`, `all_shown` and `items`: the first
+    items_per_section of the `total` open points."""
+
+    section: str
     title: str
     summary: str
+    total: int
+
+
+class InquirySection(_Section):
+    section: Literal["inquiries"] = "inquiries"
     total: int = Field(description="Alle offenen Anfragen, die auf eine Antwort des Büros warten.")
     new: int = Field(description="Davon noch nie beantwortet.")
     follow_ups: int = Field(description="Davon Rückfragen nach einer Antwort.")
@@ -307,10 +295,8 @@ class WaitingConfirmation(ContractModel):
     waiting_hours: float
 
 
-class ConfirmationSection(ContractModel):
+class ConfirmationSection(_Section):
     section: Literal["confirmations"] = "confirmations"
-    title: str
-    summary: str
     total: int = Field(description="Wartende Bestätigungen (Status pending, noch nicht abgelaufen).")
     expired: int = Field(description="Getrennt gezählt: in den letzten 30 Tagen abgelaufen, ohne ausgeführt zu sein.")
     shown: int
@@ -326,10 +312,8 @@ class BlockedDraft(ContractModel):
     reasons: list[str] = Field(description="Deutsch, je nicht erfüllter Regel ein Satz.")
 
 
-class UnpublishableSection(ContractModel):
+class UnpublishableSection(_Section):
     section: Literal["unpublishable"] = "unpublishable"
-    title: str
-    summary: str
     total: int = Field(description="Entwürfe, die check_listing nicht bestehen (eine Regel mit blocking = true nicht ok).")
     drafts_checked: int = Field(description="Alle Entwürfe des Büros; jeder wurde geprüft.")
     shown: int
@@ -345,10 +329,8 @@ class DueCertificate(ContractModel):
     expired: bool
 
 
-class EnergySection(ContractModel):
+class EnergySection(_Section):
     section: Literal["energy_certificates"] = "energy_certificates"
-    title: str
-    summary: str
     total: int = Field(description="Veröffentlichte Inserate, deren Energieausweis abgelaufen ist oder im Zeitraum abläuft.")
     expired: int
     expiring: int
@@ -366,10 +348,8 @@ class WaitingProposal(ContractModel):
     waiting_hours: float
 
 
-class ProposalSection(ContractModel):
+class ProposalSection(_Section):
     section: Literal["proposals"] = "proposals"
-    title: str
-    summary: str
     total: int = Field(description="Offene Vorschläge (noch nicht entschieden).")
     shown: int
     all_shown: bool
@@ -443,7 +423,7 @@ class EstimateValueInput(ContractModel):
         description="Vergleichsgebiet als PLZ oder PLZ-Anfang (z. B. ['04']) statt des Orts; weggelassen: derselbe Ort.",
     )
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
     @model_validator(mode="after")
     def _listing_or_data(self) -> EstimateValueInput:
@@ -456,7 +436,7 @@ class EstimateValueInput(ContractModel):
         return self
 
 
-class ValuationSubject(ContractModel):
+class EstimateSubject(ContractModel):
     listing_id: str | None = Field(description="Gesetzt, wenn die Daten aus dem Bestand stammen.")
     source: Literal["listing", "caller"]
     source_label: str
@@ -519,12 +499,12 @@ class Confidence(ContractModel):
         description="high: nichts mindert; medium: ein Umstand; low: zwei oder mehr, oder sehr weite Streuung; none: keine Spanne."
     )
     level_label: str
-    notes: list[ConfidenceNote] = Field(description="Was das Vertrauen mindert, je Umstand ein Satz.")
+    lowered_by: list[ConfidenceNote] = Field(description="Was das Vertrauen mindert, je Umstand ein Satz.")
 
 
 class EstimateValueOutput(ContractModel):
     estimable: bool = Field(description="false: zu wenige Vergleichsobjekte, keine Spanne; siehe hint und suggestions.")
-    subject: ValuationSubject
+    subject: EstimateSubject
     comparison_area: ComparisonArea
     value_range: ValueRange | None = Field(description="null, wenn estimable false ist.")
     comparables: ComparablesUsed

@@ -18,7 +18,7 @@ from contract.envelope import (
     ResultWarning,
     Suggestion,
 )
-from contract.fields import lenient
+from contract.fields import lenient, normalise_ref
 from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType
 
 LISTING_ID_PATTERN = r"^A-\d{7}$"
@@ -26,10 +26,6 @@ ListingId = Annotated[
     str,
     Field(pattern=LISTING_ID_PATTERN, description="Inseratsnummer, z. B. A-0000042."),
 ]
-
-
-def _normalise_listing_id(value: object) -> object:
-    return value.strip().upper() if isinstance(value, str) else value
 
 
 class SortOrder(StrEnum):
@@ -215,7 +211,7 @@ class CountListingsOutput(ContractModel):
 class GetListingInput(ContractModel):
     listing_id: ListingId
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class Address(ContractModel):
@@ -314,4 +310,4 @@ class CalculatePurchaseCostsInput(ContractModel):
         default=None, description="Datum des Kaufvertrags; bestimmt den Steuersatz. Weggelassen: heute."
     )
 
-    _normalise = field_validator("listing_id", mode="before")(_normalise_listing_id)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)

@@ -7,127 +7,28 @@ Input values are English; the German words are accepted and normalised (`aktiv` 
 from __future__ import annotations
 
 import datetime as dt
-from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BeforeValidator, Field, field_validator
+from pydantic import Field, field_validator
 
 from contract.catalog import LISTING_ID_PATTERN, CatalogFilters, IncludeFields, ListingSummary, Money
 from contract.envelope import Absent, ContractModel, ListResult
+from contract.fields import InquiryId, lenient, normalise_ref
 from contract.rights import SEARCH_ACCOUNT_READ
 from contract.tool import Effect, ToolSpec
-from contract.vocabulary import ListingStatus
+from contract.vocabulary import AlertFrequency, InquiryStatus, ListingStatus, MatchKind, MatchState, SearchOrderStatus
 
 SEARCH_ORDER_ID_PATTERN = r"^S-\d{6,}$"
 MATCH_ID_PATTERN = r"^T-\d{6,}$"
-INQUIRY_ID_PATTERN = r"^I-\d{6,}$"
-
-
-class SearchOrderStatus(StrEnum):
-    active = "active"
-    paused = "paused"
-    ended = "ended"
-
-
-class AlertFrequency(StrEnum):
-    instant = "instant"
-    daily = "daily"
-    weekly = "weekly"
-
-
-class MatchKind(StrEnum):
-    new_listing = "new_listing"
-    price_drop = "price_drop"
-    status_change = "status_change"
-    proposal = "proposal"
-
-
-class MatchState(StrEnum):
-    new = "new"
-    seen = "seen"
-    interesting = "interesting"
-    not_interested = "not_interested"
-
-
-class InquiryStatus(StrEnum):
-    open = "open"
-    answered = "answered"
-    closed = "closed"
-
-
-ACCOUNT_LABELS: dict[StrEnum, str] = {
-    SearchOrderStatus.active: "aktiv",
-    SearchOrderStatus.paused: "pausiert",
-    SearchOrderStatus.ended: "beendet",
-    AlertFrequency.instant: "sofort",
-    AlertFrequency.daily: "täglich",
-    AlertFrequency.weekly: "wöchentlich",
-    MatchKind.new_listing: "Neues Inserat",
-    MatchKind.price_drop: "Preissenkung",
-    MatchKind.status_change: "Statusänderung",
-    MatchKind.proposal: "Vorschlag eines Maklers",
-    MatchState.new: "neu",
-    MatchState.seen: "gesehen",
-    MatchState.interesting: "interessant",
-    MatchState.not_interested: "nicht interessant",
-    InquiryStatus.open: "offen",
-    InquiryStatus.answered: "beantwortet",
-    InquiryStatus.closed: "geschlossen",
-}
-
-# German words accepted as input, normalised to the English value (keys casefolded).
-_ALIASES: dict[type[StrEnum], dict[str, str]] = {
-    SearchOrderStatus: {"aktiv": "active", "pausiert": "paused", "angehalten": "paused", "beendet": "ended"},
-    MatchKind: {
-        "neues inserat": "new_listing",
-        "neu": "new_listing",
-        "preissenkung": "price_drop",
-        "preis gesenkt": "price_drop",
-        "statusänderung": "status_change",
-        "statusaenderung": "status_change",
-        "vorschlag": "proposal",
-        "maklervorschlag": "proposal",
-    },
-    MatchState: {
-        "neu": "new",
-        "ungesehen": "new",
-        "gesehen": "seen",
-        "interessant": "interesting",
-        "nicht interessant": "not_interested",
-        "uninteressant": "not_interested",
-    },
-    InquiryStatus: {"offen": "open", "beantwortet": "answered", "geschlossen": "closed", "abgeschlossen": "closed"},
-}
-
-
-def account_label(value: StrEnum) -> str:
-    return ACCOUNT_LABELS[value]
-
-
-def _accepting_german(enum: type[StrEnum]) -> Any:
-    aliases = _ALIASES[enum]
-
-    def convert(value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        key = " ".join(value.strip().casefold().replace("_", " ").replace("-", " ").split())
-        return aliases.get(key, key.replace(" ", "_"))
-
-    return Annotated[enum, BeforeValidator(convert)]
-
-
-def _upper(value: object) -> object:
-    return value.strip().upper() if isinstance(value, str) else value
 
 
 SearchOrderRef = Annotated[str, Field(pattern=SEARCH_ORDER_ID_PATTERN, description="Nummer des Suchauftrags, z. B. S-000012.")]
-InquiryRef = Annotated[str, Field(pattern=INQUIRY_ID_PATTERN, description="Nummer der Anfrage, z. B. I-000007.")]
 
 # --- list_search_orders ------------------------------------------------------------------------
 
 
 class ListSearchOrdersInput(ContractModel):
-    status: list[_accepting_german(SearchOrderStatus)] | None = Field(  # type: ignore[valid-type]
+    status: list[lenient(SearchOrderStatus)] | None = Field(  # type: ignore[valid-type]
         default=None,
         description="Nur Suchaufträge mit diesem Status: active (aktiv), paused (pausiert), ended (beendet). Weggelassen: alle drei.",
     )
@@ -167,14 +68,14 @@ class ListMatchesInput(ContractModel):
     search_order_id: SearchOrderRef | None = Field(
         default=None, description="Nur Treffer dieses Suchauftrags (z. B. S-000012). Weggelassen: alle deine Suchaufträge, in jedem Status."
     )
-    kinds: list[_accepting_german(MatchKind)] | None = Field(  # type: ignore[valid-type]
+    kinds: list[lenient(MatchKind)] | None = Field(  # type: ignore[valid-type]
         default=None,
         description=(
             "Nur diese Arten: new_listing (Neues Inserat), price_drop (Preissenkung), status_change (Statusänderung), "
             "proposal (Vorschlag eines Maklers). Weggelassen: alle."
         ),
     )
-    states: list[_accepting_german(MatchState)] | None = Field(  # type: ignore[valid-type]
+    states: list[lenient(MatchState)] | None = Field(  # type: ignore[valid-type]
         default=None,
         description="Nur Treffer mit diesem Zustand: new (neu), seen (gesehen), interesting (interessant), not_interested. Weggelassen: alle.",
     )
@@ -182,7 +83,7 @@ class ListMatchesInput(ContractModel):
     limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
     cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
 
-    _normalise = field_validator("search_order_id", mode="before")(_upper)
+    _normalise = field_validator("search_order_id", mode="before")(normalise_ref)
 
 
 class MatchDetail(ContractModel):
@@ -221,7 +122,7 @@ ListMatchesOutput = ListResult[MatchItem]
 
 
 class ListInquiriesInput(ContractModel):
-    status: list[_accepting_german(InquiryStatus)] | None = Field(  # type: ignore[valid-type]
+    status: list[lenient(InquiryStatus)] | None = Field(  # type: ignore[valid-type]
         default=None,
         description="Nur Anfragen mit diesem Status: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle.",
     )
@@ -231,7 +132,7 @@ class ListInquiriesInput(ContractModel):
     limit: int = Field(default=20, ge=1, le=50, description="Anfragen pro Seite (1–50).")
     cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
 
-    _normalise = field_validator("listing_id", mode="before")(_upper)
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class InquiryItem(ContractModel):
@@ -256,10 +157,10 @@ ListInquiriesOutput = ListResult[InquiryItem]
 
 
 class GetInquiryInput(ContractModel):
-    inquiry_id: InquiryRef
+    inquiry_id: InquiryId
     include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile das Inserat enthält.")
 
-    _normalise = field_validator("inquiry_id", mode="before")(_upper)
+    _normalise = field_validator("inquiry_id", mode="before")(normalise_ref)
 
 
 class ThreadMessage(ContractModel):

@@ -1,11 +1,16 @@
-"""The closed value sets of the catalog, with German labels and the German words accepted as input.
+"""The closed value sets of both servers, with their German labels and the German words accepted as input.
 
-Input values are English (`buy`, `apartment`); German words (`Kauf`, `Wohnung`) are normalised to them.
+Input values are English (`buy`, `apartment`); German words (`Kauf`, `Wohnung`) are normalised to them by
+`contract.fields.lenient`. This module is the only home of these sets, their labels and their aliases: the
+tables below are complete as written and nothing adds to them at import.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
+
+# --- the catalog ------------------------------------------------------------------------------------------
 
 
 class MarketingType(StrEnum):
@@ -52,6 +57,74 @@ class EnergyStatus(StrEnum):
     missing = "missing"
 
 
+# --- Athaus für Makler: inquiries, proposals, valuations, pending actions ---------------------------------
+
+
+class InquiryStatus(StrEnum):
+    open = "open"
+    answered = "answered"
+    closed = "closed"
+
+
+class MessageAuthor(StrEnum):
+    seeker = "seeker"
+    office = "office"
+
+
+class InquirySort(StrEnum):  # the order of search_inquiries; here for its German labels and input words
+    newest = "newest"
+    oldest = "oldest"
+
+
+class ProposalStatus(StrEnum):
+    open = "open"
+    accepted = "accepted"
+    rejected = "rejected"
+
+
+class ValuationSubject(StrEnum):
+    listing = "listing"
+    owner_lead = "owner_lead"
+
+
+class PendingActionKind(StrEnum):  # `PendingAction.kind`: a prepared action that waits for a human's click
+    send_reply = "send_reply"
+    send_inquiry = "send_inquiry"
+    decide_proposal = "decide_proposal"
+
+
+# --- Athaus Immobiliensuche: the seeker's account ------------------------------------------------------------
+
+
+class SearchOrderStatus(StrEnum):
+    active = "active"
+    paused = "paused"
+    ended = "ended"
+
+
+class AlertFrequency(StrEnum):
+    instant = "instant"
+    daily = "daily"
+    weekly = "weekly"
+
+
+class MatchKind(StrEnum):
+    new_listing = "new_listing"
+    price_drop = "price_drop"
+    status_change = "status_change"
+    proposal = "proposal"
+
+
+class MatchState(StrEnum):
+    new = "new"
+    seen = "seen"
+    interesting = "interesting"
+    not_interested = "not_interested"
+
+
+# German label of every value. A StrEnum member equals its string, so this table is looked up by value: two
+# sets that share a value (`open` of inquiries and proposals, `newest` of InquirySort and the catalog's
+# SortOrder) share its label, and must be given the same one here.
 LABELS: dict[StrEnum, str] = {
     MarketingType.buy: "Kauf",
     MarketingType.rent: "Miete",
@@ -82,9 +155,39 @@ LABELS: dict[StrEnum, str] = {
     EnergyStatus.at_viewing: "Energieausweis liegt zur Besichtigung vor",
     EnergyStatus.not_required: "kein Energieausweis erforderlich (z. B. Denkmalschutz)",
     EnergyStatus.missing: "keine Angabe zum Energieausweis",
+    InquiryStatus.open: "offen",
+    InquiryStatus.answered: "beantwortet",
+    InquiryStatus.closed: "geschlossen",
+    MessageAuthor.seeker: "Suchende/r",
+    MessageAuthor.office: "Büro",
+    InquirySort.newest: "neueste zuerst",
+    InquirySort.oldest: "älteste zuerst",
+    ProposalStatus.open: "offen",
+    ProposalStatus.accepted: "angenommen",
+    ProposalStatus.rejected: "abgelehnt",
+    ValuationSubject.listing: "Objekt im Bestand",
+    ValuationSubject.owner_lead: "Eigentümer-Kontakt",
+    PendingActionKind.send_reply: "Antwort senden",
+    PendingActionKind.send_inquiry: "Anfrage senden",
+    PendingActionKind.decide_proposal: "Vorschlag entscheiden",
+    SearchOrderStatus.active: "aktiv",
+    SearchOrderStatus.paused: "pausiert",
+    SearchOrderStatus.ended: "beendet",
+    AlertFrequency.instant: "sofort",
+    AlertFrequency.daily: "täglich",
+    AlertFrequency.weekly: "wöchentlich",
+    MatchKind.new_listing: "Neues Inserat",
+    MatchKind.price_drop: "Preissenkung",
+    MatchKind.status_change: "Statusänderung",
+    MatchKind.proposal: "Vorschlag eines Maklers",
+    MatchState.new: "neu",
+    MatchState.seen: "gesehen",
+    MatchState.interesting: "interessant",
+    MatchState.not_interested: "nicht interessant",
 }
 
-# German (and a few colloquial) words accepted as input, normalised to the English value.
+# German (and a few colloquial) words accepted as input, normalised to the English value. Per value set; matched
+# after `contract.fields.lenient` folds case, reads `_` and `-` as spaces and joins runs of white space.
 GERMAN_ALIASES: dict[type[StrEnum], dict[str, str]] = {
     MarketingType: {"kauf": "buy", "kaufen": "buy", "miete": "rent", "mieten": "rent"},
     PropertyType: {
@@ -115,8 +218,92 @@ GERMAN_ALIASES: dict[type[StrEnum], dict[str, str]] = {
         "fußbodenheizung": "underfloor_heating",
         "haustiere": "pets_allowed",
     },
+    ListingStatus: {
+        "entwurf": "draft",
+        "veröffentlicht": "published",
+        "veroeffentlicht": "published",
+        "online": "published",
+        "aktiv": "published",
+        "reserviert": "reserved",
+        "verkauft": "sold",
+        "vermietet": "let",
+        "zurückgezogen": "withdrawn",
+        "zurueckgezogen": "withdrawn",
+        "deaktiviert": "withdrawn",
+    },
+    InquiryStatus: {
+        "offen": "open",
+        "neu": "open",
+        "beantwortet": "answered",
+        "geschlossen": "closed",
+        "erledigt": "closed",
+        "abgeschlossen": "closed",
+    },
+    InquirySort: {"neueste": "newest", "neu": "newest", "aelteste": "oldest", "älteste": "oldest", "alt": "oldest"},
+    ProposalStatus: {"offen": "open", "angenommen": "accepted", "abgelehnt": "rejected"},
+    SearchOrderStatus: {"aktiv": "active", "pausiert": "paused", "angehalten": "paused", "beendet": "ended"},
+    MatchKind: {
+        "neues inserat": "new_listing",
+        "neu": "new_listing",
+        "preissenkung": "price_drop",
+        "preis gesenkt": "price_drop",
+        "statusänderung": "status_change",
+        "statusaenderung": "status_change",
+        "vorschlag": "proposal",
+        "maklervorschlag": "proposal",
+    },
+    MatchState: {
+        "neu": "new",
+        "ungesehen": "new",
+        "gesehen": "seen",
+        "interessant": "interesting",
+        "nicht interessant": "not_interested",
+        "uninteressant": "not_interested",
+    },
 }
 
 
 def label(value: StrEnum) -> str:
     return LABELS[value]
+
+
+def labelled(name: str, value: StrEnum) -> dict[str, Any]:
+    """A result field and its German sibling `<name>_label`, as the result models carry them (and the text
+    rendering reads them): `**labelled("status", status)` gives `status=status, status_label=label(status)`."""
+    return {name: value, f"{name}_label": label(value)}
+
+
+def stored_label(enum: type[StrEnum], value: str) -> str:
+    """The German label of a stored `value` of `enum`; a value the set does not know (yet) is shown as stored."""
+    try:
+        return label(enum(value))
+    except ValueError:
+        return value
+
+
+# German labels of what a seeker may share with a provider (Inquiry.shared_profile keys).
+SHARED_PROFILE_LABELS: dict[str, str] = {
+    "name": "Name",
+    "first_name": "Vorname",
+    "last_name": "Nachname",
+    "email": "E-Mail",
+    "phone": "Telefon",
+    "address": "Adresse",
+    "household": "Haushalt",
+    "household_size": "Personen im Haushalt",
+    "adults": "Erwachsene",
+    "children": "Kinder",
+    "pets": "Haustiere",
+    "smoker": "Raucher",
+    "occupation": "Beruf",
+    "employment": "Beschäftigung",
+    "income": "Einkommen",
+    "net_income": "Nettoeinkommen",
+    "move_in": "Einzugstermin",
+    "move_in_date": "Einzugstermin",
+    "financing": "Finanzierung",
+    "financing_confirmed": "Finanzierung bestätigt",
+    "equity": "Eigenkapital",
+    "schufa": "SCHUFA-Auskunft",
+    "contact_preference": "Kontaktweg",
+}

@@ -40,28 +40,35 @@ from contract.envelope import (
 )
 from contract.errors import ErrorCode
 from contract.seeker_account import (
-    AlertFrequency,
     GetInquiryInput,
     InquiryDetail,
     InquiryItem,
-    InquiryStatus,
     ListInquiriesInput,
     ListMatchesInput,
     ListSearchOrdersInput,
     MatchDetail,
     MatchItem,
-    MatchKind,
-    MatchState,
     SearchOrderItem,
-    SearchOrderStatus,
     SharedItem,
     ThreadMessage,
-    account_label,
 )
-from contract.vocabulary import ListingStatus, MarketingType, label
+from contract.vocabulary import (
+    SHARED_PROFILE_LABELS,
+    AlertFrequency,
+    InquiryStatus,
+    ListingStatus,
+    MarketingType,
+    MatchKind,
+    MatchState,
+    MessageAuthor,
+    SearchOrderStatus,
+    label,
+    labelled,
+)
 from shared.catalog.search import PUBLIC_STATUSES, aware
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
-from shared.db.scoped import SeekerData
+from shared.db.scoped import SeekerData, count_rows
+from shared.runtime import render
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
@@ -79,31 +86,6 @@ SEARCH_ORDERS_SORT = "created_at desc, search_order_id asc"
 MATCHES_SORT = "created_at desc, match_id asc"
 INQUIRIES_SORT = "created_at desc, inquiry_id asc"
 
-SHARED_LABELS = {
-    "name": "Name",
-    "first_name": "Vorname",
-    "last_name": "Nachname",
-    "email": "E-Mail",
-    "phone": "Telefon",
-    "address": "Adresse",
-    "household": "Haushalt",
-    "household_size": "Personen im Haushalt",
-    "adults": "Erwachsene",
-    "children": "Kinder",
-    "pets": "Haustiere",
-    "smoker": "Raucher",
-    "occupation": "Beruf",
-    "employment": "Beschäftigung",
-    "income": "Einkommen",
-    "net_income": "Nettoeinkommen",
-    "move_in": "Einzugstermin",
-    "move_in_date": "Einzugstermin",
-    "financing": "Finanzierung",
-    "financing_confirmed": "Finanzierung bestätigt",
-    "equity": "Eigenkapital",
-    "schufa": "SCHUFA-Auskunft",
-}
-
 
 # --- small helpers ------------------------------------------------------------------------------
 
@@ -118,30 +100,17 @@ def _iso(value: dt.datetime) -> str:
 
 
 def _when(value: dt.datetime) -> str:
-    return aware(value).strftime("%d.%m.%Y %H:%M UTC")
-
-
-def _number(value: float) -> str:
-    text = f"{value:,.2f}" if value % 1 else f"{value:,.0f}"
-    return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
-
-
-def _euro(value: float) -> str:
-    return f"{_number(value)} €"
+    return render.value_text(aware(value))
 
 
 def _labels(values: Iterable[StrEnum]) -> str:
-    return ", ".join(account_label(v) for v in values)
+    return ", ".join(label(v) for v in values)
 
 
 def _binding(tool: str, user_id: int, arguments: dict[str, Any]) -> str:
     """What a cursor is bound to: the tool, the caller and the arguments that fix the scope (not the page size)."""
     canonical = json.dumps({"tool": tool, "user": user_id, "args": arguments}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
-
-
-def _count(session: Session, query: Select[Any]) -> int:
-    return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
 
 
 def _newest(session: Session, query: Select[Any]) -> dt.datetime | None:
@@ -169,7 +138,7 @@ def _price_text(listing: Listing) -> str:
     price = listings.price_of(listing)
     if isinstance(price, Absent):
         return "Preis auf Anfrage" if price.reason is AbsenceReason.withheld else "ohne Preisangabe"
-    return _euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
+    return render.euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
 
 
 def _load_listings(session: Session, ids: Iterable[int]) -> dict[int, Listing]:
@@ -248,12 +217,8 @@ def criteria_text(filters: CatalogFilters) -> str:
         (filters.min_living_area, filters.max_living_area, " m²"),
         (filters.min_rooms, filters.max_rooms, " Zimmer"),
     ):
-        if low is not None and high is not None:
-            parts.append(f"{_number(low)}–{_number(high)}{unit}")
-        elif low is not None:
-            parts.append(f"ab {_number(low)}{unit}")
-        elif high is not None:
-            parts.append(f"bis {_number(high)}{unit}")
+        if (text := render.span(low, high, unit)) is not None:
+            parts.append(text)
     if filters.features:
         parts.append("mit " + ", ".join(label(f) for f in filters.features))
     if filters.query:
@@ -263,17 +228,13 @@ def criteria_text(filters: CatalogFilters) -> str:
 
 def _search_order_item(order: SearchOrder, new_matches: int) -> SearchOrderItem:
     criteria = CatalogFilters.model_validate(order.criteria or {})
-    frequency = AlertFrequency(order.frequency)
-    status = SearchOrderStatus(order.status)
     return SearchOrderItem(
         search_order_id=order.ref,
         name=order.name,
         criteria=criteria,
         criteria_text=criteria_text(criteria),
-        frequency=frequency,
-        frequency_label=account_label(frequency),
-        status=status,
-        status_label=account_label(status),
+        **labelled("frequency", AlertFrequency(order.frequency)),
+        **labelled("status", SearchOrderStatus(order.status)),
         approachable=bool(order.approachable),
         new_matches=new_matches,
         created_at=aware(order.created_at),
@@ -289,7 +250,7 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
     if statuses:
         scoped = scoped.where(SearchOrder.status.in_([s.value for s in statuses]))
     with ctx.db.read_only() as session:
-        total = _count(session, scoped)
+        total = count_rows(session, scoped)
         orders = list(
             session.scalars(scoped.order_by(SearchOrder.created_at.desc(), SearchOrder.ref.asc()).limit(MAX_SEARCH_ORDERS + 1))
         )[:MAX_SEARCH_ORDERS]
@@ -298,7 +259,7 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
             order_id: int(n)
             for order_id, n in session.execute(select(unseen.c.search_order_id, func.count()).group_by(unseen.c.search_order_id))
         }
-        account_has_orders = total > 0 or _count(session, seeker.search_orders()) > 0
+        account_has_orders = total > 0 or count_rows(session, seeker.search_orders()) > 0
         items = [_search_order_item(order, new_counts.get(order.id, 0)) for order in orders]
     incomplete = []
     if total > len(items):
@@ -350,7 +311,7 @@ def _status_from(detail: dict[str, Any], key: str, what: str) -> ListingStatus |
 
 def _value_text(value: Money | ListingStatus | Absent | None) -> str:
     if isinstance(value, Money):
-        return _euro(value.amount)
+        return render.euro(value.amount)
     if isinstance(value, ListingStatus):
         return label(value)
     return "?"
@@ -378,7 +339,7 @@ def match_sentence(kind: MatchKind, order_name: str, detail: MatchDetail, listin
         change = f"vorgeschlagen von {detail.proposed_by}, {_price_text(listing)}"
     else:
         change = _price_text(listing)
-    return f"{account_label(kind)} zu „{order_name}“: {what}, {change}{_status_note(listing)}."
+    return f"{label(kind)} zu „{order_name}“: {what}, {change}{_status_note(listing)}."
 
 
 def _match_conditions(args: ListMatchesInput, order_id: int | None) -> list[ColumnElement[bool]]:
@@ -471,7 +432,7 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
         as_of = walk.as_of if walk else _newest(session, scoped)
         if as_of is not None:
             scoped = scoped.where(Match.created_at <= as_of)
-        total = _count(session, scoped)
+        total = count_rows(session, scoped)
         if walk:
             _check_total(walk, total, "Deine Treffer in diesem Umfang")
         rows = session.execute(
@@ -489,7 +450,7 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
         ]
         warnings = []
         if since_source is not ValueSource.caller:
-            older = _count(session, filtered.where(Match.created_at < since))
+            older = count_rows(session, filtered.where(Match.created_at < since))
             warnings.append(_default_since_warning(since, older))
         current = _Walk(as_of=as_of, total=total, after=None)
         next_cursor = (
@@ -528,14 +489,11 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
 
 def _match_item(match: Match, order_ref: str, order_name: str, listing: Listing, include: IncludeFields) -> MatchItem:
     kind = MatchKind(match.kind)
-    state = MatchState(match.state)
     detail = match_detail(kind, match.detail or {}, listing)
     return MatchItem(
         match_id=match.ref,
-        kind=kind,
-        kind_label=account_label(kind),
-        match_state=state,
-        match_state_label=account_label(state),
+        **labelled("kind", kind),
+        **labelled("match_state", MatchState(match.state)),
         created_at=aware(match.created_at),
         search_order_id=order_ref,
         search_order_name=order_name,
@@ -555,7 +513,7 @@ def _match_item(match: Match, order_ref: str, order_name: str, listing: Listing,
 class _Thread:
     count: int = 0
     replied: bool = False
-    last_author: str = "seeker"
+    last_author: str = MessageAuthor.seeker.value
 
 
 def _threads(session: Session, inquiry_ids: Sequence[int]) -> dict[int, _Thread]:
@@ -570,13 +528,13 @@ def _threads(session: Session, inquiry_ids: Sequence[int]) -> dict[int, _Thread]
     for inquiry_id, author in rows:
         thread = threads[inquiry_id]
         thread.count += 1
-        thread.replied |= author == "office"
+        thread.replied |= author == MessageAuthor.office.value
         thread.last_author = author
     return threads
 
 
 def _author(author: str, provider: str) -> str:
-    return provider if author == "office" else YOU
+    return provider if author == MessageAuthor.office.value else YOU
 
 
 def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryItem]:
@@ -596,7 +554,7 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
         as_of = walk.as_of if walk else _newest(session, scoped)
         if as_of is not None:
             scoped = scoped.where(Inquiry.created_at <= as_of)
-        total = _count(session, scoped)
+        total = count_rows(session, scoped)
         if walk:
             _check_total(walk, total, "Deine Anfragen in diesem Umfang")
         rows = list(
@@ -611,16 +569,14 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
         listing_rows = _load_listings(session, (i.listing_id for i in rows))
         providers = _office_names(session, (i.office_id for i in rows))
         threads = _threads(session, [i.id for i in rows])
-        account_has_inquiries = total > 0 or _count(session, seeker.inquiries()) > 0
+        account_has_inquiries = total > 0 or count_rows(session, seeker.inquiries()) > 0
         items = []
         for inquiry in rows:
             listing, provider, thread = listing_rows[inquiry.listing_id], providers[inquiry.office_id], threads[inquiry.id]
-            status = InquiryStatus(inquiry.status)
             items.append(
                 InquiryItem(
                     inquiry_id=inquiry.ref,
-                    status=status,
-                    status_label=account_label(status),
+                    **labelled("status", InquiryStatus(inquiry.status)),
                     listing_id=listing.ref,
                     listing_title=listing.title,
                     listing_status=ListingStatus(listing.status),
@@ -678,16 +634,16 @@ def _shared_value(value: Any) -> str:
     if isinstance(value, bool):
         return "ja" if value else "nein"
     if isinstance(value, int | float):
-        return _number(value)
+        return render.number(value)
     if isinstance(value, list):
         return ", ".join(_shared_value(v) for v in value) or "–"
     if isinstance(value, dict):
-        return ", ".join(f"{SHARED_LABELS.get(k, k)}: {_shared_value(v)}" for k, v in value.items()) or "–"
+        return ", ".join(f"{SHARED_PROFILE_LABELS.get(k, k)}: {_shared_value(v)}" for k, v in value.items()) or "–"
     return str(value)
 
 
 def shared_profile(profile: dict[str, Any] | None) -> list[SharedItem]:
-    return [SharedItem(key=key, label=SHARED_LABELS.get(key, key), value=_shared_value(value)) for key, value in (profile or {}).items()]
+    return [SharedItem(key=key, label=SHARED_PROFILE_LABELS.get(key, key), value=_shared_value(value)) for key, value in (profile or {}).items()]
 
 
 def load_own_inquiry(session: Session, seeker: SeekerData, ref: str) -> Inquiry:
@@ -712,11 +668,10 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
         inquiry = load_own_inquiry(session, seeker, args.inquiry_id)
         provider = _office_names(session, [inquiry.office_id])[inquiry.office_id]
         listing = inquiry.listing
-        status = InquiryStatus(inquiry.status)
         messages = [
             ThreadMessage(
                 author=_author(message.author, provider),
-                from_provider=message.author == "office",
+                from_provider=message.author == MessageAuthor.office.value,
                 sent_at=aware(message.created_at),
                 text=message.body,
             )
@@ -724,8 +679,7 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
         ]
         return InquiryDetail(
             inquiry_id=inquiry.ref,
-            status=status,
-            status_label=account_label(status),
+            **labelled("status", InquiryStatus(inquiry.status)),
             provider=provider,
             created_at=aware(inquiry.created_at),
             last_message_at=aware(inquiry.last_message_at),

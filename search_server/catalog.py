@@ -23,24 +23,18 @@ from contract.envelope import Page, Tally
 from contract.errors import ErrorCode
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared.catalog import search as engine
-from shared.catalog.query import ParsedQuery, parse
+from shared.catalog.scope import ALL_FILTERS, PublicScope
 from shared.catalog.scope import empty_hint as _empty_hint
-from shared.catalog.scope import filter_warnings as _warnings
-from shared.catalog.scope import resolve_centre as _centre
 from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
+from shared.runtime import render
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.runtime.errors import ToolFailure
 from search_server import listings
 
 # What an omitted filter means, spelled out in the echoed request (rule 1).
-ALL_OF_IT: dict[str, Any] = {
-    "marketing_type": [m.value for m in MarketingType],
-    "property_types": [p.value for p in PropertyType],
-    "features": [],
-    "status": ["published"],
-}
+ALL_OF_IT: dict[str, Any] = {**ALL_FILTERS, "status": ["published"]}
 
 PRICE_BANDS: dict[MarketingType, list[tuple[float, float | None]]] = {
     MarketingType.buy: [(0, 200_000), (200_000, 400_000), (400_000, 700_000), (700_000, 1_000_000), (1_000_000, None)],
@@ -48,65 +42,29 @@ PRICE_BANDS: dict[MarketingType, list[tuple[float, float | None]]] = {
 }
 
 
-class Scope:
-    """The resolved scope of one catalog request (filters, parsed text, centre, SQL conditions)."""
-
-    def __init__(self, session: Session, filters: CatalogFilters) -> None:
-        self.filters = filters
-        self.parsed = parse(filters.query) if filters.query else ParsedQuery()
-        self.centre = _centre(session, filters)
-        self.base = engine.base_conditions(filters, self.parsed, self.centre)
-        self.ranges = engine.range_conditions(filters)
-        self.conditions = [*self.base, *(c for parts in self.ranges.values() for c in parts)]
-        self.excluded = engine.unknown_value_counts(session, self.base, self.ranges)
+class Scope(PublicScope):
+    """The resolved scope of one public catalog request, with its request echo."""
 
     def request(self, args: CatalogFilters, exclude: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
         return effective_request(args, ALL_OF_IT, exclude)
 
 
 def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[ListingSummary]:
-    now = ctx.now()
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
         scope = Scope(session, args)
-        bound_to = engine.binding(CatalogFilters.model_validate(args.model_dump(include=set(CatalogFilters.model_fields))), args.sort)
-        conditions = list(scope.conditions)
-        if args.cursor:
-            position = ctx.cursors.decode(args.cursor, binding=bound_to, snapshot=snap.revision, now=now)
-            conditions.append(engine.after(position, args.sort))
-        total = engine.count(session, scope.conditions)
-        rows = list(
-            session.scalars(
-                select(Listing)
-                .where(*conditions)
-                .order_by(*engine.order_by(args.sort))
-                .limit(args.limit + 1)
-                .options(selectinload(Listing.office), selectinload(Listing.features))
-            )
-        )
-        more = len(rows) > args.limit
-        rows = rows[: args.limit]
-        items = [
-            listings.summary(
-                row, args.include, engine.distance_km(scope.centre, row.latitude, row.longitude) if scope.centre else None
-            )
-            for row in rows
-        ]
-        next_cursor = (
-            ctx.cursors.encode(binding=bound_to, snapshot=snap.revision, position=engine.position_of(rows[-1], args.sort), now=now)
-            if more
-            else None
-        )
+        page = scope.page(session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now())
+        items = [listings.summary(row, args.include, scope.distance_km(row)) for row in page.rows]
     return Page(
         items=items,
-        total=total,
+        total=page.total,
         request=scope.request(args, exclude={"cursor"}),
         sort_key=SORT_KEYS[args.sort],
         freshness=snap.freshness,
-        next_cursor=next_cursor,
-        warnings=_warnings(args, scope.parsed, scope.excluded),
-        suggestions=suggestions_for(args) if total == 0 else [],
-        empty_hint=_empty_hint(args, scope.centre) if total == 0 else None,
+        next_cursor=page.next_cursor,
+        warnings=scope.warnings,
+        suggestions=suggestions_for(args) if page.total == 0 else [],
+        empty_hint=_empty_hint(args, scope.centre) if page.total == 0 else None,
     )
 
 
@@ -137,7 +95,7 @@ def count_listings(args: CountListingsInput, ctx: ToolContext) -> Tally:
         request=scope.request(args),
         freshness=snap.freshness,
         body={"facets": facets},
-        warnings=_warnings(args, scope.parsed, scope.excluded),
+        warnings=scope.warnings,
         suggestions=suggestions_for(args) if total == 0 else [],
         empty_hint=_empty_hint(args, scope.centre) if total == 0 else None,
     )
@@ -145,8 +103,9 @@ def count_listings(args: CountListingsInput, ctx: ToolContext) -> Tally:
 
 def _band_label(low: float, high: float | None, rent: bool) -> str:
     unit = " € Kaltmiete" if rent else " €"
-    fmt = lambda v: f"{v:,.0f}".replace(",", ".")  # noqa: E731
-    return f"ab {fmt(low)}{unit}" if high is None else f"{fmt(low)} bis unter {fmt(high)}{unit}"
+    if high is None:
+        return f"ab {render.number(low, 0)}{unit}"
+    return f"{render.number(low, 0)} bis unter {render.number(high, 0)}{unit}"
 
 
 def _price_buckets(session: Session, scope: Scope, marketing_type: MarketingType | None) -> list[FacetBucket]:

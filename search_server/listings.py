@@ -19,7 +19,7 @@ from contract.catalog import (
     Provider,
 )
 from contract.envelope import Absent, AbsenceReason, Freshness
-from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType, label
+from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType, label, labelled
 from shared.catalog.search import aware
 from shared.db.models import Listing
 
@@ -63,10 +63,8 @@ def _energy_class(listing: Listing) -> str | Absent:
 
 
 def energy_summary(listing: Listing) -> EnergySummary:
-    status = EnergyStatus(listing.energy_status)
     return EnergySummary(
-        status=status,
-        status_label=label(status),
+        **labelled("status", EnergyStatus(listing.energy_status)),
         energy_class=_energy_class(listing),
         energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
     )
@@ -120,8 +118,22 @@ def summary(listing: Listing, include: IncludeFields, distance: float | None) ->
     )
 
 
+def address(listing: Listing, *, exact: bool) -> Address:
+    """The exact address, or (not `exact`) street and house number withheld and coordinates rounded to about 1 km."""
+    return Address(
+        street=given(listing.street, "keine Straße") if exact else ADDRESS_WITHHELD,  # type: ignore[arg-type]
+        house_number=given(listing.house_number, "keine Hausnummer") if exact else ADDRESS_WITHHELD,  # type: ignore[arg-type]
+        postal_code=listing.postal_code,
+        city=listing.city,
+        district=given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
+        state=listing.state,
+        latitude=listing.latitude if exact else round(listing.latitude, 2),
+        longitude=listing.longitude if exact else round(listing.longitude, 2),
+        coordinates_exact=exact,
+    )
+
+
 def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDetail:
-    exact = listing.address_published
     office = listing.office
     rent = listing.marketing_type == MarketingType.rent
     valid_until = listing.energy_valid_until
@@ -134,17 +146,7 @@ def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDet
         marketing_type=MarketingType(listing.marketing_type),
         property_type=PropertyType(listing.property_type),
         property_subtype=given(listing.property_subtype, "keinen Objekttyp"),  # type: ignore[arg-type]
-        address=Address(
-            street=given(listing.street, "keine Straße") if exact else ADDRESS_WITHHELD,  # type: ignore[arg-type]
-            house_number=given(listing.house_number, "keine Hausnummer") if exact else ADDRESS_WITHHELD,  # type: ignore[arg-type]
-            postal_code=listing.postal_code,
-            city=listing.city,
-            district=given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
-            state=listing.state,
-            latitude=listing.latitude if exact else round(listing.latitude, 2),
-            longitude=listing.longitude if exact else round(listing.longitude, 2),
-            coordinates_exact=exact,
-        ),
+        address=address(listing, exact=listing.address_published),
         costs=Costs(
             price=price_of(listing),
             price_per_sqm=price_per_sqm(listing),
@@ -167,8 +169,7 @@ def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDet
         year_built=given(listing.year_built, "kein Baujahr"),  # type: ignore[arg-type]
         condition=given(listing.condition, "keinen Zustand"),  # type: ignore[arg-type]
         energy=EnergyCertificate(
-            status=EnergyStatus(listing.energy_status),
-            status_label=label(EnergyStatus(listing.energy_status)),
+            **labelled("status", EnergyStatus(listing.energy_status)),
             certificate_type=_energy_item(listing, listing.energy_certificate_type, "keine Ausweisart"),  # type: ignore[arg-type]
             energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
             energy_class=_energy_class(listing),

@@ -3,26 +3,38 @@
 Both read the same filters (`CatalogFilters`) the same way: place centre, full text, ranges, what a
 range filter excludes (rule 14), the warnings and the request-specific part of an empty hint. They
 differ only in the fixed scope: the public catalog shows published listings of every office
-(`engine.base_conditions`), an office's stock shows its own listings in the statuses the caller asks
-for (`StockScope`: status from the argument, office from `OfficeData`).
+(`PublicScope`: `engine.base_conditions`), an office's stock shows its own listings in the statuses the
+caller asks for (`StockScope`: status from the argument, office from `OfficeData`). Both page alike
+(`ListingScope.page`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from sqlalchemy import ColumnElement
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.orm import Session, selectinload
 
-from contract.catalog import CatalogFilters
+from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import ResultWarning, WarningCode
 from contract.errors import ErrorCode
+from contract.vocabulary import MarketingType, PropertyType
 from shared.catalog import search as engine
+from shared.catalog.cursor import CursorCodec
 from shared.catalog.query import ParsedQuery, parse
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
 from shared.runtime.errors import ToolFailure
+
+# What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
+ALL_FILTERS: dict[str, Any] = {
+    "marketing_type": [m.value for m in MarketingType],
+    "property_types": [p.value for p in PropertyType],
+    "features": [],
+}
 
 UNKNOWN_VALUE = {"price": "ohne Preis (Preis auf Anfrage)", "living_area": "ohne Angabe der Wohnfläche", "rooms": "ohne Angabe der Zimmerzahl"}
 
@@ -98,24 +110,91 @@ def filter_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: engi
     return kept
 
 
-class StockScope:
-    """The resolved scope of one request over an office's own listings, in the statuses asked for."""
+class PageRequest(Protocol):
+    """What a paged tool input says about its page: the order, the page size and where to continue."""
 
-    def __init__(self, session: Session, filters: CatalogFilters, statuses: Sequence[str], office: OfficeData) -> None:
+    sort: SortOrder
+    limit: int
+    cursor: str | None
+
+
+@dataclass(frozen=True)
+class ListingPage:
+    """One page of a scope: the total of the whole scope, the rows of this page, the cursor to the next one."""
+
+    total: int
+    rows: list[Listing]
+    next_cursor: str | None
+
+
+class ListingScope:
+    """The resolved scope of one request over listings: the filters, the parsed full text, the centre, the SQL
+    conditions and what each range filter excludes. The public catalog and an office's stock differ only in
+    `_base_conditions` (their fixed scope, with every filter but the ranges)."""
+
+    def __init__(self, session: Session, filters: CatalogFilters) -> None:
         self.filters = filters
         self.parsed = parse(filters.query) if filters.query else ParsedQuery()
         self.centre = resolve_centre(session, filters)
-        office_scope = office.listings().whereclause
-        assert office_scope is not None  # OfficeData always filters by the office
-        self.base: list[ColumnElement[bool]] = [
-            office_scope,
-            Listing.status.in_(list(statuses)),
-            *filter_conditions(filters, self.parsed, self.centre),
-        ]
+        self.base: list[ColumnElement[bool]] = self._base_conditions()
         self.ranges = engine.range_conditions(filters)
         self.conditions = [*self.base, *(c for parts in self.ranges.values() for c in parts)]
         self.excluded = engine.unknown_value_counts(session, self.base, self.ranges)
 
+    def _base_conditions(self) -> list[ColumnElement[bool]]:
+        raise NotImplementedError
+
     @property
     def warnings(self) -> list[ResultWarning]:
         return filter_warnings(self.filters, self.parsed, self.excluded)
+
+    def distance_km(self, listing: Listing) -> float | None:
+        """Distance from the centre of `near`; None without one."""
+        return engine.distance_km(self.centre, listing.latitude, listing.longitude) if self.centre else None
+
+    def page(
+        self, session: Session, cursors: CursorCodec, request: PageRequest, *, binding: str, revision: int, now: dt.datetime
+    ) -> ListingPage:
+        """The page of `request` (after its cursor; the first without one) in its total order; the cursor is bound
+        to `binding` and the catalog `revision`."""
+        sort, limit = request.sort, request.limit
+        conditions = list(self.conditions)
+        if request.cursor:
+            conditions.append(engine.after(cursors.decode(request.cursor, binding=binding, snapshot=revision, now=now), sort))
+        total = engine.count(session, self.conditions)
+        rows = list(
+            session.scalars(
+                select(Listing)
+                .where(*conditions)
+                .order_by(*engine.order_by(sort))
+                .limit(limit + 1)
+                .options(selectinload(Listing.office), selectinload(Listing.features))
+            )
+        )
+        next_cursor = (
+            cursors.encode(binding=binding, snapshot=revision, position=engine.position_of(rows[limit - 1], sort), now=now)
+            if len(rows) > limit
+            else None
+        )
+        return ListingPage(total, rows[:limit], next_cursor)
+
+
+class PublicScope(ListingScope):
+    """The public catalog: published listings of every office."""
+
+    def _base_conditions(self) -> list[ColumnElement[bool]]:
+        return engine.base_conditions(self.filters, self.parsed, self.centre)
+
+
+class StockScope(ListingScope):
+    """An office's own listings, in the statuses the caller asks for."""
+
+    def __init__(self, session: Session, filters: CatalogFilters, statuses: Sequence[str], office: OfficeData) -> None:
+        self.statuses = list(statuses)
+        self.office = office
+        super().__init__(session, filters)
+
+    def _base_conditions(self) -> list[ColumnElement[bool]]:
+        office_scope = self.office.listings().whereclause
+        assert office_scope is not None  # OfficeData always filters by the office
+        return [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, self.parsed, self.centre)]

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from contract.catalog import CatalogFilters, Near, SortOrder
+from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import Freshness
 from contract.vocabulary import ListingStatus
 from shared.catalog.query import Clause, ParsedQuery, Term
@@ -214,8 +214,10 @@ def after(position: list[Any], sort: SortOrder) -> ColumnElement[bool]:
 
 
 def binding(filters: CatalogFilters, sort: SortOrder) -> str:
-    """What a cursor is bound to: the filters and the order (not the page size, which may change)."""
-    canonical = json.dumps({"filters": filters.model_dump(mode="json"), "sort": sort.value}, sort_keys=True)
+    """What a cursor is bound to: the catalog filters of `filters` (a tool's input may carry more: page size,
+    include, cursor, which may change) and the order."""
+    catalog = CatalogFilters.model_validate(filters.model_dump(include=set(CatalogFilters.model_fields)))
+    canonical = json.dumps({"filters": catalog.model_dump(mode="json"), "sort": sort.value}, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 

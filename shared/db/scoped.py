@@ -3,13 +3,16 @@ office or seeker filter is applied in exactly one place and no handler can forge
 
 from __future__ import annotations
 
-from sqlalchemy import Select, select
+from typing import Any
 
-from shared.db.models import Inquiry, Listing, Match, Proposal, SearchOrder, Valuation
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from shared.db.models import Inquiry, Listing, Match, PendingAction, Proposal, SearchOrder, Valuation
 
 
 class OfficeData:
-    """Everything an office may see: its own listings, inquiries, valuations and proposals."""
+    """Everything an office may see: its own listings, inquiries, valuations, proposals and pending actions."""
 
     def __init__(self, office_id: int) -> None:
         self.office_id = office_id
@@ -26,6 +29,10 @@ class OfficeData:
     def proposals(self) -> Select[tuple[Proposal]]:
         return select(Proposal).where(Proposal.office_id == self.office_id)
 
+    def pending_actions(self) -> Select[tuple[PendingAction]]:
+        """Prepared actions of the office waiting for (or past) a click, whoever of its members prepared them."""
+        return select(PendingAction).where(PendingAction.office_id == self.office_id)
+
 
 class SeekerData:
     """Everything a seeker may see of their account: saved searches, their matches, own inquiries."""
@@ -41,3 +48,8 @@ class SeekerData:
 
     def inquiries(self) -> Select[tuple[Inquiry]]:
         return select(Inquiry).where(Inquiry.seeker_id == self.user_id)
+
+
+def count_rows(session: Session, query: Select[Any]) -> int:
+    """How many rows `query` (a scope of OfficeData or SeekerData, narrowed or not) selects."""
+    return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)

@@ -12,7 +12,10 @@ from pydantic import BaseModel
 from contract.envelope import Absent, AbsenceReason, ListResult, Suggestion
 from contract.vocabulary import LABELS
 
+# The German label of every result field in the text, for all tools of both servers. A field name means one
+# thing wherever it occurs, so it has one label; a family that needs another meaning names its field otherwise.
 LABEL = {
+    # the catalog and its listings
     "listing_id": "Inserat",
     "title": "Titel",
     "status": "Status",
@@ -71,6 +74,135 @@ LABEL = {
     "distance_km": "Entfernung km",
     "total": "Gesamt",
     "facets": "Aufschlüsselung",
+    "count": "Anzahl",
+    "notes": "Hinweise",
+    # the envelope's parts where a result shows them as fields
+    "hint": "Hinweis",
+    "suggestions": "Vorschläge (nicht gesucht)",
+    "reason": "Grund",
+    "arguments": "Argumente",
+    "searched": "gesucht",
+    "request": "Ausgeführte Anfrage",
+    "warnings": "Warnungen",
+    "code": "Code",
+    # Athaus für Makler: inquiries, valuations, proposals
+    "inquiry_id": "Anfrage",
+    "listing_title": "Objekt",
+    "seeker_name": "Suchende/r",
+    "created_at": "vom",
+    "last_message_at": "letzte Nachricht",
+    "age_days": "Alter in Tagen",
+    "office_replied": "Büro hat geantwortet",
+    "awaiting_reply_since": "wartet auf das Büro seit",
+    "days_awaiting_reply": "Tage ohne Antwort",
+    "message_count": "Nachrichten",
+    "listing": "Objekt",
+    "seeker": "Freigegebene Angaben der/des Suchenden",
+    "further": "Weitere Angaben",
+    "thread": "Verlauf",
+    "author": "Von",
+    "author_name": "Name",
+    "sent_at": "gesendet",
+    "text": "Text",
+    "open_drafts": "Offene Entwürfe",
+    "confirmation_id": "Bestätigung",
+    "action": "Art",
+    "summary": "Inhalt",
+    "prepared_by": "vorbereitet von",
+    "expires_at": "gültig bis",
+    "valuation_id": "Bewertung",
+    "subject": "für",
+    "owner_name": "Eigentümer/in",
+    "value_low": "Wert von",
+    "value_high": "Wert bis",
+    "price_per_sqm_low": "€/m² von",
+    "price_per_sqm_high": "€/m² bis",
+    "method": "Methode",
+    "comparables_count": "Vergleichsobjekte",
+    "created_by": "erstellt von",
+    "proposal_id": "Vorschlag",
+    "decided_at": "entschieden",
+    "listing_price": "Preis",
+    "listing_status": "Objektstatus",
+    "seeker_label": "Suchauftrag",
+    "criteria_summary": "sucht",
+    # Athaus für Makler: situation report, stock, check and value estimate
+    "office": "Büro",
+    "as_of": "Stand",
+    "sections": "Abschnitte",
+    "section": "Abschnitt",
+    "new": "neu (nie beantwortet)",
+    "follow_ups": "Rückfragen",
+    "by_age": "nach Wartezeit",
+    "shown": "gezeigt",
+    "all_shown": "alle gezeigt",
+    "items": "Einträge",
+    "first_contact": "Erstanfrage",
+    "waiting_since": "wartet seit",
+    "waiting_hours": "wartet (Stunden)",
+    "kind": "Art",
+    "subject_ref": "betrifft",
+    "drafts_checked": "geprüfte Entwürfe",
+    "failed_rules": "nicht erfüllt",
+    "reasons": "Gründe",
+    "days_left": "Tage bis Ablauf",
+    "expiring": "laufen bald ab",
+    "window_days": "Zeitraum (Tage)",
+    "key_figures": "Kennzahlen",
+    "days": "Tage",
+    "since": "seit",
+    "new_inquiries": "neue Anfragen",
+    "replies_sent": "gesendete Antworten",
+    "listings_published": "veröffentlichte Inserate",
+    "average_first_response_hours": "mittlere Zeit bis zur ersten Antwort (Stunden)",
+    "answered_inquiries": "beantwortete Anfragen",
+    "unanswered_excluded": "unbeantwortet, nicht im Mittelwert",
+    "publishable": "veröffentlichbar",
+    "rules": "Regeln",
+    "rule": "Regel",
+    "verdict": "Urteil",
+    "blocking": "Pflichtregel",
+    "message": "Befund",
+    "price_comparison": "Preisvergleich",
+    "median_price_per_sqm": "Median €/m² der Vergleichsobjekte",
+    "ratio": "Verhältnis",
+    "comparables": "Vergleichsobjekte",
+    "price_on_request_excluded": "ohne Preis, nicht verwendet",
+    "living_area_unknown_excluded": "ohne Wohnfläche, nicht verwendet",
+    "checked_at": "geprüft",
+    "address_published": "Adresse im Exposé veröffentlicht",
+    "status_history": "Statusverlauf",
+    "old_status": "von",
+    "new_status": "nach",
+    "changed_at": "geändert",
+    "changed_by": "durch",
+    "inquiries": "Anfragen",
+    "open": "offen",
+    "latest": "neueste",
+    "check": "Prüfung",
+    "proposals": "Vorschläge",
+    "estimable": "Spanne möglich",
+    "source": "Quelle",
+    "comparison_area": "Vergleichsgebiet",
+    "postal_codes": "PLZ-Bereiche",
+    "living_area_min": "Wohnfläche ab m²",
+    "living_area_max": "Wohnfläche bis m²",
+    "tolerance_percent": "Toleranz in %",
+    "value_range": "Wertspanne",
+    "low": "von",
+    "median": "Median",
+    "high": "bis",
+    "price_per_sqm_median": "€/m² Median",
+    "basis": "Grundlage",
+    "listing_ids": "Inseratsnummern",
+    "excluded": "nicht verwendet",
+    "price_on_request": "Preis auf Anfrage",
+    "living_area_unknown": "ohne Wohnfläche",
+    "subject_listing": "Objekt selbst ausgeschlossen",
+    "confidence": "Vertrauen",
+    "level": "Stufe",
+    "lowered_by": "mindert das Vertrauen",
+    "factor": "Umstand",
 }
 
 # Fields a reader does not need in the text (they stay in structuredContent).
@@ -83,9 +215,28 @@ ABSENCE = {
 }
 
 
-def _number(value: float) -> str:
-    text = f"{value:,.2f}" if value % 1 else f"{value:,.0f}"
+def number(value: float, digits: int | None = None) -> str:
+    """A number in German notation (`1.234,5`): with `digits` decimals; by default none for a whole number and
+    two otherwise."""
+    if digits is None:
+        digits = 2 if value % 1 else 0
+    text = f"{value:,.{digits}f}"
     return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+
+
+def euro(amount: float) -> str:
+    return f"{number(amount)} €"
+
+
+def span(low: float | None, high: float | None, unit: str, *, digits: int | None = None, to: str = "–") -> str | None:
+    """A range in German (`200.000–400.000 €`, `ab 50 m²`, `bis 3 Zimmer`); None when neither bound is given."""
+    if low is not None and high is not None:
+        return f"{number(low, digits)}{to}{number(high, digits)}{unit}"
+    if low is not None:
+        return f"ab {number(low, digits)}{unit}"
+    if high is not None:
+        return f"bis {number(high, digits)}{unit}"
+    return None
 
 
 def value_text(value: Any) -> str:
@@ -96,13 +247,13 @@ def value_text(value: Any) -> str:
     if isinstance(value, StrEnum):
         return LABELS.get(value, value.value)
     if isinstance(value, int | float):
-        return _number(value)
+        return number(value)
     if isinstance(value, dt.datetime):
         return value.strftime("%d.%m.%Y %H:%M UTC")
     if isinstance(value, dt.date):
         return value.strftime("%d.%m.%Y")
     if isinstance(value, BaseModel) and {"amount", "currency"} <= set(type(value).model_fields):
-        return f"{_number(value.amount)} €"
+        return euro(value.amount)
     if isinstance(value, list):
         return ", ".join(value_text(v) for v in value) if value else "–"
     return str(value)

@@ -2,10 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from broker_server import inquiries, office
 from contract import broker as contract
 from contract.rights import ServerName
-from broker_server import inquiries, office
-from shared.runtime.adapter import ServerDefinition
+from shared.runtime.adapter import BoundPrompt, ServerDefinition
+from shared.runtime.context import ToolContext
+
+def start_the_day(arguments: Mapping[str, str], ctx: ToolContext) -> str:
+    return "\n".join(
+        [
+            "Guten Morgen. Zeig mir, wie es um mein Büro steht:",
+            "1. Rufe show_situation_report auf und fasse zusammen: unbeantwortete Anfragen (die älteste zuerst, mit Alter), "
+            "wartende Bestätigungen, Objekte, die nicht veröffentlicht werden können, ablaufende Energieausweise, offene Vorschläge.",
+            "2. Schlag mir drei Dinge vor, die ich heute zuerst erledigen sollte, und nenne jeweils das Werkzeug dafür.",
+            "3. Ist ein Abschnitt unvollständig (complete = false oder shown < total), sag es, statt die Zahl als vollständig auszugeben.",
+        ]
+    )
+
+
+def answer_open_inquiries(arguments: Mapping[str, str], ctx: ToolContext) -> str:
+    days = (arguments.get("older_than_days") or "0").strip() or "0"
+    return "\n".join(
+        [
+            f"Geh mit mir die Anfragen durch, die seit mindestens {days} Tagen auf eine Antwort des Büros warten.",
+            f"1. Rufe search_inquiries mit unanswered_for_days = {days} und sort = oldest auf; blättere mit next_cursor, "
+            "bis completeness.complete true ist.",
+            "2. Öffne jede Anfrage mit get_inquiry, fasse die Frage in einem Satz zusammen und schlage eine kurze, "
+            "freundliche Antwort vor, die nur Angaben aus dem Objekt (get_listing) verwendet.",
+            "3. Es geht nichts hinaus, bevor ich es bestätigt habe.",
+        ]
+    )
+
 
 DEFINITION = ServerDefinition(
     name=ServerName.broker,
@@ -13,4 +42,8 @@ DEFINITION = ServerDefinition(
     instructions=contract.INSTRUCTIONS,
     tools=contract.BROKER_TOOLS,
     handlers={**office.HANDLERS, **inquiries.HANDLERS},
+    prompts=(
+        BoundPrompt(contract.START_DAY_PROMPT, start_the_day),
+        BoundPrompt(contract.ANSWER_INQUIRIES_PROMPT, answer_open_inquiries),
+    ),
 )

@@ -45,7 +45,15 @@ class ServerDocs:
 
 
 SERVERS: tuple[ServerDocs, ...] = (
-    ServerDocs("makler.md", broker.TITLE, broker.SUMMARY, ServerName.broker, broker.BROKER_TOOLS, (), ()),
+    ServerDocs(
+        "makler.md",
+        broker.TITLE,
+        broker.SUMMARY,
+        ServerName.broker,
+        broker.BROKER_TOOLS,
+        (),
+        (broker.START_DAY_PROMPT, broker.ANSWER_INQUIRIES_PROMPT),
+    ),
     ServerDocs("suche.md", TITLE, SUMMARY, ServerName.search, SEARCH_TOOLS, (LISTING_RESOURCE,), (START_SEARCH_PROMPT,)),
 )
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from contract import broker_inquiries, broker_office
-from contract.primitives import PromptArgumentSpec, PromptSpec
-from contract.rights import ServerName
+from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
+from contract.rights import BROKER_READ, ServerName
 from contract.tool import declare_tools
 
 TITLE = "Athaus für Makler"
@@ -29,4 +29,22 @@ ANSWER_INQUIRIES_PROMPT = PromptSpec(
     title="Offene Anfragen beantworten",
     description="Geht die unbeantworteten Anfragen des Büros durch, die älteste zuerst, und bereitet Antworten vor.",
     arguments=(PromptArgumentSpec("older_than_days", "Nur Anfragen, die seit mindestens so vielen Tagen warten (Standard 0).", False),),
+)
+
+STOCK_LISTING_RESOURCE = ResourceTemplateSpec(
+    name="stock_listing",
+    uri_template="athaus://makler/objekte/{listing_id}",
+    title="Objekt des Büros",
+    description="Ein Objekt aus dem Bestand des eigenen Büros (dieselben Daten wie get_listing), als Text und JSON.",
+    mime_type="text/markdown",
+    right=BROKER_READ,
+)
+
+OFFICE_INQUIRY_RESOURCE = ResourceTemplateSpec(
+    name="office_inquiry",
+    uri_template="athaus://makler/anfragen/{inquiry_id}",
+    title="Anfrage an das Büro",
+    description="Eine Anfrage an das eigene Büro mit Verlauf und Entwürfen (dieselben Daten wie get_inquiry), als Text und JSON.",
+    mime_type="text/markdown",
+    right=BROKER_READ,
 )

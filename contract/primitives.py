@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from contract.rights import Right
+
 
 @dataclass(frozen=True)
 class ResourceTemplateSpec:
@@ -12,6 +14,7 @@ class ResourceTemplateSpec:
     title: str
     description: str
     mime_type: str
+    right: Right  # as for tools: checked by the runtime; anything but public is cached privately
 
 
 @dataclass(frozen=True)

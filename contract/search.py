@@ -14,7 +14,7 @@ from contract.catalog import (
 from contract.purchase_costs import PurchaseCostsOutput
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract import seeker_account
-from contract.rights import SEARCH_PUBLIC, ServerName
+from contract.rights import SEARCH_ACCOUNT_READ, SEARCH_PUBLIC, ServerName
 from contract.tool import Effect, ToolSpec, declare_tools
 
 TITLE = "Athaus Immobiliensuche"
@@ -102,6 +102,16 @@ LISTING_RESOURCE = ResourceTemplateSpec(
     title="Exposé",
     description="Das Exposé eines veröffentlichten Inserats (dieselben Daten wie get_listing), als Text und JSON.",
     mime_type="text/markdown",
+    right=SEARCH_PUBLIC,
+)
+
+OWN_INQUIRY_RESOURCE = ResourceTemplateSpec(
+    name="own_inquiry",
+    uri_template="athaus://suche/anfragen/{inquiry_id}",
+    title="Eigene Anfrage",
+    description="Eine eigene Anfrage an ein Inserat mit dem ganzen Verlauf (dieselben Daten wie get_inquiry), als Text und JSON.",
+    mime_type="text/markdown",
+    right=SEARCH_ACCOUNT_READ,
 )
 
 START_SEARCH_PROMPT = PromptSpec(

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pydantic import BaseModel
 from sqlalchemy import select
 
 from contract import search as contract
 from contract.catalog import GetListingInput, ListingDetail
+from contract.seeker_account import GetInquiryInput
 from contract.rights import ServerName
 from contract.vocabulary import MarketingType, label
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
-from shared.db.models import Listing, Place
+from shared.db.models import Inquiry, Listing, Place
 from shared.runtime.adapter import BoundPrompt, BoundResource, ServerDefinition
 from shared.runtime.context import ToolContext
 from search_server import account, catalog, costs
@@ -22,6 +24,16 @@ COMPLETION_LIMIT = 21  # one more than is shown, to tell whether there are more
 
 def read_listing(variables: Mapping[str, str], ctx: ToolContext) -> ListingDetail:
     return catalog.get_listing(GetListingInput(listing_id=variables["listing_id"]), ctx)
+
+
+def read_own_inquiry(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
+    return account.get_inquiry(GetInquiryInput(inquiry_id=variables["inquiry_id"]), ctx)
+
+
+def complete_own_inquiry_ids(prefix: str, ctx: ToolContext) -> list[str]:
+    with ctx.db.read_only() as session:
+        query = ctx.seeker().inquiries().with_only_columns(Inquiry.ref).where(Inquiry.ref.startswith(prefix.strip().upper()))
+        return list(session.scalars(query.order_by(Inquiry.ref).limit(COMPLETION_LIMIT)))
 
 
 def complete_places(prefix: str, ctx: ToolContext) -> list[str]:
@@ -82,11 +94,15 @@ DEFINITION = ServerDefinition(
         "calculate_purchase_costs": costs.calculate_purchase_costs,
         **account.HANDLERS,
     },
-    resources=(BoundResource(contract.LISTING_RESOURCE, read_listing),),
+    resources=(
+        BoundResource(contract.LISTING_RESOURCE, read_listing),
+        BoundResource(contract.OWN_INQUIRY_RESOURCE, read_own_inquiry),
+    ),
     prompts=(BoundPrompt(contract.START_SEARCH_PROMPT, start_search_prompt),),
     completers={
         "places": complete_places,
         "marketing_types": complete_marketing_types,
         f"{contract.LISTING_RESOURCE.name}.listing_id": complete_listing_ids,
+        f"{contract.OWN_INQUIRY_RESOURCE.name}.inquiry_id": complete_own_inquiry_ids,
     },
 )

@@ -17,7 +17,7 @@ from contract.errors import ERROR_META_KEY, ErrorCode
 from contract.primitives import PromptSpec, ResourceTemplateSpec
 from contract.rights import RIGHTS, Right, ServerName
 from contract import broker
-from contract.search import LISTING_RESOURCE, SEARCH_TOOLS, START_SEARCH_PROMPT, SUMMARY, TITLE
+from contract.search import LISTING_RESOURCE, OWN_INQUIRY_RESOURCE, SEARCH_TOOLS, START_SEARCH_PROMPT, SUMMARY, TITLE
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect, ToolSpec
 
 HEADER = (
@@ -51,10 +51,10 @@ SERVERS: tuple[ServerDocs, ...] = (
         broker.SUMMARY,
         ServerName.broker,
         broker.BROKER_TOOLS,
-        (),
+        (broker.STOCK_LISTING_RESOURCE, broker.OFFICE_INQUIRY_RESOURCE),
         (broker.START_DAY_PROMPT, broker.ANSWER_INQUIRIES_PROMPT),
     ),
-    ServerDocs("suche.md", TITLE, SUMMARY, ServerName.search, SEARCH_TOOLS, (LISTING_RESOURCE,), (START_SEARCH_PROMPT,)),
+    ServerDocs("suche.md", TITLE, SUMMARY, ServerName.search, SEARCH_TOOLS, (LISTING_RESOURCE, OWN_INQUIRY_RESOURCE), (START_SEARCH_PROMPT,)),
 )
 
 # --- German meanings, keyed by the contract's own names ------------------------------------------------
@@ -446,8 +446,11 @@ def server_page(
             lines += _tool_section(spec)
     lines += ["## Ressourcen-Vorlagen", ""]
     if resources:
-        rows = [[_code(r.uri_template), _code(r.name), r.title, _prose(r.description), _code(r.mime_type)] for r in resources]
-        lines += _table(["URI-Vorlage", "Name", "Titel", "Beschreibung", "MIME-Typ"], rows)
+        rows = [
+            [_code(r.uri_template), _code(r.name), r.title, _prose(r.description), _code(r.right.key), _code(r.mime_type)]
+            for r in resources
+        ]
+        lines += _table(["URI-Vorlage", "Name", "Titel", "Beschreibung", "Recht", "MIME-Typ"], rows)
     else:
         lines += ["Keine.", ""]
     lines += ["## Prompts", ""]

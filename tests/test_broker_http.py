@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -13,7 +14,7 @@ from sqlalchemy import select
 
 from contract.broker import BROKER_TOOLS
 from shared.auth.tokens import mint_access_token
-from shared.db.models import User
+from shared.db.models import Listing, User
 from shared.demo import DEMO_ACCOUNTS
 from shared.runtime.adapter import mcp_tool
 from shared.settings import Settings
@@ -90,3 +91,38 @@ def test_makler_without_token_is_401_with_resource_metadata(live_server: LiveSer
     assert response.headers["WWW-Authenticate"] == (
         f'Bearer resource_metadata="{Settings().resource_metadata_url("makler")}"'
     )
+
+
+def test_office_resources_are_private_and_scoped(live_server: LiveServer, demo_db: Any) -> None:
+    owner_token = token_for(demo_db, OWNER.email, ["makler:lesen"])
+    other = next(a for a in DEMO_ACCOUNTS if a.office_id == 2)
+    other_token = token_for(demo_db, other.email, ["makler:lesen"])
+
+    async def own(client: Client) -> tuple[Any, Any, Any]:
+        from mcp_types import ResourceTemplateReference
+
+        listing_id = (await client.call_tool("search_listings", {"limit": 1})).structured_content["items"][0]["listing_id"]
+        resource = await client.read_resource(f"athaus://makler/objekte/{listing_id}")
+        completion = await client.complete(
+            ResourceTemplateReference(type="ref/resource", uri="athaus://makler/objekte/{listing_id}"),
+            {"name": "listing_id", "value": listing_id[:-1]},
+        )
+        return listing_id, resource, completion
+
+    listing_id, resource, completion = anyio.run(with_broker, live_server, owner_token, "2026-07-28", own)
+    assert (resource.ttl_ms, resource.cache_scope) == (60_000, "private")
+    assert json.loads(resource.contents[1].text)["listing_id"] == listing_id
+    assert listing_id in completion.completion.values
+    with demo_db.read_only() as session:
+        own_refs = set(session.scalars(select(Listing.ref).where(Listing.office_id == OWNER.office_id)))
+    assert set(completion.completion.values) <= own_refs
+
+    async def foreign(client: Client) -> Any:
+        try:
+            await client.read_resource(f"athaus://makler/objekte/{listing_id}")
+        except Exception as refused:  # the SDK raises the JSON-RPC error
+            return refused
+        return None
+
+    refused = anyio.run(with_broker, live_server, other_token, "2026-07-28", foreign)
+    assert refused is not None and refused.error.data["athaus/code"] == "NOT_FOUND"

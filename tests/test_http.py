@@ -107,7 +107,10 @@ def test_resource_prompt_and_completion(live_server: LiveServer) -> None:
             return templates, resource, prompt, completion
 
     templates, resource, prompt, completion = run(use)
-    assert [t.uri_template for t in templates.resource_templates] == ["athaus://suche/inserate/{listing_id}"]
+    assert [t.uri_template for t in templates.resource_templates] == [
+        "athaus://suche/inserate/{listing_id}",
+        "athaus://suche/anfragen/{inquiry_id}",
+    ]
     assert [c.mime_type for c in resource.contents] == ["text/markdown", "application/json"]
     assert json.loads(resource.contents[1].text)["address"]["city"] == "Leipzig"
     assert "Leipzig" in prompt.messages[0].content.text
@@ -138,6 +141,20 @@ def test_raw_tools_list_equals_the_contract_with_security_schemes(live_server: L
     tools = response.json()["result"]["tools"]
     assert tools == contract_tools()
     assert [t["_meta"]["securitySchemes"] for t in tools] == [s.security_schemes() for s in SEARCH_TOOLS]
+
+
+def test_account_resource_without_login_is_refused_with_the_challenge(live_server: LiveServer) -> None:
+    async def read() -> Any:
+        async with Client(f"{live_server.base_url}/suche/mcp", mode="2026-07-28") as client:
+            try:
+                await client.read_resource("athaus://suche/anfragen/I-000001")
+            except Exception as refused:
+                return refused
+            return None
+
+    refused = run(read)
+    assert refused.error.data["athaus/code"] == "MISSING_RIGHT"
+    assert 'scope="suche:konto"' in refused.error.data["mcp/www_authenticate"]
 
 
 def test_health(live_server: LiveServer) -> None:

@@ -112,7 +112,9 @@ def error_result(code: ErrorCode, message: str, **meta: Any) -> types.CallToolRe
     )
 
 
-def missing_right(spec: ToolSpec, caller: Principal | None, resource_metadata_url: str) -> types.CallToolResult | None:
+def missing_right(
+    spec: ToolSpec | ResourceTemplateSpec, caller: Principal | None, resource_metadata_url: str
+) -> types.CallToolResult | None:
     """MISSING_RIGHT with the WWW-Authenticate challenge, so the host can link or widen access; None if allowed."""
     scope = spec.right.scope
     if scope is None or (caller is not None and scope in caller.scopes):
@@ -260,16 +262,22 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
             variables = resource.match(str(params.uri))
             if variables is None:
                 continue
+            caller = caller_of(ctx)
+            denied = missing_right(resource.spec, caller, context.settings.resource_metadata_url(definition.name.value))
+            if denied is not None:
+                raise MCPError(code=types.INVALID_REQUEST, message=denied.content[0].text, data=denied.meta)
             try:
-                model = await anyio.to_thread.run_sync(resource.read, variables, context)
+                model = await anyio.to_thread.run_sync(resource.read, variables, replace(context, caller=caller))
             except ToolFailure as failure:
-                raise MCPError(code=types.INVALID_PARAMS, message=failure.message) from None
-            return types.ReadResourceResult(
-                contents=[
-                    types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=render(model)),
-                    types.TextResourceContents(uri=params.uri, mime_type="application/json", text=model.model_dump_json()),
-                ]
-            )
+                raise MCPError(code=types.INVALID_PARAMS, message=failure.message, data={ERROR_META_KEY: failure.code.value}) from None
+            contents = [
+                types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=render(model)),
+                types.TextResourceContents(uri=params.uri, mime_type="application/json", text=model.model_dump_json()),
+            ]
+            if resource.spec.right.scope is None:
+                return types.ReadResourceResult(contents=contents)
+            # Account data depends on the caller: never shared between authorization contexts (rule 8).
+            return types.ReadResourceResult(contents=contents, ttl_ms=CATALOG_READ_TTL.ttl_ms, cache_scope="private")
         raise MCPError(code=types.INVALID_PARAMS, message=f"Keine Ressource unter {params.uri}; resources/templates/list nennt die Adressen.")
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
@@ -293,9 +301,15 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         source = _completion_source(definition, params)
         if source is None:
             return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
-        values = await anyio.to_thread.run_sync(definition.completers[source], params.argument.value, context)
+        try:
+            values = await anyio.to_thread.run_sync(
+                definition.completers[source], params.argument.value, replace(context, caller=caller_of(ctx))
+            )
+        except ToolFailure:  # a completion from account data without a login completes nothing
+            values = []
         # The SDK caps a completion at 100 values; we send at most 20 and say whether there are more.
-        return types.CompleteResult(completion=types.Completion(values=values[:20], total=len(values), has_more=len(values) > 20))
+        more = len(values) > 20  # completers return one value more than is shown, so `total` is known only without more
+        return types.CompleteResult(completion=types.Completion(values=values[:20], total=None if more else len(values), has_more=more))
 
     handlers: dict[str, Callable[..., Awaitable[Any]]] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
     if definition.resources:

@@ -1,18 +1,16 @@
 """Handlers of Anfragen, Bewertungen und Vorschläge (Athaus für Makler).
 
 Every row is reached through `ctx.office()`, so another office's data cannot appear. The three lists page
-through one fixed result (`walk`): the first page fixes a reference time (`as_of`, carried in the cursor),
-rows created after it never join the walk, and the cursor carries a fingerprint of the whole ordered
-result; when a later page sees another result (a reply changed a status, a row fell out of a filter), the
-walk ends with CURSOR_EXPIRED instead of skipping or repeating rows (seed 002).
+through one fixed result with the shared account walk (`shared.runtime.walk`): the first page fixes a
+reference time (`as_of`, carried in the cursor), rows created after it never join the walk, and the cursor
+carries a fingerprint of the whole ordered result; when a later page sees another result (a reply changed
+a status, a row fell out of a filter), the walk ends with CURSOR_EXPIRED instead of skipping or repeating
+rows (seed 002).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -63,7 +61,6 @@ from contract.vocabulary import (
     ValuationSubject,
     label,
 )
-from shared.catalog.cursor import RESTART
 from shared.catalog.search import aware
 from shared.catalog.suggest import shorter_variants
 from shared.catalog.text import compound_parts, normalise, words
@@ -74,6 +71,7 @@ from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.runtime.errors import ToolFailure
+from shared.runtime.walk import Walk, ordered, walk
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")  # received_since/until are calendar days as a German office counts them
 MIN_PREFIX = 3
@@ -82,45 +80,9 @@ MIN_PREFIX = 3
 # ---------------------------------------------------------------------------------------------- the walk
 
 
-@dataclass(frozen=True)
-class Walk:
-    """One page of a walk over a fixed, ordered result of refs."""
-
-    as_of: dt.datetime
-    from_cursor: bool
-    total: int
-    page: list[str]
-    next_cursor: str | None
-    fingerprint: str
-
-
-def walk(ctx: ToolContext, tool: str, office: OfficeData, args: Any, refs_at: Callable[[dt.datetime], list[str]]) -> Walk:
-    """The page of `args` in the result `refs_at(as_of)`; `as_of` is now on the first page, the cursor's after."""
-    now = ctx.now()
-    canonical = json.dumps(
-        {"tool": tool, "office": office.office_id, "args": args.model_dump(mode="json", exclude={"cursor", "limit"})}, sort_keys=True
-    )
-    binding = hashlib.sha256(canonical.encode()).hexdigest()[:32]
-    as_of, last, expected = now, None, None
-    if args.cursor:
-        # The catalog revision does not apply here (snapshot 0); the fingerprint in the position does.
-        as_of_text, last, expected = ctx.cursors.decode(args.cursor, binding=binding, snapshot=0, now=now)
-        as_of = dt.datetime.fromisoformat(as_of_text)
-    refs = refs_at(as_of)
-    fingerprint = hashlib.sha256("\n".join(refs).encode()).hexdigest()[:16]
-    start = 0
-    if args.cursor:
-        if fingerprint != expected:
-            raise ToolFailure(
-                ErrorCode.CURSOR_EXPIRED, f"Die Ergebnisse haben sich seit der ersten Seite geändert (etwa durch eine Antwort oder einen neuen Status). {RESTART}"
-            )
-        start = refs.index(last) + 1
-    page = refs[start : start + args.limit]
-    more = start + len(page) < len(refs)
-    next_cursor = (
-        ctx.cursors.encode(binding=binding, snapshot=0, position=[as_of.isoformat(), page[-1], fingerprint], now=now) if more else None
-    )
-    return Walk(as_of, bool(args.cursor), len(refs), page, next_cursor, fingerprint)
+def office_key(office: OfficeData) -> str:
+    """The owner of an office's walks: a cursor of one office is refused for another."""
+    return f"office:{office.office_id}"
 
 
 def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any]) -> dict[str, EffectiveValue]:
@@ -133,10 +95,6 @@ def freshness(session: Session, columns: list[Any], walk_: Walk, family: str) ->
     """When this office's rows of `family` last changed (the walk's reference time if it has none)."""
     changed = [aware(v) for v in (session.scalar(c) for c in columns) if v is not None]
     return Freshness(data_as_of=max(changed, default=walk_.as_of), snapshot=f"{family}-{walk_.fingerprint}")
-
-
-def ordered(rows: dict[str, Any], page: list[str]) -> list[Any]:
-    return [rows[ref] for ref in page]
 
 
 def own_listing(session: Session, office: OfficeData, listing_ref: str) -> int:
@@ -427,7 +385,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
             rows = session.execute(office.inquiries().with_only_columns(Inquiry.id, Inquiry.ref).where(*scoped).order_by(*order))
             return [ref for inquiry_id, ref in rows if with_words is None or inquiry_id in with_words]
 
-        page = walk(ctx, "search_inquiries", office, args, refs_at)
+        page = walk(ctx, "search_inquiries", office_key(office), args, refs_at)
         facts = {f.inquiry.ref: f for f in inquiry_facts(session, office.inquiries().where(Inquiry.ref.in_(page.page)))}
         items = [summary_of(f, page.as_of) for f in ordered(facts, page.page)]
         fresh = freshness(session, [office.inquiries().with_only_columns(func.max(Inquiry.last_message_at))], page, "anfragen")
@@ -574,7 +532,7 @@ def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[Valuati
             statement = office.valuations().with_only_columns(Valuation.ref).where(*conditions, Valuation.created_at <= as_of)
             return list(session.scalars(statement.order_by(Valuation.created_at.desc(), Valuation.ref.desc())))
 
-        page = walk(ctx, "list_valuations", office, args, refs_at)
+        page = walk(ctx, "list_valuations", office_key(office), args, refs_at)
         rows = session.execute(
             office.valuations()
             .outerjoin(Listing, and_(Listing.id == Valuation.listing_id, Listing.office_id == office.office_id))
@@ -673,7 +631,7 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
             statement = proposals_in_scope(office).with_only_columns(Proposal.ref).where(*conditions, Proposal.created_at <= as_of)
             return list(session.scalars(statement.order_by(Proposal.created_at.desc(), Proposal.ref.desc())))
 
-        page = walk(ctx, "list_proposals", office, args, refs_at)
+        page = walk(ctx, "list_proposals", office_key(office), args, refs_at)
         rows = session.execute(
             proposals_in_scope(office).add_columns(SearchOrder.ref, SearchOrder.criteria, Listing).where(Proposal.ref.in_(page.page))
         ).all()

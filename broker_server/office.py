@@ -8,8 +8,6 @@ listings of any office, through the catalog engine's own public scope).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -108,6 +106,7 @@ from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.runtime.errors import InputNeeded, Question, ToolFailure
+from shared.runtime.walk import binding_hash
 
 ALL_STATUSES = [s.value for s in ListingStatus]
 RESIDENTIAL = {PropertyType.apartment, PropertyType.house}
@@ -496,8 +495,7 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
 def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData) -> str:
     """A cursor is bound to the filters, the statuses, the order and the office."""
     catalog = engine.binding(args, args.sort)
-    canonical = json.dumps({"catalog": catalog, "statuses": list(statuses), "office": office.office_id}, sort_keys=True)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id})
 
 
 def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListing]:

@@ -4,24 +4,23 @@ Every account row is reached through `ctx.seeker()` (SeekerData), so the seeker 
 place; listings and offices are joined to those rows afterwards. Listings are mapped by
 `search_server.listings.summary`, the same mapping as search_listings.
 
-Pages are keyset pages in the order `created_at desc, <ref> asc`. The first page fixes the walk: the
-newest `created_at` in scope (`as_of`) bounds every later page, so rows created during the walk stay out,
-and the total is carried in the cursor; when the scope's total differs on a later page (a row was marked
-into or out of a state filter, or back-dated), the walk ends with CURSOR_EXPIRED instead of skipping or
-repeating rows (seed 002).
+Matches and inquiries page with the shared account walk (`shared.runtime.walk`) in the order
+`created_at desc, <ref> asc`: the first page fixes the reference time (`as_of`, now), which bounds every
+later page, so rows created during the walk stay out; the cursor carries a fingerprint of the whole ordered
+result, and when a later page sees another result (a row was marked into or out of a state filter), the
+walk ends with CURSOR_EXPIRED instead of skipping or repeating rows (seed 002). The default `since` of
+list_matches is counted from `as_of`, so it stays the same on every page of a walk.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from contract.catalog import CatalogFilters, IncludeFields, Money
@@ -73,14 +72,13 @@ from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.runtime.errors import ToolFailure
+from shared.runtime.walk import ordered, walk
 from search_server import listings
 
 YOU = "Du"
 DEFAULT_MATCH_WINDOW = dt.timedelta(days=14)
 SUGGESTED_EARLIER = dt.timedelta(days=90)
 MAX_SEARCH_ORDERS = 200  # one page; beyond it the answer says RESULT_LIMIT_REACHED
-ACCOUNT_SNAPSHOT = 0  # account walks are fixed by (as_of, total) in the cursor, not by the catalog revision
-RESTART = "Bitte ohne cursor neu beginnen."
 
 SEARCH_ORDERS_SORT = "created_at desc, search_order_id asc"
 MATCHES_SORT = "created_at desc, match_id asc"
@@ -107,16 +105,9 @@ def _labels(values: Iterable[StrEnum]) -> str:
     return ", ".join(label(v) for v in values)
 
 
-def _binding(tool: str, user_id: int, arguments: dict[str, Any]) -> str:
-    """What a cursor is bound to: the tool, the caller and the arguments that fix the scope (not the page size)."""
-    canonical = json.dumps({"tool": tool, "user": user_id, "args": arguments}, sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
-
-
-def _newest(session: Session, query: Select[Any]) -> dt.datetime | None:
-    sub = query.subquery()
-    value = session.scalar(select(func.max(sub.c.created_at)))
-    return aware(value) if value is not None else None
+def _owner(seeker: SeekerData) -> str:
+    """The owner of a seeker's walks: a cursor of one seeker is refused for another."""
+    return f"seeker:{seeker.user_id}"
 
 
 def _live(now: dt.datetime, snapshot: str) -> Freshness:
@@ -156,43 +147,6 @@ def _office_names(session: Session, ids: Iterable[int]) -> dict[int, str]:
     if not wanted:
         return {}
     return {row.id: row.name for row in session.execute(select(Office.id, Office.name).where(Office.id.in_(wanted)))}
-
-
-@dataclass
-class _Walk:
-    """Where a page walk stands: fixed by the first page, carried by the cursor."""
-
-    as_of: dt.datetime | None  # newest created_at in scope at the first page; None: the scope was empty
-    total: int
-    after: tuple[dt.datetime, str] | None  # (created_at, ref) of the last row of the previous page
-
-    def encode(self, extra: list[Any], last_created: dt.datetime, last_ref: str) -> list[Any]:
-        return [*extra, _iso(self.as_of) if self.as_of else None, self.total, _iso(last_created), last_ref]
-
-    @staticmethod
-    def decode(position: list[Any], extra: int) -> tuple[list[Any], _Walk]:
-        head, (as_of, total, created, ref) = position[:extra], position[extra:]
-        return head, _Walk(
-            as_of=dt.datetime.fromisoformat(as_of) if as_of else None,
-            total=int(total),
-            after=(dt.datetime.fromisoformat(created), str(ref)),
-        )
-
-
-def _keyset(created: Any, ref: Any, after: tuple[dt.datetime, str] | None) -> list[ColumnElement[bool]]:
-    """Rows strictly after `after` in the order created_at desc, ref asc."""
-    if after is None:
-        return []
-    at, last_ref = after
-    return [or_(created < at, and_(created == at, ref > last_ref))]
-
-
-def _check_total(walk: _Walk, total: int, what: str) -> None:
-    if total != walk.total:
-        raise ToolFailure(
-            ErrorCode.CURSOR_EXPIRED,
-            f"{what} haben sich seit der ersten Seite geändert ({walk.total} damals, {total} jetzt). {RESTART}",
-        )
 
 
 # --- list_search_orders -----------------------------------------------------------------------
@@ -394,27 +348,14 @@ def _matches_suggestions(args: ListMatchesInput, since: dt.datetime) -> list[Sug
     return suggestions
 
 
+def _since(args: ListMatchesInput, as_of: dt.datetime) -> dt.datetime:
+    """The caller's since, or the default: 14 days before the walk's reference time (the same on every page)."""
+    return _utc(args.since) if args.since else as_of - DEFAULT_MATCH_WINDOW
+
+
 def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
     seeker = ctx.seeker()
     now = ctx.now()
-    bound_to = _binding(
-        "list_matches",
-        seeker.user_id,
-        {
-            "since": _iso(_utc(args.since)) if args.since else None,
-            "search_order_id": args.search_order_id,
-            "kinds": sorted({k.value for k in args.kinds or []}),
-            "states": sorted({s.value for s in args.states or []}),
-        },
-    )
-    walk: _Walk | None = None
-    if args.cursor:
-        (since_text,), walk = _Walk.decode(ctx.cursors.decode(args.cursor, binding=bound_to, snapshot=ACCOUNT_SNAPSHOT, now=now), 1)
-        since = dt.datetime.fromisoformat(since_text)
-    else:
-        since = _utc(args.since) if args.since else now - DEFAULT_MATCH_WINDOW
-    since_source = ValueSource.caller if args.since else ValueSource.cursor if walk else ValueSource.default
-
     with ctx.db.read_only() as session:
         orders = list(session.scalars(seeker.search_orders().order_by(SearchOrder.ref)))
         order_refs = [o.ref for o in orders]
@@ -428,41 +369,38 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
                 )
             order_id = order.id
         filtered = seeker.matches().where(*_match_conditions(args, order_id))
-        scoped = filtered.where(Match.created_at >= since)
-        as_of = walk.as_of if walk else _newest(session, scoped)
-        if as_of is not None:
-            scoped = scoped.where(Match.created_at <= as_of)
-        total = count_rows(session, scoped)
-        if walk:
-            _check_total(walk, total, "Deine Treffer in diesem Umfang")
-        rows = session.execute(
-            scoped.where(*_keyset(Match.created_at, Match.ref, walk.after if walk else None))
-            .add_columns(SearchOrder.ref, SearchOrder.name)
-            .order_by(Match.created_at.desc(), Match.ref.asc())
-            .limit(args.limit + 1)
-        ).all()
-        more = len(rows) > args.limit
-        rows = rows[: args.limit]
+
+        def refs_at(as_of: dt.datetime) -> list[str]:
+            scoped = filtered.with_only_columns(Match.ref).where(Match.created_at >= _since(args, as_of), Match.created_at <= as_of)
+            return list(session.scalars(scoped.order_by(Match.created_at.desc(), Match.ref.asc())))
+
+        page = walk(
+            ctx,
+            "list_matches",
+            _owner(seeker),
+            args,
+            refs_at,
+            scope={
+                "since": _iso(_utc(args.since)) if args.since else None,
+                "search_order_id": args.search_order_id,
+                "kinds": sorted({k.value for k in args.kinds or []}),
+                "states": sorted({s.value for s in args.states or []}),
+            },
+            changed="Deine Treffer in diesem Umfang haben sich seit der ersten Seite geändert.",
+        )
+        since = _since(args, page.as_of)
+        since_source = ValueSource.caller if args.since else ValueSource.cursor if page.from_cursor else ValueSource.default
+        rows = session.execute(filtered.add_columns(SearchOrder.ref, SearchOrder.name).where(Match.ref.in_(page.page))).all()
+        by_ref = {match.ref: (match, order_ref, order_name) for match, order_ref, order_name in rows}
         listing_rows = _load_listings(session, (m.listing_id for m, _, _ in rows))
         items = [
             _match_item(match, order_ref, order_name, listing_rows[match.listing_id], args.include)
-            for match, order_ref, order_name in rows
+            for match, order_ref, order_name in ordered(by_ref, page.page)
         ]
         warnings = []
         if since_source is not ValueSource.caller:
             older = count_rows(session, filtered.where(Match.created_at < since))
             warnings.append(_default_since_warning(since, older))
-        current = _Walk(as_of=as_of, total=total, after=None)
-        next_cursor = (
-            ctx.cursors.encode(
-                binding=bound_to,
-                snapshot=ACCOUNT_SNAPSHOT,
-                position=current.encode([_iso(since)], rows[-1][0].created_at, rows[-1][0].ref),
-                now=now,
-            )
-            if more
-            else None
-        )
     request = {"since": EffectiveValue(value=_iso(since), source=since_source)}
     request |= effective_request(
         args,
@@ -473,14 +411,14 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
         },
         exclude={"since", "cursor"},
     )
-    empty = total == 0
+    empty = page.total == 0
     return Page(
         items=items,
-        total=total,
+        total=page.total,
         request=request,
         sort_key=MATCHES_SORT,
-        freshness=_live(now, f"treffer-bis-{_iso(as_of)}" if as_of else "treffer-live"),
-        next_cursor=next_cursor,
+        freshness=_live(now, f"treffer-{page.fingerprint}"),
+        next_cursor=page.next_cursor,
         warnings=warnings,
         suggestions=_matches_suggestions(args, since) if empty and order_refs else [],
         empty_hint=_matches_hint(args, since, since_source is not ValueSource.caller, bool(order_refs)) if empty else None,
@@ -541,31 +479,28 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
     seeker = ctx.seeker()
     now = ctx.now()
     statuses = sorted(set(args.status or []), key=list(InquiryStatus).index)
-    bound_to = _binding("list_inquiries", seeker.user_id, {"status": [s.value for s in statuses], "listing_id": args.listing_id})
-    walk: _Walk | None = None
-    if args.cursor:
-        _, walk = _Walk.decode(ctx.cursors.decode(args.cursor, binding=bound_to, snapshot=ACCOUNT_SNAPSHOT, now=now), 0)
     with ctx.db.read_only() as session:
         scoped = seeker.inquiries()
         if statuses:
             scoped = scoped.where(Inquiry.status.in_([s.value for s in statuses]))
         if args.listing_id:
             scoped = scoped.where(Inquiry.listing_id.in_(select(Listing.id).where(Listing.ref == args.listing_id)))
-        as_of = walk.as_of if walk else _newest(session, scoped)
-        if as_of is not None:
-            scoped = scoped.where(Inquiry.created_at <= as_of)
-        total = count_rows(session, scoped)
-        if walk:
-            _check_total(walk, total, "Deine Anfragen in diesem Umfang")
-        rows = list(
-            session.scalars(
-                scoped.where(*_keyset(Inquiry.created_at, Inquiry.ref, walk.after if walk else None))
-                .order_by(Inquiry.created_at.desc(), Inquiry.ref.asc())
-                .limit(args.limit + 1)
-            )
+
+        def refs_at(as_of: dt.datetime) -> list[str]:
+            bounded = scoped.with_only_columns(Inquiry.ref).where(Inquiry.created_at <= as_of)
+            return list(session.scalars(bounded.order_by(Inquiry.created_at.desc(), Inquiry.ref.asc())))
+
+        page = walk(
+            ctx,
+            "list_inquiries",
+            _owner(seeker),
+            args,
+            refs_at,
+            scope={"status": [s.value for s in statuses], "listing_id": args.listing_id},
+            changed="Deine Anfragen in diesem Umfang haben sich seit der ersten Seite geändert.",
         )
-        more = len(rows) > args.limit
-        rows = rows[: args.limit]
+        total = page.total
+        rows = ordered({i.ref: i for i in session.scalars(scoped.where(Inquiry.ref.in_(page.page)))}, page.page)
         listing_rows = _load_listings(session, (i.listing_id for i in rows))
         providers = _office_names(session, (i.office_id for i in rows))
         threads = _threads(session, [i.id for i in rows])
@@ -589,16 +524,6 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
                     message_count=thread.count,
                 )
             )
-        next_cursor = (
-            ctx.cursors.encode(
-                binding=bound_to,
-                snapshot=ACCOUNT_SNAPSHOT,
-                position=_Walk(as_of, total, None).encode([], rows[-1].created_at, rows[-1].ref),
-                now=now,
-            )
-            if more
-            else None
-        )
     suggestions: list[Suggestion] = []
     hint = None
     if total == 0:
@@ -618,8 +543,8 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
         total=total,
         request=effective_request(args, {"status": [s.value for s in InquiryStatus]}, exclude={"cursor"}),
         sort_key=INQUIRIES_SORT,
-        freshness=_live(now, f"anfragen-bis-{_iso(as_of)}" if as_of else "anfragen-live"),
-        next_cursor=next_cursor,
+        freshness=_live(now, f"anfragen-{page.fingerprint}"),
+        next_cursor=page.next_cursor,
         suggestions=suggestions,
         empty_hint=hint,
     )

@@ -553,11 +553,12 @@ def test_a_treffer_arriving_during_a_walk_stays_out_of_it(changing: tuple[Databa
     db, user_id, refs = changing
     caller = Caller(SEARCH, make_context(db), seeker(user_id))
     first = caller("list_matches", {"limit": 2})
-    with db.unit_of_work() as session:
+    with db.unit_of_work() as session:  # created after the first page (its as_of is FIXED_NOW); read ten minutes later
         order_id = session.scalar(select(Match.search_order_id).where(Match.ref == refs[0]))
         listing_id = session.scalar(select(Listing.id).where(Listing.status == "published").order_by(Listing.id.desc()).limit(1))
         session.add(Match(ref="T-999999", search_order_id=order_id, listing_id=listing_id, kind="new_listing", detail={}, state="new",
-                          created_at=FIXED_NOW - dt.timedelta(minutes=5)))
+                          created_at=FIXED_NOW + dt.timedelta(minutes=5)))
+    caller = Caller(SEARCH, make_context(db, FIXED_NOW + dt.timedelta(minutes=10)), seeker(user_id))
     second = caller("list_matches", {"limit": 2, "cursor": first["completeness"]["next_cursor"]})
     walked = [i["match_id"] for i in first["items"] + second["items"]]
     assert walked == refs and second["completeness"]["complete"] is True

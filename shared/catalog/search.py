@@ -7,8 +7,6 @@ geo indexes); nothing loads the catalog into memory. The SQL is the same on SQLi
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +20,7 @@ from contract.vocabulary import ListingStatus
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import normalise
 from shared.db.models import CatalogState, Listing, ListingFeature, ListingTerm, Place
+from shared.runtime.walk import binding_hash
 
 PUBLIC_STATUSES = (ListingStatus.published.value,)
 KM_PER_DEGREE_LAT = 110.574
@@ -217,8 +216,7 @@ def binding(filters: CatalogFilters, sort: SortOrder) -> str:
     """What a cursor is bound to: the catalog filters of `filters` (a tool's input may carry more: page size,
     include, cursor, which may change) and the order."""
     catalog = CatalogFilters.model_validate(filters.model_dump(include=set(CatalogFilters.model_fields)))
-    canonical = json.dumps({"filters": catalog.model_dump(mode="json"), "sort": sort.value}, sort_keys=True)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    return binding_hash({"filters": catalog.model_dump(mode="json"), "sort": sort.value})
 
 
 def count(session: Session, conditions: list[ColumnElement[bool]]) -> int:

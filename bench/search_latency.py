@@ -258,7 +258,7 @@ async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measu
 
 def page_query(conditions: list[Any], args: SearchListingsInput) -> Select[Any]:
     """The page query of search_server.catalog.search_listings (without its two eager loads)."""
-    return select(Listing).where(*conditions).order_by(*engine.order_by(args.sort)).limit(args.limit + 1)
+    return select(Listing).where(*conditions).order_by(*engine.SORTS[args.sort].order_by()).limit(args.limit + 1)
 
 
 def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | None) -> tuple[int, list[Any] | None]:
@@ -270,14 +270,14 @@ def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | No
         scope = Scope(session, args)
         conditions = list(scope.conditions)
         if position is not None:
-            conditions.append(engine.after(position, args.sort))
+            conditions.append(engine.SORTS[args.sort].after(position))
         total = engine.count(session, scope.conditions)
         rows = list(
             session.scalars(
                 page_query(conditions, args).options(selectinload(Listing.office), selectinload(Listing.features))
             )
         )
-        after_page = engine.position_of(rows[args.limit - 1], args.sort) if len(rows) > args.limit else None
+        after_page = engine.SORTS[args.sort].position_of(rows[args.limit - 1]) if len(rows) > args.limit else None
     return total, after_page
 
 

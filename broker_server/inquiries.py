@@ -1,7 +1,7 @@
 """Handlers of Anfragen, Bewertungen und Vorschläge (Athaus für Makler).
 
 Every row is reached through `ctx.office()`, so another office's data cannot appear. The three lists page
-through one fixed result with the shared account walk (`shared.runtime.walk`): the first page fixes a
+through one fixed result with the shared account walk (`shared.paging.walk`): the first page fixes a
 reference time (`as_of`, carried in the cursor), rows created after it never join the walk, and the cursor
 carries a fingerprint of the whole ordered result; when a later page sees another result (a reply changed
 a status, a row fell out of a filter), the walk ends with CURSOR_EXPIRED instead of skipping or repeating
@@ -47,7 +47,7 @@ from contract.envelope import (
     ValueSource,
     WarningCode,
 )
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import (
     SHARED_PROFILE_LABELS,
     InquirySort,
@@ -61,7 +61,6 @@ from contract.vocabulary import (
     ValuationSubject,
     label,
 )
-from shared.catalog.search import aware
 from shared.catalog.suggest import shorter_variants
 from shared.catalog.text import compound_parts, normalise, words
 from shared.db.models import Inquiry, InquiryMessage, Listing, OfficeMember, PendingAction, Proposal, SearchOrder, User, Valuation
@@ -70,8 +69,7 @@ from shared.runtime import render
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
-from shared.runtime.errors import ToolFailure
-from shared.runtime.walk import Walk, ordered, walk
+from shared.paging.walk import Walk, ordered, walk
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")  # received_since/until are calendar days as a German office counts them
 MIN_PREFIX = 3
@@ -93,7 +91,7 @@ def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any]) -> dict[st
 
 def freshness(session: Session, columns: list[Any], walk_: Walk, family: str) -> Freshness:
     """When this office's rows of `family` last changed (the walk's reference time if it has none)."""
-    changed = [aware(v) for v in (session.scalar(c) for c in columns) if v is not None]
+    changed = [v for v in (session.scalar(c) for c in columns) if v is not None]
     return Freshness(data_as_of=max(changed, default=walk_.as_of), snapshot=f"{family}-{walk_.fingerprint}")
 
 
@@ -268,7 +266,7 @@ class InquiryFacts:
     replied: bool
 
     def age_days(self, as_of: dt.datetime) -> int:
-        return max(0, (as_of - aware(self.inquiry.created_at)).days)
+        return max(0, (as_of - self.inquiry.created_at).days)
 
     def days_awaiting(self, as_of: dt.datetime) -> int | None:
         return None if self.awaiting_since is None else max(0, (as_of - self.awaiting_since).days)
@@ -279,8 +277,8 @@ class InquiryFacts:
         return {
             "inquiry_id": inquiry.ref,
             "status": InquiryStatus(inquiry.status),
-            "created_at": aware(inquiry.created_at),
-            "last_message_at": aware(inquiry.last_message_at),
+            "created_at": inquiry.created_at,
+            "last_message_at": inquiry.last_message_at,
             "age_days": self.age_days(as_of),
             "office_replied": self.replied,
             "awaiting_reply_since": self.awaiting_since,
@@ -293,7 +291,7 @@ def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[
     rows = session.execute(
         statement.add_columns(awaiting_reply_since(), message_count(), office_replied()).options(selectinload(Inquiry.listing), *load)
     )
-    return [InquiryFacts(inquiry, aware(since) if since else None, int(count), bool(replied)) for inquiry, since, count, replied in rows]
+    return [InquiryFacts(inquiry, since if since else None, int(count), bool(replied)) for inquiry, since, count, replied in rows]
 
 
 def summary_of(facts: InquiryFacts, as_of: dt.datetime) -> InquirySummary:
@@ -460,7 +458,7 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
         ),
         seeker=profile,
         thread=[
-            ThreadMessage(author=MessageAuthor(m.author), author_name=author_name(m), sent_at=aware(m.created_at), text=m.body)
+            ThreadMessage(author=MessageAuthor(m.author), author_name=author_name(m), sent_at=m.created_at, text=m.body)
             for m in inquiry.messages
         ],
         open_drafts=[
@@ -469,8 +467,8 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
                 action=d.kind,
                 summary=d.summary,
                 prepared_by=names.get(d.user_id) or Absent(reason=AbsenceReason.empty_in_source, note="Nicht von einem Mitglied des Büros."),
-                created_at=aware(d.created_at),
-                expires_at=aware(d.expires_at),
+                created_at=d.created_at,
+                expires_at=d.expires_at,
             )
             for d in drafts
         ],
@@ -499,7 +497,7 @@ def valuation_summary(valuation: Valuation, listing_ref: str | None, listing_tit
         listing_id, title = listing_ref, listing_title or ""
     return ValuationSummary(
         valuation_id=valuation.ref,
-        created_at=aware(valuation.created_at),
+        created_at=valuation.created_at,
         subject=ValuationSubject.owner_lead if valuation.listing_id is None else ValuationSubject.listing,
         listing_id=listing_id,
         listing_title=title,
@@ -641,8 +639,8 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
             by_ref[proposal.ref] = ProposalSummary(
                 proposal_id=proposal.ref,
                 status=ProposalStatus(proposal.status),
-                created_at=aware(proposal.created_at),
-                decided_at=aware(proposal.decided_at) if proposal.decided_at else None,
+                created_at=proposal.created_at,
+                decided_at=proposal.decided_at if proposal.decided_at else None,
                 listing_id=listing.ref,
                 listing_title=listing.title,
                 listing_price=price_of(listing),

@@ -68,7 +68,7 @@ from contract.broker_office import (
 )
 from contract.catalog import CatalogFilters, Money
 from contract.envelope import Absent, AbsenceReason, Freshness, Page, ResultWarning, Suggestion, Tally, WarningCode
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.vocabulary import (
     EnergyStatus,
     InquiryStatus,
@@ -86,7 +86,6 @@ from search_server import listings
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery
 from shared.catalog.scope import ALL_FILTERS, StockScope, empty_hint
-from shared.catalog.search import aware
 from shared.catalog.suggest import suggestions_for
 from shared.catalog.text import normalise
 from shared.db.models import (
@@ -105,8 +104,7 @@ from shared.runtime import render
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
-from shared.runtime.errors import InputNeeded, Question, ToolFailure
-from shared.runtime.walk import binding_hash
+from shared.paging.cursor import binding_hash
 
 ALL_STATUSES = [s.value for s in ListingStatus]
 RESIDENTIAL = {PropertyType.apartment, PropertyType.house}
@@ -164,7 +162,7 @@ def _office_name(session: Session, office: OfficeData) -> str:
 
 
 def _hours(now: dt.datetime, then: dt.datetime) -> float:
-    return round((now - aware(then)).total_seconds() / 3600, 1)
+    return round((now - then).total_seconds() / 3600, 1)
 
 
 def _age_text(hours: float) -> str:
@@ -475,7 +473,7 @@ def _public_uri(listing: Listing, uri: str) -> str | Absent:
 
 
 def _published_at(listing: Listing) -> dt.datetime | Absent:
-    return aware(listing.published_at) if listing.published_at is not None else NEVER_PUBLISHED
+    return listing.published_at if listing.published_at is not None else NEVER_PUBLISHED
 
 
 def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None) -> StockListing:
@@ -486,8 +484,8 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
             "resource_uri": _public_uri(listing, summary.resource_uri),
             "published_at": _published_at(listing),
             **labelled("status", ListingStatus(listing.status)),
-            "created_at": aware(listing.created_at),
-            "updated_at": aware(listing.updated_at),
+            "created_at": listing.created_at,
+            "updated_at": listing.updated_at,
         }
     )
 
@@ -552,7 +550,7 @@ def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntr
                 old_status=old,
                 new_status=new,
                 label=f"{label(old)} → {label(new)}" if old else f"angelegt als {label(new)}",
-                changed_at=aware(change.changed_at),
+                changed_at=change.changed_at,
                 changed_by=name
                 if name
                 else Absent(reason=AbsenceReason.empty_in_source, note="Ohne Person geändert (Import oder System)."),
@@ -580,8 +578,8 @@ def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -
             InquiryRef(
                 inquiry_id=i.ref,
                 **labelled("status", InquiryStatus(i.status)),
-                created_at=aware(i.created_at),
-                last_message_at=aware(i.last_message_at),
+                created_at=i.created_at,
+                last_message_at=i.last_message_at,
             )
             for i in rows
         ],
@@ -597,8 +595,8 @@ def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -
             ProposalRef(
                 proposal_id=p.ref,
                 **labelled("status", ProposalStatus(p.status)),
-                created_at=aware(p.created_at),
-                decided_at=aware(p.decided_at) if p.decided_at else None,
+                created_at=p.created_at,
+                decided_at=p.decided_at if p.decided_at else None,
             )
             for p in rows
         ],
@@ -624,9 +622,9 @@ def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt
                 kind_label=stored_label(PendingActionKind, a.kind),
                 subject_ref=a.subject_ref,
                 summary=a.summary,
-                created_at=aware(a.created_at),
-                expires_at=aware(a.expires_at),
-                expired=aware(a.expires_at) <= now,
+                created_at=a.created_at,
+                expires_at=a.expires_at,
+                expired=a.expires_at <= now,
             )
             for a in rows
         ],
@@ -648,7 +646,7 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
                 "address": listings.address(listing, exact=True),  # the office sees its own address, published or not
                 **labelled("status", expose.status),
                 "address_published": listing.address_published,
-                "created_at": aware(listing.created_at),
+                "created_at": listing.created_at,
                 "status_history": _status_history(session, listing),
                 "inquiries": _listing_inquiries(session, office, listing),
                 "open_drafts": _open_drafts(session, office, listing, now),
@@ -702,7 +700,7 @@ def _inquiry_section(session: Session, office: OfficeData, now: dt.datetime, lim
             listing_id=r.listing_ref,
             title=r.title,
             first_contact=bool(r.first_contact),
-            waiting_since=aware(r.waiting_since),
+            waiting_since=r.waiting_since,
             waiting_hours=_hours(now, r.waiting_since),
         )
         for r in rows
@@ -747,8 +745,8 @@ def _confirmation_section(session: Session, office: OfficeData, now: dt.datetime
             kind_label=stored_label(PendingActionKind, a.kind),
             subject_ref=a.subject_ref,
             summary=a.summary,
-            created_at=aware(a.created_at),
-            expires_at=aware(a.expires_at),
+            created_at=a.created_at,
+            expires_at=a.expires_at,
             waiting_hours=_hours(now, a.created_at),
         )
         for a in rows
@@ -781,7 +779,7 @@ def _unpublishable_section(session: Session, office: OfficeData, now: dt.datetim
                 BlockedDraft(
                     listing_id=draft.ref,
                     title=draft.title,
-                    created_at=aware(draft.created_at),
+                    created_at=draft.created_at,
                     failed_rules=[r.rule for r in failed],
                     reasons=[r.message for r in failed],
                 )
@@ -858,7 +856,7 @@ def _proposal_section(session: Session, office: OfficeData, now: dt.datetime, li
             proposal_id=p.ref,
             listing_id=listing_ref,
             title=title,
-            created_at=aware(p.created_at),
+            created_at=p.created_at,
             waiting_hours=_hours(now, p.created_at),
         )
         for p, listing_ref, title in rows
@@ -895,7 +893,7 @@ def _key_figures(session: Session, office: OfficeData, now: dt.datetime) -> list
     figures = []
     for days in KEY_FIGURE_WINDOWS:
         since = now - dt.timedelta(days=days)
-        in_window = [(aware(c), aware(f) if f else None) for c, f in recent if aware(c) > since]
+        in_window = [(c, f if f else None) for c, f in recent if c > since]
         replied = [(f - c).total_seconds() / 3600 for c, f in in_window if f is not None and f <= now]
         replies = session.scalar(
             select(func.count())

@@ -1,7 +1,10 @@
-"""Stable error codes (SPEC section 6). They travel in _meta["athaus/code"]; the German sentence beside them may change."""
+"""Stable error codes (SPEC section 6) and what a handler raises when it cannot answer.
+
+The code travels in _meta["athaus/code"]; the German sentence beside it may change."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -21,3 +24,29 @@ class ErrorCode(StrEnum):
 
 
 ERROR_META_KEY = "athaus/code"
+
+
+class ToolFailure(Exception):
+    """An expected failure with a stable code and one German sentence that names the next step.
+
+    Raised by handlers and the domain rooms below them; only the runtime adapter turns it into a result."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Question:
+    """The one question a tool asks when an input is missing (SPEC section 6, rule 9)."""
+
+    argument: str  # the input field the answer fills
+    message: str  # German, one question
+    schema: dict[str, object]  # JSON Schema of the answer (a primitive)
+
+
+class InputNeeded(Exception):
+    def __init__(self, question: Question) -> None:
+        super().__init__(question.message)
+        self.question = question

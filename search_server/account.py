@@ -4,7 +4,7 @@ Every account row is reached through `ctx.seeker()` (SeekerData), so the seeker 
 place; listings and offices are joined to those rows afterwards. Listings are mapped by
 `search_server.listings.summary`, the same mapping as search_listings.
 
-Matches and inquiries page with the shared account walk (`shared.runtime.walk`) in the order
+Matches and inquiries page with the shared account walk (`shared.paging.walk`) in the order
 `created_at desc, <ref> asc`: the first page fixes the reference time (`as_of`, now), which bounds every
 later page, so rows created during the walk stay out; the cursor carries a fingerprint of the whole ordered
 result, and when a later page sees another result (a row was marked into or out of a state filter), the
@@ -37,7 +37,7 @@ from contract.envelope import (
     ValueSource,
     WarningCode,
 )
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, ToolFailure
 from contract.seeker_account import (
     GetInquiryInput,
     InquiryDetail,
@@ -64,15 +64,14 @@ from contract.vocabulary import (
     label,
     labelled,
 )
-from shared.catalog.search import PUBLIC_STATUSES, aware
+from shared.catalog.search import PUBLIC_STATUSES
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
 from shared.db.scoped import SeekerData, count_rows
 from shared.runtime import render
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
-from shared.runtime.errors import ToolFailure
-from shared.runtime.walk import ordered, walk
+from shared.paging.walk import ordered, walk
 from search_server import listings
 
 YOU = "Du"
@@ -94,11 +93,11 @@ def _utc(value: dt.datetime) -> dt.datetime:
 
 
 def _iso(value: dt.datetime) -> str:
-    return aware(value).isoformat()
+    return value.isoformat()
 
 
 def _when(value: dt.datetime) -> str:
-    return render.value_text(aware(value))
+    return render.value_text(value)
 
 
 def _labels(values: Iterable[StrEnum]) -> str:
@@ -191,8 +190,8 @@ def _search_order_item(order: SearchOrder, new_matches: int) -> SearchOrderItem:
         **labelled("status", SearchOrderStatus(order.status)),
         approachable=bool(order.approachable),
         new_matches=new_matches,
-        created_at=aware(order.created_at),
-        updated_at=aware(order.updated_at),
+        created_at=order.created_at,
+        updated_at=order.updated_at,
     )
 
 
@@ -432,7 +431,7 @@ def _match_item(match: Match, order_ref: str, order_name: str, listing: Listing,
         match_id=match.ref,
         **labelled("kind", kind),
         **labelled("match_state", MatchState(match.state)),
-        created_at=aware(match.created_at),
+        created_at=match.created_at,
         search_order_id=order_ref,
         search_order_name=order_name,
         listing_id=listing.ref,
@@ -517,8 +516,8 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
                     listing_status=ListingStatus(listing.status),
                     listing_available=_available(listing),
                     provider=provider,
-                    created_at=aware(inquiry.created_at),
-                    last_message_at=aware(inquiry.last_message_at),
+                    created_at=inquiry.created_at,
+                    last_message_at=inquiry.last_message_at,
                     last_message_from=_author(thread.last_author, provider),
                     provider_replied=thread.replied,
                     message_count=thread.count,
@@ -597,7 +596,7 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
             ThreadMessage(
                 author=_author(message.author, provider),
                 from_provider=message.author == MessageAuthor.office.value,
-                sent_at=aware(message.created_at),
+                sent_at=message.created_at,
                 text=message.body,
             )
             for message in inquiry.messages
@@ -606,8 +605,8 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
             inquiry_id=inquiry.ref,
             **labelled("status", InquiryStatus(inquiry.status)),
             provider=provider,
-            created_at=aware(inquiry.created_at),
-            last_message_at=aware(inquiry.last_message_at),
+            created_at=inquiry.created_at,
+            last_message_at=inquiry.last_message_at,
             provider_replied=any(m.from_provider for m in messages),
             listing_status=ListingStatus(listing.status),
             listing_available=_available(listing),

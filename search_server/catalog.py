@@ -20,7 +20,7 @@ from contract.catalog import (
     SearchListingsInput,
 )
 from contract.envelope import Page, Tally
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, PublicScope
@@ -30,7 +30,6 @@ from shared.db.models import Listing
 from shared.runtime import render
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
-from shared.runtime.errors import ToolFailure
 from search_server import listings
 
 # What an omitted filter means, spelled out in the echoed request (rule 1).

@@ -6,12 +6,11 @@ from decimal import Decimal
 
 from contract.catalog import CalculatePurchaseCostsInput
 from contract.envelope import Absent, AbsenceReason
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.purchase_costs import CostItem, PurchaseCostsOutput
 from contract.vocabulary import MarketingType
 from shared import purchase_costs
 from shared.runtime.context import ToolContext
-from shared.runtime.errors import InputNeeded, Question, ToolFailure
 from search_server.catalog import load_public_listing
 
 UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note="Provision unbekannt: in der Summe nicht enthalten.")

@@ -20,7 +20,6 @@ from contract.catalog import (
 )
 from contract.envelope import Absent, AbsenceReason, Freshness
 from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType, label, labelled
-from shared.catalog.search import aware
 from shared.db.models import Listing
 
 RESOURCE_URI = "athaus://suche/inserate/{listing_id}"
@@ -111,7 +110,7 @@ def summary(listing: Listing, include: IncludeFields, distance: float | None) ->
         photos=photos_of(listing) if include.photos else not_requested("photos"),
         description=listing.description if include.description else not_requested("description"),
         provider=listing.office.name,
-        published_at=aware(listing.published_at or listing.created_at),
+        published_at=listing.published_at or listing.created_at,
         distance_km=round(distance, 2)
         if distance is not None
         else Absent(reason=AbsenceReason.not_collected, note="Nur mit near berechnet."),
@@ -192,7 +191,7 @@ def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDet
             available_from=given(listing.available_from, "kein Bezugsdatum"),  # type: ignore[arg-type]
             note=given(listing.availability_note, "keinen Hinweis zur Verfügbarkeit"),  # type: ignore[arg-type]
         ),
-        published_at=aware(listing.published_at or listing.created_at),
-        updated_at=aware(listing.updated_at),
+        published_at=listing.published_at or listing.created_at,
+        updated_at=listing.updated_at,
         freshness=freshness,
     )

@@ -22,7 +22,7 @@ from starlette.staticfiles import StaticFiles
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
-from shared.catalog.cursor import CursorCodec
+from shared.paging.cursor import CursorCodec
 from shared.db.session import Database
 from shared.runtime.adapter import ServerDefinition, build_server
 from shared.runtime.context import ToolContext

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from search_server.server import DEFINITION as SEARCH
 from shared.app import create_app
 from shared.auth.principal import Principal
-from shared.catalog.cursor import CursorCodec
+from shared.paging.cursor import CursorCodec
 from shared.db.migrate import upgrade
 from shared.db.session import Database
 from shared.demo import DEMO_NOW, seed_demo

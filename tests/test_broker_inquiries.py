@@ -34,7 +34,7 @@ from shared.db.models import (
 )
 from shared.db.session import Database
 from shared.db.migrate import upgrade
-from shared.catalog.cursor import CursorCodec
+from shared.paging.cursor import CursorCodec
 from shared.catalog.text import normalise
 from shared.demo import seed_demo
 from tests.conftest import FIXED_NOW, Caller, _fresh_database_url, make_context

@@ -345,7 +345,9 @@ def _catalog_digest(engine: Engine) -> str:
             (Place, [Place.id]),
         ):
             for row in connection.execute(select(model).order_by(*keys)):
-                digest.update(repr(tuple(row)).encode())
+                # Times as naive UTC: the digest was taken of the stored values, before they were read back aware.
+                plain = tuple(v.astimezone(dt.UTC).replace(tzinfo=None) if isinstance(v, dt.datetime) else v for v in row)
+                digest.update(repr(plain).encode())
     return digest.hexdigest()
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, String
+from sqlalchemy import JSON, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shared.db.models import Base, utcnow
+from shared.db.models import Base, UTCDateTime, utcnow
 
 # A Client ID Metadata Document's URL is the client_id, so client ids can be long.
 CLIENT_ID = String(500)
@@ -23,7 +23,7 @@ class OAuthClient(Base):
     client_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     secret_hash: Mapped[str | None] = mapped_column(DIGEST)  # None: public client (token_endpoint_auth_method none)
     registration: Mapped[dict[str, Any]] = mapped_column(JSON)  # the registered metadata, without the secret
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class OAuthGrant(Base):
@@ -39,8 +39,8 @@ class OAuthGrant(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     resource: Mapped[str] = mapped_column(String(300))  # RFC 8707: the one server the tokens are for
     scopes: Mapped[str] = mapped_column(String(500))  # granted on the consent page, space-separated
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class OAuthCode(Base):
@@ -55,8 +55,8 @@ class OAuthCode(Base):
     code_challenge: Mapped[str] = mapped_column(String(128))
     resource: Mapped[str] = mapped_column(String(300))
     scopes: Mapped[str] = mapped_column(String(500))
-    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
-    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    used_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     # Set on exchange, so a replayed code can revoke what it was exchanged for (OAuth 2.1 §4.1.3).
     grant_id: Mapped[int | None] = mapped_column(ForeignKey("oauth_grants.id"))
 
@@ -70,8 +70,8 @@ class IssuedToken(Base):
     grant_id: Mapped[int] = mapped_column(ForeignKey("oauth_grants.id"), index=True)
     kind: Mapped[str] = mapped_column(String(10))  # access | refresh
     scopes: Mapped[str] = mapped_column(String(500))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
-    rotated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))  # refresh: when it was used
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    rotated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # refresh: when it was used
 
     grant: Mapped[OAuthGrant] = relationship()

@@ -91,7 +91,7 @@ def redeem_code(
         return Refusal("invalid_grant", "Der Autorisierungscode ist unbekannt.")
     if record.used_at is not None:
         return _replayed_code(session, record, now)
-    if _utc(record.expires_at) <= now:
+    if record.expires_at <= now:
         return Refusal("invalid_grant", "Der Autorisierungscode ist abgelaufen.")
     if redirect_uri is not None and redirect_uri != record.redirect_uri:
         return Refusal("invalid_grant", "redirect_uri weicht von der Autorisierungsanfrage ab.")
@@ -121,7 +121,7 @@ def refresh(
         return _reused_refresh_token(session, grant, now)
     if grant.revoked_at is not None:
         return Refusal("invalid_grant", "Die Verbindung wurde widerrufen.")
-    if _utc(token.expires_at) <= now:
+    if token.expires_at <= now:
         return Refusal("invalid_grant", "Das Refresh-Token ist abgelaufen.")
     if resource is not None and resource != grant.resource:
         return Refusal("invalid_target", "resource weicht von der ursprünglichen Autorisierung ab.")
@@ -203,11 +203,6 @@ def _claim(session: Session, statement: Update, **values: dt.datetime) -> bool:
     """Run a guarded UPDATE; True if this transaction was the one that changed the row."""
     result = cast(CursorResult[Any], session.execute(statement.values(**values)))
     return result.rowcount == 1
-
-
-def _utc(value: dt.datetime) -> dt.datetime:
-    # SQLite hands timestamps back without their zone; they are stored in UTC.
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def _revoke_grant(session: Session, grant_id: int, now: dt.datetime) -> None:

@@ -20,14 +20,14 @@ from sqlalchemy.orm import Session, selectinload
 
 from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import ResultWarning, WarningCode
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType
 from shared.catalog import search as engine
-from shared.catalog.cursor import CursorCodec
+from shared.paging.cursor import CursorCodec
+from shared.paging.keyset import keyset_page
 from shared.catalog.query import ParsedQuery, parse
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
-from shared.runtime.errors import ToolFailure
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
 ALL_FILTERS: dict[str, Any] = {
@@ -157,26 +157,22 @@ class ListingScope:
     ) -> ListingPage:
         """The page of `request` (after its cursor; the first without one) in its total order; the cursor is bound
         to `binding` and the catalog `revision`."""
-        sort, limit = request.sort, request.limit
-        conditions = list(self.conditions)
-        if request.cursor:
-            conditions.append(engine.after(cursors.decode(request.cursor, binding=binding, snapshot=revision, now=now), sort))
+        statement = (
+            select(Listing).where(*self.conditions).options(selectinload(Listing.office), selectinload(Listing.features))
+        )
+        page = keyset_page(
+            session,
+            statement,
+            engine.SORTS[request.sort],
+            limit=request.limit,
+            cursor=request.cursor,
+            cursors=cursors,
+            binding=binding,
+            snapshot=revision,
+            now=now,
+        )
         total = engine.count(session, self.conditions)
-        rows = list(
-            session.scalars(
-                select(Listing)
-                .where(*conditions)
-                .order_by(*engine.order_by(sort))
-                .limit(limit + 1)
-                .options(selectinload(Listing.office), selectinload(Listing.features))
-            )
-        )
-        next_cursor = (
-            cursors.encode(binding=binding, snapshot=revision, position=engine.position_of(rows[limit - 1], sort), now=now)
-            if len(rows) > limit
-            else None
-        )
-        return ListingPage(total, rows[:limit], next_cursor)
+        return ListingPage(total, page.rows, page.next_cursor)
 
 
 class PublicScope(ListingScope):

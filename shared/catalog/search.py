@@ -20,7 +20,8 @@ from contract.vocabulary import ListingStatus
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import normalise
 from shared.db.models import CatalogState, Listing, ListingFeature, ListingTerm, Place
-from shared.runtime.walk import binding_hash
+from shared.paging.cursor import binding_hash
+from shared.paging.keyset import KeysetOrder
 
 PUBLIC_STATUSES = (ListingStatus.published.value,)
 KM_PER_DEGREE_LAT = 110.574
@@ -45,16 +46,11 @@ class Snapshot:
         return Freshness(data_as_of=self.updated_at, snapshot=f"katalog-{self.revision}")
 
 
-def aware(value: dt.datetime) -> dt.datetime:
-    """SQLite returns naive datetimes; all stored times are UTC."""
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
-
 def snapshot(session: Session) -> Snapshot:
     state = session.get(CatalogState, 1)
     if state is None:
         return Snapshot(0, dt.datetime(1970, 1, 1, tzinfo=dt.UTC))
-    return Snapshot(state.revision, aware(state.updated_at))
+    return Snapshot(state.revision, state.updated_at)
 
 
 def resolve_place(session: Session, text: str) -> tuple[float, float, str] | None:
@@ -171,45 +167,12 @@ def base_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: Centre
     return conditions
 
 
-@dataclass(frozen=True)
-class SortSpec:
-    column: Any
-    descending: bool
-
-
-SORTS: dict[SortOrder, SortSpec] = {
-    SortOrder.newest: SortSpec(Listing.published_at, True),
-    SortOrder.price_asc: SortSpec(Listing.price, False),
-    SortOrder.price_desc: SortSpec(Listing.price, True),
-    SortOrder.living_area_desc: SortSpec(Listing.living_area, True),
+SORTS: dict[SortOrder, KeysetOrder] = {
+    SortOrder.newest: KeysetOrder(Listing.published_at, True, Listing.id),
+    SortOrder.price_asc: KeysetOrder(Listing.price, False, Listing.id),
+    SortOrder.price_desc: KeysetOrder(Listing.price, True, Listing.id),
+    SortOrder.living_area_desc: KeysetOrder(Listing.living_area, True, Listing.id),
 }
-
-
-def order_by(sort: SortOrder) -> list[Any]:
-    """NULLS LAST spelled out, so both databases order alike and an index can serve the order."""
-    spec = SORTS[sort]
-    direction = spec.column.desc() if spec.descending else spec.column.asc()
-    return [direction.nulls_last(), Listing.id.asc()]
-
-
-def position_of(listing: Listing, sort: SortOrder) -> list[Any]:
-    value = getattr(listing, SORTS[sort].column.key)
-    if isinstance(value, dt.datetime):
-        value = aware(value).isoformat()
-    return [value, listing.id]
-
-
-def after(position: list[Any], sort: SortOrder) -> ColumnElement[bool]:
-    """Rows strictly after `position` in the total order (NULLs last, id ascending on ties)."""
-    spec = SORTS[sort]
-    value, last_id = position
-    column = spec.column
-    if value is None:
-        return and_(column.is_(None), Listing.id > last_id)
-    if column.key == "published_at":
-        value = dt.datetime.fromisoformat(value)
-    beyond = column < value if spec.descending else column > value
-    return or_(column.is_(None), beyond, and_(column == value, Listing.id > last_id))
 
 
 def binding(filters: CatalogFilters, sort: SortOrder) -> str:

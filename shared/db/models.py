@@ -17,11 +17,34 @@ from sqlalchemy import (
     String,
     Text,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
 
 # Search terms are ASCII after normalisation; the C collation on PostgreSQL makes the
 # prefix range scan (term >= 'balk' AND term < 'ball') behave exactly as on SQLite.
 TermString = String(64).with_variant(String(64, collation="C"), "postgresql")
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """A point in time, stored in UTC and always read back timezone-aware on both backends (SQLite keeps no
+    zone, PostgreSQL does), so no code above the database ever repairs a naive datetime."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: every stored time is aware (UTC)")
+        value = value.astimezone(dt.UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
 class Base(DeclarativeBase):
@@ -128,9 +151,9 @@ class Listing(Base):
     available_from: Mapped[dt.date | None] = mapped_column(Date)
     availability_note: Mapped[str | None] = mapped_column(String(100))  # "sofort", "nach Vereinbarung"
 
-    published_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    published_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
     office: Mapped[Office] = relationship(back_populates="listings")
     features: Mapped[list[ListingFeature]] = relationship(cascade="all, delete-orphan", order_by="ListingFeature.feature")
@@ -171,7 +194,7 @@ class CatalogState(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     revision: Mapped[int] = mapped_column(Integer, default=0)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class ServerSecret(Base):
@@ -194,7 +217,7 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(300))
     kind: Mapped[str] = mapped_column(String(10))  # seeker | broker
     phone: Mapped[str | None] = mapped_column(String(50))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     memberships: Mapped[list[OfficeMember]] = relationship(back_populates="user")
 
@@ -223,8 +246,8 @@ class SearchOrder(Base):
     frequency: Mapped[str] = mapped_column(String(10))  # instant | daily | weekly
     status: Mapped[str] = mapped_column(String(10))  # active | paused | ended
     approachable: Mapped[bool] = mapped_column(Boolean, default=False)  # brokers may propose listings
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
 class Match(Base):
@@ -240,7 +263,7 @@ class Match(Base):
     kind: Mapped[str] = mapped_column(String(20))  # new_listing | price_drop | status_change | proposal
     detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # e.g. {"old_price": …, "new_price": …}
     state: Mapped[str] = mapped_column(String(20), default="new")  # new | seen | interesting | not_interested
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class Inquiry(Base):
@@ -256,8 +279,8 @@ class Inquiry(Base):
     seeker_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     status: Mapped[str] = mapped_column(String(20))  # open | answered | closed
     shared_profile: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # what the seeker agreed to share
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    last_message_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_message_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     messages: Mapped[list[InquiryMessage]] = relationship(order_by="InquiryMessage.created_at, InquiryMessage.id")
     listing: Mapped[Listing] = relationship()
@@ -271,7 +294,7 @@ class InquiryMessage(Base):
     author: Mapped[str] = mapped_column(String(10))  # seeker | office
     author_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     body: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class Valuation(Base):
@@ -296,7 +319,7 @@ class Valuation(Base):
     comparables: Mapped[list[Any]] = mapped_column(JSON, default=list)  # listing refs
     note: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class Proposal(Base):
@@ -311,8 +334,8 @@ class Proposal(Base):
     listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id"))
     search_order_id: Mapped[int] = mapped_column(ForeignKey("search_orders.id"))
     status: Mapped[str] = mapped_column(String(20))  # open | accepted | rejected
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    decided_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class ListingStatusChange(Base):
@@ -325,7 +348,7 @@ class ListingStatusChange(Base):
     old_status: Mapped[str | None] = mapped_column(String(20))
     new_status: Mapped[str] = mapped_column(String(20))
     changed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
-    changed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    changed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class PendingAction(Base):
@@ -346,5 +369,5 @@ class PendingAction(Base):
     summary: Mapped[str] = mapped_column(String(500))
     status: Mapped[str] = mapped_column(String(20))  # pending | executed | expired | cancelled
     token_hash: Mapped[str] = mapped_column(String(100))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)

@@ -24,14 +24,13 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, Tally
-from contract.errors import ERROR_META_KEY, ErrorCode
+from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
 from contract.primitives import PromptSpec, ResourceTemplateSpec
 from contract.rights import ServerName
 from contract.tool import ToolSpec
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.runtime import envelope
 from shared.runtime.context import ToolContext
-from shared.runtime.errors import InputNeeded, Question, ToolFailure
 from shared.runtime.render import render
 from shared.runtime.validation import german_message
 

@@ -6,12 +6,11 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from contract.errors import ErrorCode
+from contract.errors import ErrorCode, ToolFailure
 from shared.auth.principal import Principal
-from shared.catalog.cursor import CursorCodec
+from shared.paging.cursor import CursorCodec
 from shared.db.scoped import OfficeData, SeekerData
 from shared.db.session import Database
-from shared.runtime.errors import ToolFailure
 from shared.settings import Settings
 
 

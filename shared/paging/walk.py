@@ -12,26 +12,24 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from contract.errors import ErrorCode
-from shared.catalog.cursor import RESTART
-from shared.runtime.errors import ToolFailure
+from contract.errors import ErrorCode, ToolFailure
+from shared.paging.cursor import RESTART, CursorCodec, binding_hash
 
-if TYPE_CHECKING:
-    from shared.runtime.context import ToolContext
+
+class Clock(Protocol):
+    """What a walk needs of the call's context (the runtime's ToolContext is one)."""
+
+    cursors: CursorCodec
+
+    def now(self) -> dt.datetime: ...
+
 
 WALK_SNAPSHOT = 0  # account walks are fixed by (as_of, fingerprint) in the cursor, not by the catalog revision
 CHANGED = "Die Ergebnisse haben sich seit der ersten Seite geändert (etwa durch eine Antwort oder einen neuen Status)."
-
-
-def binding_hash(payload: dict[str, Any]) -> str:
-    """What a cursor is bound to, as a short hash of `payload` (canonical JSON, keys sorted)."""
-    canonical = json.dumps(payload, sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -47,7 +45,7 @@ class Walk:
 
 
 def walk(
-    ctx: ToolContext,
+    ctx: Clock,
     tool: str,
     owner: str,
     args: Any,

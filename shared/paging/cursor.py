@@ -13,8 +13,13 @@ import hmac
 import json
 from typing import Any
 
-from contract.errors import ErrorCode
-from shared.runtime.errors import ToolFailure
+from contract.errors import ErrorCode, ToolFailure
+
+def binding_hash(payload: dict[str, Any]) -> str:
+    """What a cursor is bound to, as a short hash of `payload` (canonical JSON, keys sorted)."""
+    canonical = json.dumps(payload, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
 
 RESTART = "Bitte die Suche ohne cursor neu beginnen; die bisher gelesenen Seiten gehören zu einem anderen Stand."
 

@@ -1,0 +1,79 @@
+"""Keyset pages over one ordered table: a total order (one sort column, NULLs last, a unique key ascending on
+ties), the position of a row in it, the rows strictly after a position, and one page with its cursor.
+
+No offsets: a page is found by where the previous one ended, so pages are disjoint and complete (rule 7) and
+a deep page costs what the first one costs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, DateTime, Select, and_, or_
+from sqlalchemy.orm import Session
+
+from shared.paging.cursor import CursorCodec
+
+
+@dataclass(frozen=True)
+class KeysetOrder:
+    """`column` ascending or descending with NULLs last, then `unique` ascending: a total order."""
+
+    column: Any
+    descending: bool
+    unique: Any
+
+    def order_by(self) -> list[Any]:
+        """NULLS LAST spelled out, so both databases order alike and an index can serve the order."""
+        direction = self.column.desc() if self.descending else self.column.asc()
+        return [direction.nulls_last(), self.unique.asc()]
+
+    def position_of(self, row: Any) -> list[Any]:
+        value = getattr(row, self.column.key)
+        if isinstance(value, dt.datetime):
+            value = value.isoformat()
+        return [value, getattr(row, self.unique.key)]
+
+    def after(self, position: list[Any]) -> ColumnElement[bool]:
+        """Rows strictly after `position` in the total order."""
+        value, last = position
+        column = self.column
+        if value is None:
+            return and_(column.is_(None), self.unique > last)
+        if isinstance(getattr(column.type, "impl", column.type), DateTime):  # a TypeDecorator over DateTime too
+            value = dt.datetime.fromisoformat(value)
+        beyond = column < value if self.descending else column > value
+        return or_(column.is_(None), beyond, and_(column == value, self.unique > last))
+
+
+@dataclass(frozen=True)
+class KeysetPage:
+    rows: list[Any]
+    next_cursor: str | None
+
+
+def keyset_page(
+    session: Session,
+    statement: Select[Any],
+    order: KeysetOrder,
+    *,
+    limit: int,
+    cursor: str | None,
+    cursors: CursorCodec,
+    binding: str,
+    snapshot: int,
+    now: dt.datetime,
+) -> KeysetPage:
+    """The page of `statement` after `cursor` (the first without one) in `order`; the next cursor is bound to
+    `binding` and `snapshot`, and refused with CURSOR_EXPIRED when either no longer holds."""
+    if cursor:
+        statement = statement.where(order.after(cursors.decode(cursor, binding=binding, snapshot=snapshot, now=now)))
+    rows = list(session.scalars(statement.order_by(*order.order_by()).limit(limit + 1)))
+    next_cursor = (
+        cursors.encode(binding=binding, snapshot=snapshot, position=order.position_of(rows[limit - 1]), now=now)
+        if len(rows) > limit
+        else None
+    )
+    return KeysetPage(rows[:limit], next_cursor)

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session, selectinload
 from contract.catalog import SearchListingsInput
 from contract.vocabulary import ListingStatus
 from search_server.catalog import Scope
-from shared.app import create_app
+from athaus.app import create_app
 from shared.catalog import search as engine
 from shared.db.migrate import upgrade
 from shared.db.models import Listing

@@ -66,7 +66,7 @@ from shared.catalog.text import compound_parts, normalise, words
 from shared.db.models import Inquiry, InquiryMessage, Listing, OfficeMember, PendingAction, Proposal, SearchOrder, User, Valuation
 from shared.db.scoped import OfficeData
 from shared.runtime import render
-from shared.runtime.adapter import Handler
+from shared.runtime.definition import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.paging.walk import Walk, ordered, walk

@@ -101,7 +101,7 @@ from shared.db.models import (
 )
 from shared.db.scoped import OfficeData, count_rows
 from shared.runtime import render
-from shared.runtime.adapter import Handler
+from shared.runtime.definition import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.paging.cursor import binding_hash

@@ -1,4 +1,4 @@
-"""The definition of Athaus für Makler: contract tools bound to their handlers."""
+"""Athaus für Makler as served: its contract declaration with handlers, resource readers, prompts and completers."""
 
 from __future__ import annotations
 
@@ -10,12 +10,9 @@ from broker_server import inquiries, office
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_office import GetStockListingInput
-from contract.rights import ServerName
 from shared.db.models import Inquiry, Listing
-from shared.runtime.adapter import BoundPrompt, BoundResource, ServerDefinition
+from shared.runtime.definition import ServerDefinition, bind
 from shared.runtime.context import ToolContext
-
-COMPLETION_LIMIT = 21  # one more than is shown, to tell whether there are more
 
 def read_stock_listing(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
     return office.get_listing(GetStockListingInput(listing_id=variables["listing_id"]), ctx)
@@ -25,16 +22,16 @@ def read_office_inquiry(variables: Mapping[str, str], ctx: ToolContext) -> BaseM
     return inquiries.get_inquiry(GetInquiryInput(inquiry_id=variables["inquiry_id"]), ctx)
 
 
-def complete_stock_listing_ids(prefix: str, ctx: ToolContext) -> list[str]:
+def complete_stock_listing_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
     with ctx.db.read_only() as session:
         query = ctx.office().listings().with_only_columns(Listing.ref).where(Listing.ref.startswith(prefix.strip().upper()))
-        return list(session.scalars(query.order_by(Listing.ref).limit(COMPLETION_LIMIT)))
+        return list(session.scalars(query.order_by(Listing.ref).limit(limit)))
 
 
-def complete_office_inquiry_ids(prefix: str, ctx: ToolContext) -> list[str]:
+def complete_office_inquiry_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
     with ctx.db.read_only() as session:
         query = ctx.office().inquiries().with_only_columns(Inquiry.ref).where(Inquiry.ref.startswith(prefix.strip().upper()))
-        return list(session.scalars(query.order_by(Inquiry.ref).limit(COMPLETION_LIMIT)))
+        return list(session.scalars(query.order_by(Inquiry.ref).limit(limit)))
 
 
 def start_the_day(arguments: Mapping[str, str], ctx: ToolContext) -> str:
@@ -64,21 +61,18 @@ def answer_open_inquiries(arguments: Mapping[str, str], ctx: ToolContext) -> str
 
 
 DEFINITION = ServerDefinition(
-    name=ServerName.broker,
-    title=contract.TITLE,
-    instructions=contract.INSTRUCTIONS,
-    tools=contract.BROKER_TOOLS,
-    handlers={**office.HANDLERS, **inquiries.HANDLERS},
-    resources=(
-        BoundResource(contract.STOCK_LISTING_RESOURCE, read_stock_listing),
-        BoundResource(contract.OFFICE_INQUIRY_RESOURCE, read_office_inquiry),
-    ),
+    spec=contract.SERVER,
+    handlers=bind(office.HANDLERS, inquiries.HANDLERS),
+    readers={
+        contract.STOCK_LISTING_RESOURCE.name: read_stock_listing,
+        contract.OFFICE_INQUIRY_RESOURCE.name: read_office_inquiry,
+    },
+    prompts={
+        contract.START_DAY_PROMPT.name: start_the_day,
+        contract.ANSWER_INQUIRIES_PROMPT.name: answer_open_inquiries,
+    },
     completers={
         f"{contract.STOCK_LISTING_RESOURCE.name}.listing_id": complete_stock_listing_ids,
         f"{contract.OFFICE_INQUIRY_RESOURCE.name}.inquiry_id": complete_office_inquiry_ids,
     },
-    prompts=(
-        BoundPrompt(contract.START_DAY_PROMPT, start_the_day),
-        BoundPrompt(contract.ANSWER_INQUIRIES_PROMPT, answer_open_inquiries),
-    ),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contract import broker_inquiries, broker_office
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import BROKER_READ, ServerName
-from contract.tool import declare_tools
+from contract.server import declare_server
 
 TITLE = "Athaus für Makler"
 SUMMARY = "Lagebericht, Bestand, Anfragen, Antworten, Bewertungen, Vorschläge."
@@ -14,8 +14,6 @@ INSTRUCTIONS = (
     "eigenen. Jede Liste und jede Zahl sagt in completeness, ob sie vollständig ist. Was hinausgeht, führt erst der "
     "Klick eines Menschen aus."
 )
-
-BROKER_TOOLS = declare_tools(ServerName.broker, [*broker_office.TOOLS, *broker_inquiries.TOOLS])
 
 START_DAY_PROMPT = PromptSpec(
     name="start_the_day",
@@ -47,4 +45,16 @@ OFFICE_INQUIRY_RESOURCE = ResourceTemplateSpec(
     description="Eine Anfrage an das eigene Büro mit Verlauf und Entwürfen (dieselben Daten wie get_inquiry), als Text und JSON.",
     mime_type="text/markdown",
     right=BROKER_READ,
+)
+
+
+SERVER = declare_server(
+    ServerName.broker,
+    title=TITLE,
+    summary=SUMMARY,
+    instructions=INSTRUCTIONS,
+    tools=[*broker_office.TOOLS, *broker_inquiries.TOOLS],
+    resources=(STOCK_LISTING_RESOURCE, OFFICE_INQUIRY_RESOURCE),
+    prompts=(START_DAY_PROMPT, ANSWER_INQUIRIES_PROMPT),
+    docs_page="makler.md",
 )

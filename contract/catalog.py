@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from contract.rights import SEARCH_PUBLIC
+from contract.tool import Effect, ToolSpec
 from contract.envelope import (
     Absent,
     Completeness,
@@ -297,17 +299,54 @@ class ListingDetail(ContractModel):
     freshness: Freshness
 
 
-class CalculatePurchaseCostsInput(ContractModel):
-    listing_id: ListingId | None = Field(
-        default=None, description="Inserat, dessen Kaufpreis, Bundesland und Provision verwendet werden."
-    )
-    price: float | None = Field(default=None, gt=0, le=1e9, description="Kaufpreis in EUR; überschreibt den des Inserats.")
-    state: str | None = Field(default=None, max_length=40, description="Bundesland (Name oder Kürzel, z. B. 'Bayern', 'NRW').")
-    commission_percent: float | None = Field(
-        default=None, ge=0, le=10, description="Käuferprovision in % inkl. MwSt.; 0 = provisionsfrei. Weggelassen: die des Inserats."
-    )
-    contract_date: dt.date | None = Field(
-        default=None, description="Datum des Kaufvertrags; bestimmt den Steuersatz. Weggelassen: heute."
-    )
 
-    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="search_listings",
+        title="Inserate suchen",
+        description=(
+            "Durchsucht alle veröffentlichten Inserate (Kauf und Miete) mit Volltext und Filtern: Vermarktungsart, "
+            "Objektart, Ort, PLZ, Umkreis um einen Ort oder Punkt, Preis, Wohnfläche, Zimmer, Ausstattung. Ein "
+            "weggelassener Filter heißt: alles davon; die ausgeführte Anfrage steht im Ergebnis unter request. "
+            "Die Reihenfolge ist total (bei Gleichstand Inseratsnummer aufsteigend); sort_key nennt sie. Ergebnisse "
+            "kommen seitenweise: solange completeness.complete false ist und next_cursor gesetzt, mit denselben "
+            "Argumenten und cursor weiterblättern. Findet die Suche nichts, stehen dort die ausgeführte Anfrage, ein "
+            "nächster Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst. "
+            "Ob es ein Inserat wirklich nicht gibt, folgt erst aus einer leeren Antwort mit complete true. "
+            "Volltext-Syntax siehe Argument query. Für Anzahlen und Aufschlüsselungen vorher count_listings nutzen."
+        ),
+        input_model=SearchListingsInput,
+        output_model=SearchListingsOutput,
+        effect=Effect.read,
+        right=SEARCH_PUBLIC,
+    ),
+    ToolSpec(
+        name="count_listings",
+        title="Inserate zählen",
+        description=(
+            "Zählt die veröffentlichten Inserate, die zu den Filtern passen (dieselben Filter und dieselbe "
+            "Volltext-Syntax wie search_listings), und schlüsselt sie auf: nach Vermarktungsart, Objektart, Ort und "
+            "Preisband (Inserate mit 'Preis auf Anfrage' in einem eigenen Band). Gut, um eine Suche einzugrenzen, "
+            "bevor man blättert. Die Zahlen sind vollständig für den Katalogstand unter freshness."
+        ),
+        input_model=CountListingsInput,
+        output_model=CountListingsOutput,
+        effect=Effect.read,
+        right=SEARCH_PUBLIC,
+    ),
+    ToolSpec(
+        name="get_listing",
+        title="Exposé abrufen",
+        description=(
+            "Ein veröffentlichtes Inserat mit allem, was man zum Entscheiden braucht: Kosten, Flächen, "
+            "Energieausweis mit den Pflichtangaben nach GEG §87, Ausstattung, Anbieter, Fotos, Verfügbarkeit. "
+            "Jedes fehlende Feld sagt, warum es fehlt: keine Angabe des Anbieters (empty_in_source) oder "
+            "zurückgehalten (withheld, z. B. 'Preis auf Anfrage' oder die genaue Adresse, die der Anbieter erst auf "
+            "Anfrage nennt). listing_id ist die Inseratsnummer aus search_listings, z. B. A-0000042."
+        ),
+        input_model=GetListingInput,
+        output_model=ListingDetail,
+        effect=Effect.read,
+        right=SEARCH_PUBLIC,
+    ),
+]

@@ -68,7 +68,7 @@ from shared.catalog.search import PUBLIC_STATUSES
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
 from shared.db.scoped import SeekerData, count_rows
 from shared.runtime import render
-from shared.runtime.adapter import Handler
+from shared.runtime.definition import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
 from shared.paging.walk import ordered, walk

@@ -29,6 +29,7 @@ from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.runtime import render
 from shared.runtime.context import ToolContext
+from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
 from search_server import listings
 
@@ -144,3 +145,10 @@ def get_listing(args: GetListingInput, ctx: ToolContext) -> ListingDetail:
         return listings.detail(listing, snap.freshness, ctx.now().date())
 
 
+
+
+HANDLERS: dict[str, Handler] = {
+    "search_listings": search_listings,
+    "count_listings": count_listings,
+    "get_listing": get_listing,
+}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from contract.catalog import CalculatePurchaseCostsInput
+from contract.purchase_costs import CalculatePurchaseCostsInput
 from contract.envelope import Absent, AbsenceReason
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.purchase_costs import CostItem, PurchaseCostsOutput
 from contract.vocabulary import MarketingType
 from shared import purchase_costs
 from shared.runtime.context import ToolContext
+from shared.runtime.definition import Handler
 from search_server.catalog import load_public_listing
 
 UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note="Provision unbekannt: in der Summe nicht enthalten.")
@@ -80,3 +81,6 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         method=result.method.value,
         notes=list(result.notes),
     )
+
+
+HANDLERS: dict[str, Handler] = {"calculate_purchase_costs": calculate_purchase_costs}

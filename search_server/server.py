@@ -1,4 +1,4 @@
-"""The definition of Athaus Immobiliensuche: contract tools bound to their handlers, resources, prompts."""
+"""Athaus Immobiliensuche as served: its contract declaration with handlers, resource readers, prompts and completers."""
 
 from __future__ import annotations
 
@@ -10,17 +10,13 @@ from sqlalchemy import select
 from contract import search as contract
 from contract.catalog import GetListingInput, ListingDetail
 from contract.seeker_account import GetInquiryInput
-from contract.rights import ServerName
 from contract.vocabulary import MarketingType, label
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
 from shared.db.models import Inquiry, Listing, Place
-from shared.runtime.adapter import BoundPrompt, BoundResource, ServerDefinition
+from shared.runtime.definition import ServerDefinition, bind
 from shared.runtime.context import ToolContext
 from search_server import account, catalog, costs
-
-COMPLETION_LIMIT = 21  # one more than is shown, to tell whether there are more
-
 
 def read_listing(variables: Mapping[str, str], ctx: ToolContext) -> ListingDetail:
     return catalog.get_listing(GetListingInput(listing_id=variables["listing_id"]), ctx)
@@ -30,13 +26,13 @@ def read_own_inquiry(variables: Mapping[str, str], ctx: ToolContext) -> BaseMode
     return account.get_inquiry(GetInquiryInput(inquiry_id=variables["inquiry_id"]), ctx)
 
 
-def complete_own_inquiry_ids(prefix: str, ctx: ToolContext) -> list[str]:
+def complete_own_inquiry_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
     with ctx.db.read_only() as session:
         query = ctx.seeker().inquiries().with_only_columns(Inquiry.ref).where(Inquiry.ref.startswith(prefix.strip().upper()))
-        return list(session.scalars(query.order_by(Inquiry.ref).limit(COMPLETION_LIMIT)))
+        return list(session.scalars(query.order_by(Inquiry.ref).limit(limit)))
 
 
-def complete_places(prefix: str, ctx: ToolContext) -> list[str]:
+def complete_places(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
     """Place names (or postal codes, for digits) from the catalog's places that start with `prefix`."""
     text = prefix.strip()
     with ctx.db.read_only() as session:
@@ -45,21 +41,21 @@ def complete_places(prefix: str, ctx: ToolContext) -> list[str]:
         else:
             key = normalise(text)
             query = select(Place.name).distinct().where(Place.name_key.startswith(key)).order_by(Place.name)
-        return list(session.scalars(query.limit(COMPLETION_LIMIT)))
+        return list(session.scalars(query.limit(limit)))
 
 
-def complete_marketing_types(prefix: str, ctx: ToolContext) -> list[str]:
+def complete_marketing_types(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
     key = normalise(prefix.strip())
     return [m.value for m in MarketingType if m.value.startswith(key) or normalise(label(m)).startswith(key)]
 
 
-def complete_listing_ids(prefix: str, ctx: ToolContext) -> list[str]:
+def complete_listing_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
     with ctx.db.read_only() as session:
         query = (
             select(Listing.ref)
             .where(Listing.ref.startswith(prefix.strip().upper()), Listing.status.in_(PUBLIC_STATUSES))
             .order_by(Listing.ref)
-            .limit(COMPLETION_LIMIT)
+            .limit(limit)
         )
         return list(session.scalars(query))
 
@@ -83,22 +79,13 @@ def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:
 
 
 DEFINITION = ServerDefinition(
-    name=ServerName.search,
-    title=contract.TITLE,
-    instructions=contract.INSTRUCTIONS,
-    tools=contract.SEARCH_TOOLS,
-    handlers={
-        "search_listings": catalog.search_listings,
-        "count_listings": catalog.count_listings,
-        "get_listing": catalog.get_listing,
-        "calculate_purchase_costs": costs.calculate_purchase_costs,
-        **account.HANDLERS,
+    spec=contract.SERVER,
+    handlers=bind(catalog.HANDLERS, costs.HANDLERS, account.HANDLERS),
+    readers={
+        contract.LISTING_RESOURCE.name: read_listing,
+        contract.OWN_INQUIRY_RESOURCE.name: read_own_inquiry,
     },
-    resources=(
-        BoundResource(contract.LISTING_RESOURCE, read_listing),
-        BoundResource(contract.OWN_INQUIRY_RESOURCE, read_own_inquiry),
-    ),
-    prompts=(BoundPrompt(contract.START_SEARCH_PROMPT, start_search_prompt),),
+    prompts={contract.START_SEARCH_PROMPT.name: start_search_prompt},
     completers={
         "places": complete_places,
         "marketing_types": complete_marketing_types,

@@ -21,13 +21,14 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from search_server.server import DEFINITION as SEARCH
-from shared.app import create_app
+from athaus.app import create_app
 from shared.auth.principal import Principal
 from shared.paging.cursor import CursorCodec
 from shared.db.migrate import upgrade
 from shared.db.session import Database
 from shared.demo import DEMO_NOW, seed_demo
-from shared.runtime.adapter import ServerDefinition, ToolRunner
+from shared.runtime.adapter import ToolRunner
+from shared.runtime.definition import ServerDefinition
 from shared.runtime.context import ToolContext
 from shared.settings import Settings
 

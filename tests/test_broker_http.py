@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
-from contract.broker import BROKER_TOOLS
+from contract.broker import SERVER as BROKER_SERVER
 from shared.auth.tokens import mint_access_token
 from shared.db.models import Listing, User
 from shared.demo import DEMO_ACCOUNTS
@@ -62,8 +62,8 @@ def test_broker_lists_and_calls_every_read_tool(live_server: LiveServer, demo_db
         return listed, results, prompt
 
     listed, results, prompt = anyio.run(with_broker, live_server, token, "2026-07-28", use)
-    assert listed == [mcp_tool(spec).model_dump(by_alias=True, mode="json", exclude_none=True) for spec in BROKER_TOOLS]
-    read_tools = {s.name for s in BROKER_TOOLS if s.right.scope == "makler:lesen"}
+    assert listed == [mcp_tool(spec).model_dump(by_alias=True, mode="json", exclude_none=True) for spec in BROKER_SERVER.tools]
+    read_tools = {s.name for s in BROKER_SERVER.tools if s.right.scope == "makler:lesen"}
     assert set(results) == read_tools
     for name, (schema, result) in results.items():
         assert not result.is_error, (name, result.content[0].text)

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, select
 
-from contract.broker import BROKER_TOOLS
-from contract.search import SEARCH_TOOLS
+from contract.broker import SERVER as BROKER_SERVER
+from contract.search import SERVER as SEARCH_SERVER
 from shared.db.models import Listing
 from tests.conftest import Caller
 
@@ -74,7 +74,7 @@ def test_non_empty_result_has_no_hint_and_no_suggestions(search: Caller) -> None
 
 
 # Rule 4: no description explains an empty result away.
-@pytest.mark.parametrize("spec", [*SEARCH_TOOLS, *BROKER_TOOLS], ids=lambda s: f"{s.right.server.value}-{s.name}")
+@pytest.mark.parametrize("spec", [*SEARCH_SERVER.tools, *BROKER_SERVER.tools], ids=lambda s: f"{s.right.server.value}-{s.name}")
 def test_descriptions_do_not_explain_empty_results_away(spec: Any) -> None:
     text = (spec.description + str(spec.input_schema()) + str(spec.output_schema())).casefold()
     for phrase in ("usually means", "likely", "wahrscheinlich", "bedeutet meist", "meistens", "vermutlich"):

@@ -16,9 +16,9 @@ import pytest
 from contract.envelope import AbsenceReason, ListResult, ReasonCode, WarningCode
 from contract.errors import ErrorCode
 from contract.rights import RIGHTS, ServerName
-from contract.search import SEARCH_TOOLS
+from contract.search import SERVER as SEARCH_SERVER
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Annotations, Effect
-from shared.docs import (
+from athaus.docs import (
     ABSENCE_MEANINGS,
     EFFECT_MEANINGS,
     ENVELOPE_FIELDS,
@@ -64,7 +64,7 @@ def test_committed_docs_equal_what_the_contract_generates() -> None:
 
 
 def test_generated_docs_do_not_depend_on_the_hash_seed() -> None:
-    script = "import json; from shared.docs import build_docs; print(json.dumps(build_docs()))"
+    script = "import json; from athaus.docs import build_docs; print(json.dumps(build_docs()))"
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     run = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=True)
     assert json.loads(run.stdout) == build_docs()
@@ -78,7 +78,7 @@ def test_generated_pages_start_with_the_do_not_edit_comment() -> None:
 
 def test_search_page_lists_the_tools_in_tools_list_order() -> None:
     text = read("suche.md")
-    assert re.findall(r"^#### ([a-z_]+):", text, re.M) == [spec.name for spec in SEARCH_TOOLS]
+    assert re.findall(r"^#### ([a-z_]+):", text, re.M) == [spec.name for spec in SEARCH_SERVER.tools]
 
 
 def test_search_page_groups_tools_under_their_right() -> None:
@@ -87,7 +87,7 @@ def test_search_page_groups_tools_under_their_right() -> None:
     rights = RIGHTS[ServerName.search]
     assert [section.splitlines()[0] for section in sections] == [right.label for right in rights]
     for right, section in zip(rights, sections, strict=True):
-        expected = [spec.name for spec in SEARCH_TOOLS if spec.right == right]
+        expected = [spec.name for spec in SEARCH_SERVER.tools if spec.right == right]
         assert re.findall(r"^#### ([a-z_]+):", section, re.M) == expected, right.label
         assert f"Recht (Scope): `{right.key}`" in section
         if not expected:
@@ -96,7 +96,7 @@ def test_search_page_groups_tools_under_their_right() -> None:
 
 def test_search_page_shows_each_tools_own_hints() -> None:
     text = read("suche.md")
-    for spec in SEARCH_TOOLS:
+    for spec in SEARCH_SERVER.tools:
         section = text.split(f"#### {spec.name}:", 1)[1]
         row = first_table(section)[0]
         hints = spec.annotations.as_mcp()
@@ -127,8 +127,8 @@ def test_verbs_table_hints_equal_effect_hints() -> None:
 )
 def test_every_code_has_a_documented_meaning(codes: type[StrEnum], meanings: dict, heading: str) -> None:
     missing = [code.value for code in codes if code not in meanings]
-    assert not missing, f"no German meaning in shared/docs.py for {codes.__name__} {missing}"
-    assert set(meanings) == set(codes), f"shared/docs.py documents codes {codes.__name__} does not have"
+    assert not missing, f"no German meaning in athaus/docs.py for {codes.__name__} {missing}"
+    assert set(meanings) == set(codes), f"athaus/docs.py documents codes {codes.__name__} does not have"
     for code, meaning in meanings.items():
         texts = meaning if isinstance(meaning, tuple) else (meaning,)
         assert all(text.strip() for text in texts), f"{codes.__name__}.{code.value}: empty meaning"

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from mcp import Client
 
-from contract.search import SEARCH_TOOLS
+from contract.search import SERVER as SEARCH_SERVER
 from shared.runtime.adapter import mcp_tool
 from tests.conftest import LiveServer
 
@@ -26,7 +26,7 @@ def run(coro_fn: Any, *args: Any) -> Any:
 
 
 def contract_tools() -> list[dict[str, Any]]:
-    return [mcp_tool(spec).model_dump(by_alias=True, mode="json", exclude_none=True) for spec in SEARCH_TOOLS]
+    return [mcp_tool(spec).model_dump(by_alias=True, mode="json", exclude_none=True) for spec in SEARCH_SERVER.tools]
 
 
 
@@ -42,7 +42,7 @@ def test_served_tools_list_equals_the_contract(live_server: LiveServer, mode: st
     version, served = run(listed)
     assert version == ("2025-11-25" if mode == "legacy" else mode)
     assert served == contract_tools()
-    assert [t["name"] for t in served] == [s.name for s in SEARCH_TOOLS]
+    assert [t["name"] for t in served] == [s.name for s in SEARCH_SERVER.tools]
     for tool in served:
         assert set(tool["annotations"]) == {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
@@ -65,7 +65,7 @@ def test_every_tool_answers_valid_structured_content(live_server: LiveServer, mo
             return {name: (tools[name].output_schema, result) for name, result in results.items()}
 
     results = run(call_all)
-    assert set(results) == {s.name for s in SEARCH_TOOLS if s.right.scope is None}
+    assert set(results) == {s.name for s in SEARCH_SERVER.tools if s.right.scope is None}
     for name, (schema, result) in results.items():
         assert not result.is_error, (name, result.content)
         jsonschema.validate(result.structured_content, schema)
@@ -140,7 +140,7 @@ def test_raw_tools_list_equals_the_contract_with_security_schemes(live_server: L
     )
     tools = response.json()["result"]["tools"]
     assert tools == contract_tools()
-    assert [t["_meta"]["securitySchemes"] for t in tools] == [s.security_schemes() for s in SEARCH_TOOLS]
+    assert [t["_meta"]["securitySchemes"] for t in tools] == [s.security_schemes() for s in SEARCH_SERVER.tools]
 
 
 def test_account_resource_without_login_is_refused_with_the_challenge(live_server: LiveServer) -> None:

@@ -32,7 +32,7 @@ from shared.db.models import (
     User,
     Valuation,
 )
-from shared.runtime.adapter import ServerDefinition
+from shared.runtime.definition import ServerDefinition
 from tests.conftest import Caller, make_context
 from tests.schema_strategies import from_schema
 
@@ -155,12 +155,12 @@ def arguments(schema: dict[str, Any], refs: list[str]) -> st.SearchStrategy[dict
 
 
 def tool_cases() -> list[tuple[ServerDefinition, str]]:
-    return [(d, spec.name) for d in (BROKER, SEARCH) for spec in d.tools if spec.right.scope is not None]
+    return [(d, spec.name) for d in (BROKER, SEARCH) for spec in d.spec.tools if spec.right.scope is not None]
 
 
-@pytest.mark.parametrize(("definition", "tool"), tool_cases(), ids=lambda v: v if isinstance(v, str) else v.name.value)
+@pytest.mark.parametrize(("definition", "tool"), tool_cases(), ids=lambda v: v if isinstance(v, str) else v.spec.name.value)
 def test_no_tool_returns_foreign_data(definition: ServerDefinition, tool: str, demo_db: Any, ownership: Ownership) -> None:
-    spec = next(s for s in definition.tools if s.name == tool)
+    spec = next(s for s in definition.spec.tools if s.name == tool)
     callers = [p for p in principals(demo_db) if (p.office_id is not None) == (definition is BROKER)]
     refs = ownership.all_refs()
 

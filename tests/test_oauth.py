@@ -34,14 +34,14 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
 
-from contract.broker import BROKER_TOOLS
-from contract.search import SEARCH_TOOLS
+from contract.broker import SERVER as BROKER_SERVER
+from contract.search import SERVER as SEARCH_SERVER
 from contract.tool import ToolSpec
-from shared.app import create_app
+from athaus.app import create_app
 from shared.auth.models import IssuedToken, OAuthCode
 from shared.auth.passwords import hash_password
 from shared.auth.tokens import digest
-from shared.cli import parser
+from athaus.cli import parser
 from shared.db.migrate import upgrade
 from shared.db.models import Office, OfficeMember, User, utcnow
 from shared.db.session import Database
@@ -353,10 +353,10 @@ def test_broker_connects_like_chatgpt_with_dynamic_registration(athaus_server: O
     async def session() -> list[str]:
         async with connected(makler, "2026-07-28", auth=auth) as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
-            await assert_rights(client, BROKER_TOOLS, set(BROKER_SCOPES))
+            await assert_rights(client, BROKER_SERVER.tools, set(BROKER_SCOPES))
             return names
 
-    assert anyio.run(session) == [spec.name for spec in BROKER_TOOLS]
+    assert anyio.run(session) == [spec.name for spec in BROKER_SERVER.tools]
     # Discovery from the 401 led to this server's metadata, DCR, PKCE S256 and the resource indicator.
     authorize = dict(parse_qsl(urlsplit(browser.authorization_urls[0]).query))
     assert authorize["resource"] == makler and authorize["code_challenge_method"] == "S256"
@@ -374,7 +374,7 @@ def test_broker_connects_like_chatgpt_with_dynamic_registration(athaus_server: O
         async with connected(makler, "2026-07-28", auth=auth) as client:
             return len((await client.list_tools()).tools)
 
-    assert anyio.run(again) == len(BROKER_TOOLS)
+    assert anyio.run(again) == len(BROKER_SERVER.tools)
     second = storage.tokens
     assert second is not None and second.access_token != first.access_token
     assert second.refresh_token and second.refresh_token != first.refresh_token
@@ -391,13 +391,13 @@ def test_seeker_connects_like_claude_with_a_client_id_metadata_document_and_gran
     async def session() -> list[str]:
         async with connected(suche, "legacy", auth=auth) as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
-            await assert_rights(client, SEARCH_TOOLS, {"suche:konto"})
+            await assert_rights(client, SEARCH_SERVER.tools, {"suche:konto"})
             return names
 
     with respx.mock(assert_all_mocked=True) as mock:
         document = mock.get(CLIENT_DOCUMENT_URL).respond(json=client_document())
         names = anyio.run(session)
-    assert names == [spec.name for spec in SEARCH_TOOLS]
+    assert names == [spec.name for spec in SEARCH_SERVER.tools]
     assert document.called
     assert storage.client_info is not None and storage.client_info.client_id == CLIENT_DOCUMENT_URL  # no registration
     assert dict(parse_qsl(urlsplit(browser.authorization_urls[0]).query))["resource"] == suche
@@ -794,10 +794,10 @@ def test_athaus_token_mints_a_token_bound_to_one_server(cli_env: pytest.MonkeyPa
     async def listed() -> tuple[int, Any]:
         async with connected(athaus_server.resource("makler"), "2026-07-28", token=token) as client:
             tools = await client.list_tools()
-            await assert_rights(client, BROKER_TOOLS, {"makler:lesen"})
+            await assert_rights(client, BROKER_SERVER.tools, {"makler:lesen"})
             return len(tools.tools), tools
 
-    assert anyio.run(listed)[0] == len(BROKER_TOOLS)
+    assert anyio.run(listed)[0] == len(BROKER_SERVER.tools)
     assert mcp_status(athaus_server.resource("suche"), token) == 401
     assert athaus(["token", "--user", SEEKER.upper(), "--server", "suche"]) == 0
     assert mcp_status(athaus_server.resource("suche"), capsys.readouterr().out.strip()) == 200

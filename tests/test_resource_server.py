@@ -20,9 +20,9 @@ from starlette.responses import JSONResponse
 from starlette.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 
-from contract.broker import BROKER_TOOLS
+from contract.broker import SERVER as BROKER_SERVER
 from contract.rights import ServerName
-from contract.search import SEARCH_TOOLS
+from contract.search import SERVER as SEARCH_SERVER
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver
@@ -109,11 +109,11 @@ def test_the_search_server_without_a_token_serves_its_public_tools(athaus_server
         async with connected(suche, "2026-07-28") as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
             costs = await client.call_tool("calculate_purchase_costs", {"price": 300000, "state": "Sachsen"})
-            account = [await client.call_tool(spec.name, {}) for spec in scoped_tools(SEARCH_TOOLS)]
+            account = [await client.call_tool(spec.name, {}) for spec in scoped_tools(SEARCH_SERVER.tools)]
             return names, costs.structured_content or {}, account
 
     names, costs, account = anyio.run(anonymous)
-    assert names == [spec.name for spec in SEARCH_TOOLS]
+    assert names == [spec.name for spec in SEARCH_SERVER.tools]
     assert costs
     for result in account:  # the runtime asks for a sign-in, without claiming a token lacks a scope
         assert result.meta["athaus/code"] == "MISSING_RIGHT"
@@ -146,7 +146,7 @@ def test_a_token_with_too_few_rights_gets_missing_right(
 
     async def calls() -> None:
         async with connected(athaus_server.resource(server), "2026-07-28", token=token) as client:
-            await assert_rights(client, BROKER_TOOLS if server == "makler" else SEARCH_TOOLS, granted)
+            await assert_rights(client, BROKER_SERVER.tools if server == "makler" else SEARCH_SERVER.tools, granted)
 
     anyio.run(calls)
 
@@ -259,10 +259,10 @@ def test_an_external_jwt_for_this_server_is_accepted(external_server: OAuthServe
     async def calls() -> int:
         async with connected(external_server.resource("makler"), "2026-07-28", token=token) as client:
             count = len((await client.list_tools()).tools)
-            await assert_rights(client, BROKER_TOOLS, {"makler:lesen"})
+            await assert_rights(client, BROKER_SERVER.tools, {"makler:lesen"})
             return count
 
-    assert anyio.run(calls) == len(BROKER_TOOLS)
+    assert anyio.run(calls) == len(BROKER_SERVER.tools)
 
 
 def refused_claims(server: OAuthServer) -> list[tuple[str, dict[str, Any]]]:

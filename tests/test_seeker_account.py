@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, select
 
-from contract.search import SEARCH_TOOLS
+from contract.search import SERVER as SEARCH_SERVER
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, SearchOrder, User
@@ -107,13 +107,13 @@ def nobody(demo_db: Database) -> int:
 
 
 def test_account_tools_are_declared_read_only_under_suche_konto() -> None:
-    specs = {s.name: s for s in SEARCH_TOOLS}
+    specs = {s.name: s for s in SEARCH_SERVER.tools}
     for name in ACCOUNT_TOOLS:
         spec = specs[name]
         assert spec.right.scope == "suche:konto"
         assert spec.annotations.as_mcp() == {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
         assert spec.security_schemes() == [{"type": "oauth2", "scopes": ["suche:konto"]}]
-    ordered = [s.name for s in SEARCH_TOOLS]
+    ordered = [s.name for s in SEARCH_SERVER.tools]
     assert ordered[4:8] == sorted(ACCOUNT_TOOLS), "tools/list: by right (public first), then by name"
 
 

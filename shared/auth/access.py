@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from contract import broker, search
-from contract.rights import RIGHTS, Right, ServerName
+from contract.rights import Right, ServerName
+from contract.servers import SERVERS
 from shared.auth.principal import Principal
 from shared.db.models import OfficeMember, User
 
-SERVER_TITLES: dict[ServerName, str] = {ServerName.broker: broker.TITLE, ServerName.search: search.TITLE}
+SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
 
 
 @dataclass(frozen=True)
@@ -30,11 +30,11 @@ class Account:
 
 def server_rights(server: ServerName) -> tuple[Right, ...]:
     """The rights a token for `server` can carry, in the order of the rights table (public access is none)."""
-    return tuple(right for right in RIGHTS[server] if right.scope is not None)
+    return tuple(right for right in SERVERS[server].rights if right.scope is not None)
 
 
 def server_scopes(server: ServerName) -> list[str]:
-    return [right.scope for right in server_rights(server) if right.scope is not None]
+    return SERVERS[server].scopes
 
 
 def allowed_scopes(account: Account, server: ServerName) -> frozenset[str]:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import anyio.to_thread
@@ -25,21 +24,16 @@ from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, Tally
 from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
-from contract.primitives import PromptSpec, ResourceTemplateSpec
-from contract.rights import ServerName
+from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.runtime import envelope
 from shared.runtime.context import ToolContext
+from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.render import render
 from shared.runtime.validation import german_message
 
 log = logging.getLogger("athaus.calls")
-
-Handler = Callable[[Any, ToolContext], BaseModel | Page[Any] | Tally]
-ResourceReader = Callable[[Mapping[str, str], ToolContext], BaseModel]
-PromptRenderer = Callable[[Mapping[str, str], ToolContext], str]
-Completer = Callable[[str, ToolContext], list[str]]
 
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 WWW_AUTHENTICATE_META_KEY = "mcp/www_authenticate"
@@ -49,45 +43,6 @@ INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte i
 LISTING_TTL = CacheHint(ttl_ms=600_000, scope="public")
 # Catalog data may change at any moment without a published cadence: the short floor, not zero (rule 8).
 CATALOG_READ_TTL = CacheHint(ttl_ms=60_000, scope="public")
-
-
-@dataclass(frozen=True)
-class BoundResource:
-    spec: ResourceTemplateSpec
-    read: ResourceReader
-
-    def match(self, uri: str) -> dict[str, str] | None:
-        """The template variables of `uri` (simple {name} segments), or None if it is not this template's."""
-        pattern = re.escape(self.spec.uri_template).replace(r"\{", "{").replace(r"\}", "}")
-        pattern = re.sub(r"{(\w+)}", r"(?P<\1>[^/]+)", pattern)
-        found = re.fullmatch(pattern, uri)
-        return found.groupdict() if found else None
-
-
-@dataclass(frozen=True)
-class BoundPrompt:
-    spec: PromptSpec
-    render: PromptRenderer
-
-
-@dataclass(frozen=True)
-class ServerDefinition:
-    name: ServerName
-    title: str
-    instructions: str
-    tools: tuple[ToolSpec, ...]
-    handlers: Mapping[str, Handler]
-    resources: tuple[BoundResource, ...] = ()
-    prompts: tuple[BoundPrompt, ...] = ()
-    completers: Mapping[str, Completer] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        declared, bound = {t.name for t in self.tools}, set(self.handlers)
-        if declared != bound:
-            raise ValueError(
-                f"{self.name.value}: declared without handler {sorted(declared - bound)}, "
-                f"handler without declaration {sorted(bound - declared)}"
-            )
 
 
 def mcp_tool(spec: ToolSpec) -> types.Tool:
@@ -159,8 +114,8 @@ class ToolRunner:
     def __init__(self, definition: ServerDefinition, context: ToolContext) -> None:
         self.definition = definition
         self.context = context
-        self.specs = {spec.name: spec for spec in definition.tools}
-        self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.tools}
+        self.specs = {spec.name: spec for spec in definition.spec.tools}
+        self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.spec.tools}
 
     async def call(
         self, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, caller: Principal | None = None
@@ -172,7 +127,7 @@ class ToolRunner:
         outcome = "OK"
         try:
             result = missing_right(
-                spec, caller, self.context.settings.resource_metadata_url(self.definition.name.value)
+                spec, caller, self.context.settings.resource_metadata_url(self.definition.spec.name.value)
             ) or await self._run(spec, {**(params.arguments or {}), **_answers(params)}, meta, replace(self.context, caller=caller))
             if isinstance(result, types.CallToolResult) and result.is_error:
                 outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
@@ -184,7 +139,7 @@ class ToolRunner:
                 json.dumps(
                     {
                         "event": "tool_call",
-                        "server": self.definition.name.value,
+                        "server": self.definition.spec.name.value,
                         "tool": spec.name,
                         "outcome": outcome,
                         "duration_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -224,23 +179,22 @@ class ToolRunner:
 def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:
     """The low-level MCP server for one definition; every request handler is derived from the contract."""
     runner = ToolRunner(definition, context)
-    tools = [mcp_tool(spec) for spec in definition.tools]
+    server = definition.spec
+    tools = [mcp_tool(spec) for spec in server.tools]
     templates = [
-        types.ResourceTemplate(
-            name=r.spec.name, title=r.spec.title, uri_template=r.spec.uri_template, description=r.spec.description, mime_type=r.spec.mime_type
-        )
-        for r in definition.resources
+        types.ResourceTemplate(name=r.name, title=r.title, uri_template=r.uri_template, description=r.description, mime_type=r.mime_type)
+        for r in server.resources
     ]
     prompts = [
         types.Prompt(
-            name=p.spec.name,
-            title=p.spec.title,
-            description=p.spec.description,
-            arguments=[types.PromptArgument(name=a.name, description=a.description, required=a.required) for a in p.spec.arguments],
+            name=p.name,
+            title=p.title,
+            description=p.description,
+            arguments=[types.PromptArgument(name=a.name, description=a.description, required=a.required) for a in p.arguments],
         )
-        for p in definition.prompts
+        for p in server.prompts
     ]
-    prompts_by_name = {p.spec.name: p for p in definition.prompts}
+    prompts_by_name = {p.name: p for p in server.prompts}
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -257,23 +211,23 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         return types.ListResourcesResult(resources=[])
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        for resource in definition.resources:
-            variables = resource.match(str(params.uri))
+        for resource in server.resources:
+            variables = template_variables(resource, str(params.uri))
             if variables is None:
                 continue
             caller = caller_of(ctx)
-            denied = missing_right(resource.spec, caller, context.settings.resource_metadata_url(definition.name.value))
+            denied = missing_right(resource, caller, context.settings.resource_metadata_url(server.name.value))
             if denied is not None:
                 raise MCPError(code=types.INVALID_REQUEST, message=denied.content[0].text, data=denied.meta)
             try:
-                model = await anyio.to_thread.run_sync(resource.read, variables, replace(context, caller=caller))
+                model = await anyio.to_thread.run_sync(definition.readers[resource.name], variables, replace(context, caller=caller))
             except ToolFailure as failure:
                 raise MCPError(code=types.INVALID_PARAMS, message=failure.message, data={ERROR_META_KEY: failure.code.value}) from None
             contents = [
                 types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=render(model)),
                 types.TextResourceContents(uri=params.uri, mime_type="application/json", text=model.model_dump_json()),
             ]
-            if resource.spec.right.scope is None:
+            if resource.right.scope is None:
                 return types.ReadResourceResult(contents=contents)
             # Account data depends on the caller: never shared between authorization contexts (rule 8).
             return types.ReadResourceResult(contents=contents, ttl_ms=CATALOG_READ_TTL.ttl_ms, cache_scope="private")
@@ -287,12 +241,12 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         if prompt is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unbekannter Prompt {params.name!r}; prompts/list nennt alle.")
         arguments = params.arguments or {}
-        missing = [a.name for a in prompt.spec.arguments if a.required and not arguments.get(a.name)]
+        missing = [a.name for a in prompt.arguments if a.required and not arguments.get(a.name)]
         if missing:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Für diesen Prompt fehlt das Argument {missing[0]}.")
-        text = await anyio.to_thread.run_sync(prompt.render, arguments, context)
+        text = await anyio.to_thread.run_sync(definition.prompts[prompt.name], arguments, context)
         return types.GetPromptResult(
-            description=prompt.spec.title,
+            description=prompt.title,
             messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
         )
 
@@ -301,27 +255,28 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         if source is None:
             return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
         try:
+            # one value more than is shown tells whether there are more; `total` is known only without more
             values = await anyio.to_thread.run_sync(
-                definition.completers[source], params.argument.value, replace(context, caller=caller_of(ctx))
+                definition.completers[source], params.argument.value, replace(context, caller=caller_of(ctx)), COMPLETION_SHOWN + 1
             )
         except ToolFailure:  # a completion from account data without a login completes nothing
             values = []
-        # The SDK caps a completion at 100 values; we send at most 20 and say whether there are more.
-        more = len(values) > 20  # completers return one value more than is shown, so `total` is known only without more
-        return types.CompleteResult(completion=types.Completion(values=values[:20], total=None if more else len(values), has_more=more))
+        more = len(values) > COMPLETION_SHOWN
+        shown = values[:COMPLETION_SHOWN]
+        return types.CompleteResult(completion=types.Completion(values=shown, total=None if more else len(shown), has_more=more))
 
     handlers: dict[str, Callable[..., Awaitable[Any]]] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
-    if definition.resources:
+    if server.resources:
         handlers |= {"on_list_resource_templates": list_templates, "on_list_resources": list_resources, "on_read_resource": read_resource}
-    if definition.prompts:
+    if server.prompts:
         handlers |= {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
     if definition.completers:
         handlers["on_completion"] = complete
     return Server(
-        definition.name.value,
+        server.name.value,
         version=version,
-        title=definition.title,
-        instructions=definition.instructions,
+        title=server.title,
+        instructions=server.instructions,
         cache_hints={
             "tools/list": LISTING_TTL,
             "prompts/list": LISTING_TTL,
@@ -343,13 +298,13 @@ def caller_of(ctx: Any) -> Principal | None:
 def _completion_source(definition: ServerDefinition, params: types.CompleteRequestParams) -> str | None:
     ref = params.ref
     if isinstance(ref, types.PromptReference):
-        for prompt in definition.prompts:
-            if prompt.spec.name == ref.name:
-                for argument in prompt.spec.arguments:
+        for prompt in definition.spec.prompts:
+            if prompt.name == ref.name:
+                for argument in prompt.arguments:
                     if argument.name == params.argument.name:
                         return argument.completes_from
         return None
-    for resource in definition.resources:
-        if resource.spec.uri_template == ref.uri:
-            return f"{resource.spec.name}.{params.argument.name}"
+    for resource in definition.spec.resources:
+        if resource.uri_template == ref.uri:
+            return f"{resource.name}.{params.argument.name}"
     return None

@@ -8,54 +8,22 @@ meanings of the codes live here beside the renderer, and tests/test_docs.py fail
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from contract.envelope import Absent, AbsenceReason, ListResult, ReasonCode, WarningCode
 from contract.errors import ERROR_META_KEY, ErrorCode
-from contract.primitives import PromptSpec, ResourceTemplateSpec
-from contract.rights import RIGHTS, Right, ServerName
-from contract import broker
-from contract.search import LISTING_RESOURCE, OWN_INQUIRY_RESOURCE, SEARCH_TOOLS, START_SEARCH_PROMPT, SUMMARY, TITLE
+from contract.rights import ServerName
+from contract.server import ServerSpec
+from contract.servers import SERVERS
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect, ToolSpec
 
 HEADER = (
     "<!-- Erzeugt mit `athaus docs build` aus contract/. Nicht von Hand bearbeiten: "
-    "Änderungen gehören in den Vertrag (contract/) oder in shared/docs.py. -->"
+    "Änderungen gehören in den Vertrag (contract/) oder in athaus/docs.py. -->"
 )
 HINT_NAMES = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
-
-def endpoint(server: ServerName) -> str:
-    return f"/{server.value}/mcp"
-
-
-@dataclass(frozen=True)
-class ServerDocs:
-    """One server's page: what `server_page` needs, plus the file name under docs/."""
-
-    page: str
-    title: str
-    summary: str
-    server: ServerName
-    tools: tuple[ToolSpec, ...]
-    resources: tuple[ResourceTemplateSpec, ...]
-    prompts: tuple[PromptSpec, ...]
-
-
-SERVERS: tuple[ServerDocs, ...] = (
-    ServerDocs(
-        "makler.md",
-        broker.TITLE,
-        broker.SUMMARY,
-        ServerName.broker,
-        broker.BROKER_TOOLS,
-        (broker.STOCK_LISTING_RESOURCE, broker.OFFICE_INQUIRY_RESOURCE),
-        (broker.START_DAY_PROMPT, broker.ANSWER_INQUIRIES_PROMPT),
-    ),
-    ServerDocs("suche.md", TITLE, SUMMARY, ServerName.search, SEARCH_TOOLS, (LISTING_RESOURCE, OWN_INQUIRY_RESOURCE), (START_SEARCH_PROMPT,)),
-)
 
 # --- German meanings, keyed by the contract's own names ------------------------------------------------
 
@@ -410,25 +378,14 @@ def _tool_section(spec: ToolSpec) -> list[str]:
     ]
 
 
-def server_page(
-    title: str,
-    summary: str,
-    path: str,
-    tools: tuple[ToolSpec, ...],
-    rights: tuple[Right, ...],
-    resources: tuple[ResourceTemplateSpec, ...],
-    prompts: tuple[PromptSpec, ...],
-) -> str:
-    """One server's reference: tools grouped by right in the order of `rights`, then resources and prompts."""
-    stray = [spec.name for spec in tools if spec.right not in rights]
-    if stray:
-        raise ValueError(f"{title}: tools {stray} require a right outside this server's rights")
+def server_page(server: ServerSpec) -> str:
+    """One server's reference: tools grouped by right in the order of the rights table, then resources and prompts."""
     lines = [
-        f"# {title}",
+        f"# {server.title}",
         "",
-        summary,
+        server.summary,
         "",
-        f"Endpunkt: {_code(path)} (Streamable HTTP). Wie die Werkzeuge aufgebaut sind, was sie zurückgeben und was "
+        f"Endpunkt: {_code(server.path)} (Streamable HTTP). Wie die Werkzeuge aufgebaut sind, was sie zurückgeben und was "
         "ihre Fehlercodes bedeuten, steht auf der Seite [Werkzeuge](werkzeuge.md).",
         "",
         "## Werkzeuge",
@@ -436,27 +393,27 @@ def server_page(
         "In der Reihenfolge von `tools/list`: nach dem Recht, das ein Werkzeug verlangt, dann nach dem Namen.",
         "",
     ]
-    for right in rights:
+    for right in server.rights:
         access = "ohne Anmeldung nutzbar." if right.scope is None else "verlangt die Anmeldung mit diesem Recht."
         lines += [f"### {right.label}", "", f"Recht (Scope): {_code(right.key)}, {access}", ""]
-        granted = [spec for spec in tools if spec.right == right]
+        granted = [spec for spec in server.tools if spec.right == right]
         if not granted:
             lines += ["Noch keine Werkzeuge.", ""]
         for spec in granted:
             lines += _tool_section(spec)
     lines += ["## Ressourcen-Vorlagen", ""]
-    if resources:
+    if server.resources:
         rows = [
             [_code(r.uri_template), _code(r.name), r.title, _prose(r.description), _code(r.right.key), _code(r.mime_type)]
-            for r in resources
+            for r in server.resources
         ]
         lines += _table(["URI-Vorlage", "Name", "Titel", "Beschreibung", "Recht", "MIME-Typ"], rows)
     else:
         lines += ["Keine.", ""]
     lines += ["## Prompts", ""]
-    if not prompts:
+    if not server.prompts:
         lines += ["Keine.", ""]
-    for prompt in prompts:
+    for prompt in server.prompts:
         rows = [
             [_code(a.name), _yes(a.required), _yes(a.completes_from is not None), _prose(a.description)] for a in prompt.arguments
         ]
@@ -470,8 +427,8 @@ def server_page(
     return _page(lines)
 
 
-def _server_link(docs: ServerDocs) -> str:
-    return f"- [{docs.title}]({docs.page}) ({_code(endpoint(docs.server))}): {docs.summary}"
+def _server_link(server: ServerSpec) -> str:
+    return f"- [{server.title}]({server.docs_page}) ({_code(server.path)}): {server.summary}"
 
 
 def index_page() -> str:
@@ -481,8 +438,8 @@ def index_page() -> str:
             "",
             "Athaus MCP verbindet KI-Assistenten mit Athaus, der Immobilienplattform: ChatGPT und Claude als "
             "Remote-Connector, dazu jeden anderen MCP-Client. Zwei Server teilen sich eine Datenbank und einen Vertrag: "
-            f"einer für Makler und ihr Büro ({_code(endpoint(ServerName.broker))}), einer für Menschen, die ein "
-            f"Zuhause suchen ({_code(endpoint(ServerName.search))}).",
+            f"einer für Makler und ihr Büro ({_code(SERVERS[ServerName.broker].path)}), einer für Menschen, die ein "
+            f"Zuhause suchen ({_code(SERVERS[ServerName.search].path)}).",
             "",
             "Alle Seiten hier sind aus dem Vertrag erzeugt, aus dem auch die Server ihre Werkzeuge registrieren.",
             "",
@@ -490,7 +447,7 @@ def index_page() -> str:
             "",
             "- [Werkzeuge](werkzeuge.md): Namen, Verben, Hinweise, was jedes Werkzeug zurückgibt, Fehlercodes.",
             "- [Rechte](rechte.md): welches Recht welches Werkzeug verlangt, und wann etwas ohne Klick läuft.",
-            *(_server_link(docs) for docs in SERVERS),
+            *(_server_link(server) for server in SERVERS.values()),
         ]
     )
 
@@ -501,16 +458,16 @@ def tools_page() -> str:
         verb_rows.append([_code(f"{verb}_"), VERB_MEANINGS[verb], _code(effect.value), *(_bool(h) for h in EFFECT_HINTS[effect])])
     effect_rows = [[_code(effect.value), EFFECT_MEANINGS[effect]] for effect in Effect]
     order_rows = [
-        [_code(endpoint(server)), str(rank), _code(right.key), right.label]
-        for server, rights in RIGHTS.items()
-        for rank, right in enumerate(rights, start=1)
+        [_code(server.path), str(rank), _code(right.key), right.label]
+        for server in SERVERS.values()
+        for rank, right in enumerate(server.rights, start=1)
     ]
     envelope_rows = [[_code(name), ENVELOPE_FIELDS[name]] for name in ListResult.model_fields]
     absence_rows = [[_code(reason.value), *ABSENCE_MEANINGS[reason]] for reason in AbsenceReason]
     reason_rows = [[_code(code.value), *REASON_MEANINGS[code]] for code in ReasonCode]
     warning_rows = [[_code(code.value), WARNING_MEANINGS[code]] for code in WarningCode]
     error_rows = [[_code(code.value), *ERROR_MEANINGS[code]] for code in ErrorCode]
-    server_links = [_server_link(docs) for docs in SERVERS]
+    server_links = [_server_link(server) for server in SERVERS.values()]
     return _page(
         [
             "# Werkzeuge",
@@ -637,11 +594,11 @@ def rights_page() -> str:
         "Bei Athaus für Makler gilt jedes Recht nur für das eigene Büro: ein Büro sieht nie die Daten eines anderen.",
         "",
     ]
-    for docs in SERVERS:
-        lines += [f"## {docs.title}", ""]
+    for server in SERVERS.values():
+        lines += [f"## {server.title}", ""]
         rows = []
-        for right in RIGHTS[docs.server]:
-            names = [spec.name for spec in docs.tools if spec.right == right]
+        for right in server.rights:
+            names = [spec.name for spec in server.tools if spec.right == right]
             rows.append([_code(right.key), right.label, ", ".join(_code(n) for n in names) or "noch keine Werkzeuge"])
         lines += _table(["Recht (Scope)", "Bezeichnung", "Werkzeuge"], rows)
     lines += [
@@ -662,10 +619,8 @@ def rights_page() -> str:
 def build_docs() -> dict[str, str]:
     """Every generated page, as {path relative to docs/: content}."""
     pages = {"index.md": index_page(), "werkzeuge.md": tools_page(), "rechte.md": rights_page()}
-    for docs in SERVERS:
-        pages[docs.page] = server_page(
-            docs.title, docs.summary, endpoint(docs.server), docs.tools, RIGHTS[docs.server], docs.resources, docs.prompts
-        )
+    for server in SERVERS.values():
+        pages[server.docs_page] = server_page(server)
     return dict(sorted(pages.items()))
 
 

@@ -39,7 +39,7 @@ def prepare(settings: Settings, db: Database) -> None:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from shared.app import create_app
+    from athaus.app import create_app
 
     db = _database(settings)
     prepare(settings, db)
@@ -69,7 +69,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
-    from shared.docs import check_docs, write_docs
+    from athaus.docs import check_docs, write_docs
 
     root = Path(args.root)
     if args.action == "build":
@@ -86,7 +86,8 @@ def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
     from contract.rights import ServerName
-    from shared.auth.access import SERVER_TITLES, account_by_email, allowed_scopes, server_scopes
+    from contract.servers import SERVERS
+    from shared.auth.access import account_by_email, allowed_scopes
     from shared.auth.tokens import mint_access_token
 
     if not settings.development:
@@ -95,7 +96,7 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
     if settings.oauth_issuer:
         print("Mit ATHAUS_OAUTH_ISSUER stellt der externe Autorisierungsserver die Tokens aus, nicht `athaus token`.", file=sys.stderr)
         return 1
-    server = ServerName(args.server)
+    server = SERVERS[ServerName(args.server)]
     db = _database(settings)
     upgrade(db.engine)
     with db.unit_of_work() as session:
@@ -103,15 +104,15 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
         if account is None:
             print(f"Kein Konto mit der E-Mail-Adresse {args.user}.", file=sys.stderr)
             return 1
-        allowed = allowed_scopes(account, server)
-        rights = args.rights or [scope for scope in server_scopes(server) if scope in allowed]
+        allowed = allowed_scopes(account, server.name)
+        rights = args.rights or [scope for scope in server.scopes if scope in allowed]
         refused = [right for right in rights if right not in allowed]
         if not allowed or refused:
-            wanted = " ".join(refused or server_scopes(server))
-            print(f"Das Konto {account.email} kann auf {SERVER_TITLES[server]} diese Rechte nicht erhalten: {wanted}.", file=sys.stderr)
+            wanted = " ".join(refused or server.scopes)
+            print(f"Das Konto {account.email} kann auf {server.title} diese Rechte nicht erhalten: {wanted}.", file=sys.stderr)
             return 1
         issued = mint_access_token(
-            session, user_id=account.user_id, client_id="athaus-cli", resource=settings.resource_url(server.value), scopes=rights
+            session, user_id=account.user_id, client_id="athaus-cli", resource=settings.resource_url(server.name.value), scopes=rights
         )
     print(issued.access_token)
     return 0

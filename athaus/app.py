@@ -24,7 +24,8 @@ from shared.auth.resource import BearerAuthentication, StoredTokenResolver, Toke
 from shared.auth.server import AuthorizationServer
 from shared.paging.cursor import CursorCodec
 from shared.db.session import Database
-from shared.runtime.adapter import ServerDefinition, build_server
+from athaus.servers import DEFINITIONS
+from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
 from shared.secrets import ensure_secret
 from shared.settings import Settings
@@ -39,14 +40,6 @@ def version() -> str:
         return importlib.metadata.version("athaus-mcp")
     except importlib.metadata.PackageNotFoundError:
         return "0.0.0"
-
-
-def server_definitions() -> dict[str, ServerDefinition]:
-    """Path segment → server; `athaus serve makler|suche` picks one, the default serves all."""
-    from broker_server.server import DEFINITION as broker
-    from search_server.server import DEFINITION as search
-
-    return {"makler": broker, "suche": search}
 
 
 def tool_context(settings: Settings, db: Database) -> ToolContext:
@@ -80,8 +73,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[BaseRoute] = []
     served: list[str] = []
-    for path, definition in server_definitions().items():
-        if only and path != only:
+    for name, definition in DEFINITIONS.items():
+        if only and name.value != only:
             continue
         manager = StreamableHTTPSessionManager(
             app=build_server(definition, context, version()), stateless=True, json_response=True, security_settings=security
@@ -89,15 +82,15 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         managers.append(manager)
         endpoint = BearerAuthentication(
             StreamableHTTPASGIApp(manager),
-            server=definition.name,
+            server=name,
             settings=settings,
             resolver=resolver,
             # A server without public tools has nothing to offer anonymously; its 401 starts the client's sign-in.
-            require_token=all(spec.right.scope for spec in definition.tools),
+            require_token=all(spec.right.scope for spec in definition.spec.tools),
         )
-        served.append(f"/{path}/mcp")
+        served.append(definition.spec.path)
         routes.append(Route(served[-1], endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
-        routes.append(protected_resource_route(settings, definition.name))
+        routes.append(protected_resource_route(settings, name))
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)
         authorization_server = AuthorizationServer(settings, db, secret)

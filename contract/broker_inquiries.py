@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
 from contract.catalog import ListingId, Money
 from contract.envelope import Absent, ContractModel, ListResult
 from contract.fields import InquiryId, lenient, normalise_ref
+from contract.labels import Label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import (
@@ -95,20 +97,20 @@ class SearchInquiriesInput(ContractModel):
 
 
 class InquirySummary(ContractModel):
-    inquiry_id: str = Field(description="Anfragenummer; mit get_inquiry abrufbar.")
-    listing_id: str = Field(description="Das Objekt des Büros, zu dem die Anfrage gestellt wurde.")
-    listing_title: str
-    seeker_name: str | Absent = Field(description="Name, wie die/der Suchende ihn freigegeben hat; sonst withheld.")
-    status: InquiryStatus = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
-    created_at: dt.datetime = Field(description="Eingang der Anfrage.")
-    last_message_at: dt.datetime = Field(description="Zeit der letzten Nachricht, gleich von wem.")
-    age_days: int = Field(description="Ganze Tage seit Eingang (bis request.as_of).")
-    office_replied: bool = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
-    awaiting_reply_since: dt.datetime | None = Field(
+    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Anfragenummer; mit get_inquiry abrufbar.")
+    listing_id: Annotated[str, Label("Inserat")] = Field(description="Das Objekt des Büros, zu dem die Anfrage gestellt wurde.")
+    listing_title: Annotated[str, Label("Objekt")]
+    seeker_name: Annotated[str | Absent, Label("Suchende/r")] = Field(description="Name, wie die/der Suchende ihn freigegeben hat; sonst withheld.")
+    status: Annotated[InquiryStatus, Label("Status")] = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
+    created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Eingang der Anfrage.")
+    last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")] = Field(description="Zeit der letzten Nachricht, gleich von wem.")
+    age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang (bis request.as_of).")
+    office_replied: Annotated[bool, Label("Büro hat geantwortet")] = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
+    awaiting_reply_since: Annotated[dt.datetime | None, Label("wartet auf das Büro seit")] = Field(
         description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
     )
-    days_awaiting_reply: int | None = Field(description="Ganze Tage seit awaiting_reply_since (bis request.as_of); sonst null.")
-    message_count: int = Field(description="Nachrichten im Verlauf, beider Seiten.")
+    days_awaiting_reply: Annotated[int | None, Label("Tage ohne Antwort")] = Field(description="Ganze Tage seit awaiting_reply_since (bis request.as_of); sonst null.")
+    message_count: Annotated[int, Label("Nachrichten")] = Field(description="Nachrichten im Verlauf, beider Seiten.")
 
 
 SearchInquiriesOutput = ListResult[InquirySummary]
@@ -121,60 +123,60 @@ class GetInquiryInput(ContractModel):
 
 
 class InquiryListing(ContractModel):
-    listing_id: str
-    title: str
-    status: ListingStatus
-    marketing_type: MarketingType
-    price: Money | Absent = Field(description="Kaufpreis bzw. Kaltmiete.")
-    city: str
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    status: Annotated[ListingStatus, Label("Status")]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
+    price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete.")
+    city: Annotated[str, Label("Ort")]
 
 
 class ProfileEntry(ContractModel):
-    label: str
-    value: str
+    label: Annotated[str, Label("Angabe")]
+    value: Annotated[str, Label("Wert")]
 
 
 class SharedProfile(ContractModel):
     """Only what the seeker agreed to share with the office for this inquiry."""
 
-    name: str | Absent
-    email: str | Absent
-    phone: str | Absent
-    further: list[ProfileEntry] = Field(description="Weitere freigegebene Angaben (z. B. Haushalt, Einzug), wie angegeben.")
+    name: Annotated[str | Absent, Label("Name")]
+    email: Annotated[str | Absent, Label("E-Mail")]
+    phone: Annotated[str | Absent, Label("Telefon")]
+    further: Annotated[list[ProfileEntry], Label("Weitere Angaben")] = Field(description="Weitere freigegebene Angaben (z. B. Haushalt, Einzug), wie angegeben.")
 
 
 class ThreadMessage(ContractModel):
-    author: MessageAuthor
-    author_name: str | Absent = Field(description="Büro: wer geschrieben hat; Suchende/r: der freigegebene Name.")
-    sent_at: dt.datetime
-    text: str
+    author: Annotated[MessageAuthor, Label("Von")]
+    author_name: Annotated[str | Absent, Label("Name")] = Field(description="Büro: wer geschrieben hat; Suchende/r: der freigegebene Name.")
+    sent_at: Annotated[dt.datetime, Label("gesendet")]
+    text: Annotated[str, Label("Text")]
 
 
 class OpenDraft(ContractModel):
-    confirmation_id: str = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
-    action: str = Field(description="Art, z. B. send_reply.")
-    summary: str
-    prepared_by: str | Absent
-    created_at: dt.datetime
-    expires_at: dt.datetime
+    confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
+    action: Annotated[str, Label("Art")] = Field(description="Art, z. B. send_reply.")
+    summary: Annotated[str, Label("Inhalt")]
+    prepared_by: Annotated[str | Absent, Label("vorbereitet von")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    expires_at: Annotated[dt.datetime, Label("gültig bis")]
 
 
 class InquiryDetail(ContractModel):
-    inquiry_id: str
-    status: InquiryStatus = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
-    created_at: dt.datetime = Field(description="Eingang der Anfrage.")
-    last_message_at: dt.datetime
-    age_days: int = Field(description="Ganze Tage seit Eingang.")
-    office_replied: bool = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
-    awaiting_reply_since: dt.datetime | None = Field(
+    inquiry_id: Annotated[str, Label("Anfrage")]
+    status: Annotated[InquiryStatus, Label("Status")] = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
+    created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Eingang der Anfrage.")
+    last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
+    age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang.")
+    office_replied: Annotated[bool, Label("Büro hat geantwortet")] = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
+    awaiting_reply_since: Annotated[dt.datetime | None, Label("wartet auf das Büro seit")] = Field(
         description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
     )
-    days_awaiting_reply: int | None = Field(description="Ganze Tage seit awaiting_reply_since; sonst null.")
-    listing: InquiryListing = Field(description="Das Objekt, zu dem die Anfrage gestellt wurde.")
-    seeker: SharedProfile = Field(description="Nur was die/der Suchende für diese Anfrage freigegeben hat; der Rest ist withheld.")
-    message_count: int
-    thread: list[ThreadMessage] = Field(description="Alle Nachrichten, älteste zuerst (bei gleicher Zeit in Eingangsreihenfolge).")
-    open_drafts: list[OpenDraft] = Field(description="Vorbereitete, noch nicht ausgeführte und nicht abgelaufene Schritte zu dieser Anfrage.")
+    days_awaiting_reply: Annotated[int | None, Label("Tage ohne Antwort")] = Field(description="Ganze Tage seit awaiting_reply_since; sonst null.")
+    listing: Annotated[InquiryListing, Label("Objekt")] = Field(description="Das Objekt, zu dem die Anfrage gestellt wurde.")
+    seeker: Annotated[SharedProfile, Label("Freigegebene Angaben der/des Suchenden")] = Field(description="Nur was die/der Suchende für diese Anfrage freigegeben hat; der Rest ist withheld.")
+    message_count: Annotated[int, Label("Nachrichten")]
+    thread: Annotated[list[ThreadMessage], Label("Verlauf")] = Field(description="Alle Nachrichten, älteste zuerst (bei gleicher Zeit in Eingangsreihenfolge).")
+    open_drafts: Annotated[list[OpenDraft], Label("Offene Entwürfe")] = Field(description="Vorbereitete, noch nicht ausgeführte und nicht abgelaufene Schritte zu dieser Anfrage.")
 
 
 # ---------------------------------------------------------------------------------------------- valuations
@@ -189,26 +191,26 @@ class ListValuationsInput(ContractModel):
 
 
 class ValuationSummary(ContractModel):
-    valuation_id: str = Field(description="Bewertungsnummer.")
-    created_at: dt.datetime = Field(description="Wann die Bewertung gespeichert wurde.")
-    subject: ValuationSubject = Field(description="listing: ein Objekt im Bestand; owner_lead: ein Eigentümer-Kontakt ohne Inserat.")
-    listing_id: str | Absent = Field(description="Das bewertete Objekt; bei einem Eigentümer-Kontakt empty_in_source.")
-    listing_title: str | Absent
-    owner_name: str | Absent = Field(description="Eigentümer/in bei einem Eigentümer-Kontakt.")
-    address: str | Absent
-    postal_code: str
-    city: str
-    property_type: PropertyType
-    marketing_type: MarketingType
-    living_area: float | Absent = Field(description="Wohnfläche in m².")
-    value_low: Money = Field(description="Untere Grenze der Wertspanne (Kaufpreis bzw. Kaltmiete).")
-    value_high: Money = Field(description="Obere Grenze der Wertspanne.")
-    price_per_sqm_low: float | Absent = Field(description="value_low je m² Wohnfläche; ohne Wohnfläche empty_in_source.")
-    price_per_sqm_high: float | Absent = Field(description="value_high je m² Wohnfläche.")
-    method: str = Field(description="Wie der Wert ermittelt wurde, wie gespeichert.")
-    comparables_count: int = Field(description="Anzahl der verwendeten Vergleichsobjekte.")
-    note: str | Absent
-    created_by: str | Absent
+    valuation_id: Annotated[str, Label("Bewertung")] = Field(description="Bewertungsnummer.")
+    created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann die Bewertung gespeichert wurde.")
+    subject: Annotated[ValuationSubject, Label("für")] = Field(description="listing: ein Objekt im Bestand; owner_lead: ein Eigentümer-Kontakt ohne Inserat.")
+    listing_id: Annotated[str | Absent, Label("Inserat")] = Field(description="Das bewertete Objekt; bei einem Eigentümer-Kontakt empty_in_source.")
+    listing_title: Annotated[str | Absent, Label("Objekt")]
+    owner_name: Annotated[str | Absent, Label("Eigentümer/in")] = Field(description="Eigentümer/in bei einem Eigentümer-Kontakt.")
+    address: Annotated[str | Absent, Label("Adresse")]
+    postal_code: Annotated[str, Label("PLZ")]
+    city: Annotated[str, Label("Ort")]
+    property_type: Annotated[PropertyType, Label("Objektart")]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
+    living_area: Annotated[float | Absent, Label("Wohnfläche m²")] = Field(description="Wohnfläche in m².")
+    value_low: Annotated[Money, Label("Wert von")] = Field(description="Untere Grenze der Wertspanne (Kaufpreis bzw. Kaltmiete).")
+    value_high: Annotated[Money, Label("Wert bis")] = Field(description="Obere Grenze der Wertspanne.")
+    price_per_sqm_low: Annotated[float | Absent, Label("€/m² von")] = Field(description="value_low je m² Wohnfläche; ohne Wohnfläche empty_in_source.")
+    price_per_sqm_high: Annotated[float | Absent, Label("€/m² bis")] = Field(description="value_high je m² Wohnfläche.")
+    method: Annotated[str, Label("Methode")] = Field(description="Wie der Wert ermittelt wurde, wie gespeichert.")
+    comparables_count: Annotated[int, Label("Vergleichsobjekte")] = Field(description="Anzahl der verwendeten Vergleichsobjekte.")
+    note: Annotated[str | Absent, Label("Hinweis")]
+    created_by: Annotated[str | Absent, Label("erstellt von")]
 
 
 ListValuationsOutput = ListResult[ValuationSummary]
@@ -235,29 +237,29 @@ class ListProposalsInput(ContractModel):
 class SearchCriteria(ContractModel):
     """What the saved search asks for; null or an empty list means: no restriction there."""
 
-    marketing_type: MarketingType | None
-    property_types: list[PropertyType]
-    places: list[str] = Field(description="Ort, PLZ oder Umkreis, wie im Suchauftrag angegeben.")
-    min_price: float | None
-    max_price: float | None
-    min_living_area: float | None
-    min_rooms: float | None
+    marketing_type: Annotated[MarketingType | None, Label("Vermarktung")]
+    property_types: Annotated[list[PropertyType], Label("Objektarten")]
+    places: Annotated[list[str], Label("Orte")] = Field(description="Ort, PLZ oder Umkreis, wie im Suchauftrag angegeben.")
+    min_price: Annotated[float | None, Label("Preis ab")]
+    max_price: Annotated[float | None, Label("Preis bis")]
+    min_living_area: Annotated[float | None, Label("Wohnfläche ab m²")]
+    min_rooms: Annotated[float | None, Label("Zimmer ab")]
 
 
 class ProposalSummary(ContractModel):
-    proposal_id: str = Field(description="Vorschlagsnummer; für decide_proposal.")
-    status: ProposalStatus = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
-    created_at: dt.datetime = Field(description="Wann der Vorschlag entstand.")
-    decided_at: dt.datetime | None = Field(description="Wann entschieden wurde; null, solange offen.")
-    listing_id: str = Field(description="Das passende Objekt des Büros.")
-    listing_title: str
-    listing_price: Money | Absent = Field(description="Kaufpreis bzw. Kaltmiete des Objekts.")
-    listing_status: ListingStatus
-    seeker_label: str = Field(
+    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer; für decide_proposal.")
+    status: Annotated[ProposalStatus, Label("Status")] = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
+    created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Vorschlag entstand.")
+    decided_at: Annotated[dt.datetime | None, Label("entschieden")] = Field(description="Wann entschieden wurde; null, solange offen.")
+    listing_id: Annotated[str, Label("Inserat")] = Field(description="Das passende Objekt des Büros.")
+    listing_title: Annotated[str, Label("Objekt")]
+    listing_price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete des Objekts.")
+    listing_status: Annotated[ListingStatus, Label("Objektstatus")]
+    seeker_label: Annotated[str, Label("Suchauftrag")] = Field(
         description="Pseudonym aus der Nummer des Suchauftrags, z. B. 'Suchende/r S-000012': die/der Suchende hat sich noch nicht an das Büro gewandt."
     )
-    criteria_summary: str = Field(description="Der Suchauftrag in einem Satz.")
-    criteria: SearchCriteria = Field(description="Der Suchauftrag als Daten.")
+    criteria_summary: Annotated[str, Label("sucht")] = Field(description="Der Suchauftrag in einem Satz.")
+    criteria: Annotated[SearchCriteria, Label("Kriterien")] = Field(description="Der Suchauftrag als Daten.")
 
 
 ListProposalsOutput = ListResult[ProposalSummary]

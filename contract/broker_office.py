@@ -28,6 +28,7 @@ from contract.envelope import (
     Suggestion,
 )
 from contract.fields import lenient, normalise_ref
+from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import InquiryStatus, ListingStatus, MarketingType, PropertyType, ProposalStatus
@@ -71,23 +72,23 @@ PLAUSIBLE_RATIO = (0.5, 2.0)
 
 
 class RuleResult(ContractModel):
-    rule: CheckRule
+    rule: Annotated[CheckRule, Label("Regel")]
     rule_label: str = Field(description="Name der Regel, deutsch.")
-    verdict: Verdict = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
+    verdict: Annotated[Verdict, Label("Urteil")] = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
     verdict_label: str
-    blocking: bool = Field(description="true: die Regel entscheidet über publishable; false: nur ein Hinweis.")
-    message: str = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
+    blocking: Annotated[bool, Label("Pflichtregel")] = Field(description="true: die Regel entscheidet über publishable; false: nur ein Hinweis.")
+    message: Annotated[str, Label("Befund")] = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
 
 
 class PriceComparison(ContractModel):
     """The comparison behind the price plausibility verdict."""
 
-    price_per_sqm: float = Field(description="Preis je m² Wohnfläche dieses Objekts.")
-    median_price_per_sqm: float = Field(description="Median der Vergleichsobjekte.")
-    ratio: float = Field(description="price_per_sqm / median_price_per_sqm; plausibel von 0,5 bis 2.")
-    comparables: int = Field(description="Zahl der Vergleichsobjekte (veröffentlicht, gleiche Vermarktungs- und Objektart, gleicher Ort).")
-    price_on_request_excluded: int = Field(description="Sonst passende Inserate ohne Preis (Preis auf Anfrage), nicht verwendet.")
-    living_area_unknown_excluded: int = Field(description="Sonst passende Inserate ohne Wohnfläche, nicht verwendet.")
+    price_per_sqm: Annotated[float, Label("€/m²")] = Field(description="Preis je m² Wohnfläche dieses Objekts.")
+    median_price_per_sqm: Annotated[float, Label("Median €/m² der Vergleichsobjekte")] = Field(description="Median der Vergleichsobjekte.")
+    ratio: Annotated[float, Label("Verhältnis")] = Field(description="price_per_sqm / median_price_per_sqm; plausibel von 0,5 bis 2.")
+    comparables: Annotated[int, Label("Vergleichsobjekte")] = Field(description="Zahl der Vergleichsobjekte (veröffentlicht, gleiche Vermarktungs- und Objektart, gleicher Ort).")
+    price_on_request_excluded: Annotated[int, Label("ohne Preis, nicht verwendet")] = Field(description="Sonst passende Inserate ohne Preis (Preis auf Anfrage), nicht verwendet.")
+    living_area_unknown_excluded: Annotated[int, Label("ohne Wohnfläche, nicht verwendet")] = Field(description="Sonst passende Inserate ohne Wohnfläche, nicht verwendet.")
 
 
 class CheckListingInput(ContractModel):
@@ -97,16 +98,16 @@ class CheckListingInput(ContractModel):
 
 
 class CheckListingOutput(ContractModel):
-    listing_id: str
-    title: str
-    status: ListingStatus
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    status: Annotated[ListingStatus, Label("Status")]
     status_label: str
-    publishable: bool = Field(description="true, wenn jede Regel mit blocking = true ok ist.")
-    summary: str = Field(description="Deutsch: das Ergebnis in einem Satz.")
-    rules: list[RuleResult] = Field(description="Ein Urteil je Regel, immer alle Regeln in fester Reihenfolge.")
-    price_comparison: PriceComparison | Absent
-    checked_at: dt.datetime
-    freshness: Freshness
+    publishable: Annotated[bool, Label("veröffentlichbar")] = Field(description="true, wenn jede Regel mit blocking = true ok ist.")
+    summary: Annotated[str, Label("Inhalt")] = Field(description="Deutsch: das Ergebnis in einem Satz.")
+    rules: Annotated[list[RuleResult], Label("Regeln")] = Field(description="Ein Urteil je Regel, immer alle Regeln in fester Reihenfolge.")
+    price_comparison: Annotated[PriceComparison | Absent, Label("Preisvergleich")]
+    checked_at: Annotated[dt.datetime, Label("geprüft")]
+    freshness: Annotated[Freshness, NOT_IN_TEXT]
 
 
 # --- search_listings (office stock) -------------------------------------------------------------------------
@@ -136,14 +137,14 @@ class SearchStockInput(StockFilters):
 
 
 class StockListing(ListingSummary):
-    resource_uri: str | Absent = Field(  # type: ignore[assignment]
+    resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: dt.datetime | Absent = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
-    status: ListingStatus
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    status: Annotated[ListingStatus, Label("Status")]
     status_label: str
-    created_at: dt.datetime
-    updated_at: dt.datetime
+    created_at: Annotated[dt.datetime, Label("vom")]
+    updated_at: Annotated[dt.datetime, Label("aktualisiert")]
 
 
 SearchStockOutput = ListResult[StockListing]
@@ -159,78 +160,78 @@ class GetStockListingInput(ContractModel):
 
 
 class StatusChangeEntry(ContractModel):
-    old_status: ListingStatus | None = Field(description="null: beim Anlegen.")
-    new_status: ListingStatus
-    label: str = Field(description="Deutsch, z. B. 'Entwurf → veröffentlicht'.")
-    changed_at: dt.datetime
-    changed_by: str | Absent = Field(description="Name des Büromitglieds; fehlt bei Änderungen durch Import oder System.")
+    old_status: Annotated[ListingStatus | None, Label("von")] = Field(description="null: beim Anlegen.")
+    new_status: Annotated[ListingStatus, Label("nach")]
+    label: Annotated[str, Label("Status")] = Field(description="Deutsch, z. B. 'Entwurf → veröffentlicht'.")
+    changed_at: Annotated[dt.datetime, Label("geändert")]
+    changed_by: Annotated[str | Absent, Label("durch")] = Field(description="Name des Büromitglieds; fehlt bei Änderungen durch Import oder System.")
 
 
 class InquiryRef(ContractModel):
-    inquiry_id: str = Field(description="Anfragenummer für get_inquiry, z. B. I-000012.")
-    status: InquiryStatus
+    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Anfragenummer für get_inquiry, z. B. I-000012.")
+    status: Annotated[InquiryStatus, Label("Status")]
     status_label: str
-    created_at: dt.datetime
-    last_message_at: dt.datetime
+    created_at: Annotated[dt.datetime, Label("vom")]
+    last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
 
 
 class ListingInquiries(ContractModel):
-    total: int = Field(description="Alle Anfragen zu diesem Objekt.")
-    open: int = Field(description="Davon offen (warten auf eine Antwort des Büros).")
-    shown: int
-    all_shown: bool = Field(description="false: latest zeigt nur die neuesten; search_inquiries mit listing_id zeigt alle.")
-    latest: list[InquiryRef] = Field(description="Die neuesten zuerst (Eingang absteigend, dann Nummer).")
+    total: Annotated[int, Label("Gesamt")] = Field(description="Alle Anfragen zu diesem Objekt.")
+    open: Annotated[int, Label("offen")] = Field(description="Davon offen (warten auf eine Antwort des Büros).")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")] = Field(description="false: latest zeigt nur die neuesten; search_inquiries mit listing_id zeigt alle.")
+    latest: Annotated[list[InquiryRef], Label("neueste")] = Field(description="Die neuesten zuerst (Eingang absteigend, dann Nummer).")
 
 
 class OpenDraft(ContractModel):
-    confirmation_id: str = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
-    kind: str = Field(description="send_reply, decide_proposal, …")
+    confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
+    kind: Annotated[str, Label("Art")] = Field(description="send_reply, decide_proposal, …")
     kind_label: str
-    subject_ref: str = Field(description="Die Anfrage oder der Vorschlag, auf die sie wirkt.")
-    summary: str
-    created_at: dt.datetime
-    expires_at: dt.datetime
-    expired: bool = Field(description="true: abgelaufen, ein Klick führt sie nicht mehr aus.")
+    subject_ref: Annotated[str, Label("betrifft")] = Field(description="Die Anfrage oder der Vorschlag, auf die sie wirkt.")
+    summary: Annotated[str, Label("Inhalt")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    expires_at: Annotated[dt.datetime, Label("gültig bis")]
+    expired: Annotated[bool, Label("abgelaufen")] = Field(description="true: abgelaufen, ein Klick führt sie nicht mehr aus.")
 
 
 class OpenDrafts(ContractModel):
-    total: int
-    shown: int
-    all_shown: bool
-    items: list[OpenDraft] = Field(description="Die ältesten zuerst.")
+    total: Annotated[int, Label("Gesamt")]
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[OpenDraft], Label("Einträge")] = Field(description="Die ältesten zuerst.")
 
 
 class ProposalRef(ContractModel):
-    proposal_id: str = Field(description="Vorschlagsnummer, z. B. P-000007.")
-    status: ProposalStatus
+    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer, z. B. P-000007.")
+    status: Annotated[ProposalStatus, Label("Status")]
     status_label: str
-    created_at: dt.datetime
-    decided_at: dt.datetime | None
+    created_at: Annotated[dt.datetime, Label("vom")]
+    decided_at: Annotated[dt.datetime | None, Label("entschieden")]
 
 
 class ListingProposals(ContractModel):
-    total: int
-    open: int
-    shown: int
-    all_shown: bool
-    items: list[ProposalRef] = Field(description="Die neuesten zuerst.")
+    total: Annotated[int, Label("Gesamt")]
+    open: Annotated[int, Label("offen")]
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[ProposalRef], Label("Einträge")] = Field(description="Die neuesten zuerst.")
 
 
 class StockListingDetail(ListingDetail):
-    resource_uri: str | Absent = Field(  # type: ignore[assignment]
+    resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: dt.datetime | Absent = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
     status_label: str
-    address_published: bool = Field(
+    address_published: Annotated[bool, Label("Adresse im Exposé veröffentlicht")] = Field(
         description="true: die genaue Adresse steht im öffentlichen Exposé; false: Suchende sehen sie erst auf Anfrage. Hier steht sie immer."
     )
-    created_at: dt.datetime
-    status_history: list[StatusChangeEntry] | Absent = Field(description="Statusverlauf, älteste Änderung zuerst.")
-    inquiries: ListingInquiries
-    open_drafts: OpenDrafts = Field(description="Wartende Bestätigungen zu Anfragen und Vorschlägen dieses Objekts.")
-    check: CheckListingOutput = Field(description="Ergebnis von check_listing für dieses Objekt.")
-    proposals: ListingProposals
+    created_at: Annotated[dt.datetime, Label("vom")]
+    status_history: Annotated[list[StatusChangeEntry] | Absent, Label("Statusverlauf")] = Field(description="Statusverlauf, älteste Änderung zuerst.")
+    inquiries: Annotated[ListingInquiries, Label("Anfragen")]
+    open_drafts: Annotated[OpenDrafts, Label("Offene Entwürfe")] = Field(description="Wartende Bestätigungen zu Anfragen und Vorschlägen dieses Objekts.")
+    check: Annotated[CheckListingOutput, Label("Prüfung")] = Field(description="Ergebnis von check_listing für dieses Objekt.")
+    proposals: Annotated[ListingProposals, Label("Vorschläge")]
 
 
 # --- show_situation_report -----------------------------------------------------------------------------------
@@ -249,17 +250,17 @@ class ShowSituationReportInput(ContractModel):
 
 
 class AgeBand(ContractModel):
-    label: str
-    count: int
+    label: Annotated[str, Label("Wartezeit")]
+    count: Annotated[int, Label("Anzahl")]
 
 
 class WaitingInquiry(ContractModel):
-    inquiry_id: str
-    listing_id: str
-    title: str = Field(description="Titel des Objekts.")
-    first_contact: bool = Field(description="true: das Büro hat noch nie geantwortet; false: Rückfrage nach einer Antwort.")
-    waiting_since: dt.datetime = Field(description="Erste unbeantwortete Nachricht des Suchenden.")
-    waiting_hours: float
+    inquiry_id: Annotated[str, Label("Anfrage")]
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")] = Field(description="Titel des Objekts.")
+    first_contact: Annotated[bool, Label("Erstanfrage")] = Field(description="true: das Büro hat noch nie geantwortet; false: Rückfrage nach einer Antwort.")
+    waiting_since: Annotated[dt.datetime, Label("wartet seit")] = Field(description="Erste unbeantwortete Nachricht des Suchenden.")
+    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
 
 
 class _Section(ContractModel):
@@ -267,93 +268,93 @@ class _Section(ContractModel):
     says what its `total` counts; then come its own counts, and last `shown`, `all_shown` and `items`: the first
     items_per_section of the `total` open points."""
 
-    section: str
-    title: str
-    summary: str
-    total: int
+    section: Annotated[str, Label("Abschnitt")]
+    title: Annotated[str, Label("Titel")]
+    summary: Annotated[str, Label("Inhalt")]
+    total: Annotated[int, Label("Gesamt")]
 
 
 class InquirySection(_Section):
-    section: Literal["inquiries"] = "inquiries"
-    total: int = Field(description="Alle offenen Anfragen, die auf eine Antwort des Büros warten.")
-    new: int = Field(description="Davon noch nie beantwortet.")
-    follow_ups: int = Field(description="Davon Rückfragen nach einer Antwort.")
-    by_age: list[AgeBand] = Field(description="Wartezeit: unter 24 Stunden, 1 bis 3 Tage, über 3 Tage; die Summe ist total.")
-    shown: int
-    all_shown: bool
-    items: list[WaitingInquiry] = Field(description="Die am längsten wartenden zuerst.")
+    section: Annotated[Literal["inquiries"], Label("Abschnitt")] = "inquiries"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Alle offenen Anfragen, die auf eine Antwort des Büros warten.")
+    new: Annotated[int, Label("neu (nie beantwortet)")] = Field(description="Davon noch nie beantwortet.")
+    follow_ups: Annotated[int, Label("Rückfragen")] = Field(description="Davon Rückfragen nach einer Antwort.")
+    by_age: Annotated[list[AgeBand], Label("nach Wartezeit")] = Field(description="Wartezeit: unter 24 Stunden, 1 bis 3 Tage, über 3 Tage; die Summe ist total.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[WaitingInquiry], Label("Einträge")] = Field(description="Die am längsten wartenden zuerst.")
 
 
 class WaitingConfirmation(ContractModel):
-    confirmation_id: str
-    kind: str
+    confirmation_id: Annotated[str, Label("Bestätigung")]
+    kind: Annotated[str, Label("Art")]
     kind_label: str
-    subject_ref: str
-    summary: str
-    created_at: dt.datetime
-    expires_at: dt.datetime
-    waiting_hours: float
+    subject_ref: Annotated[str, Label("betrifft")]
+    summary: Annotated[str, Label("Inhalt")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    expires_at: Annotated[dt.datetime, Label("gültig bis")]
+    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
 
 
 class ConfirmationSection(_Section):
-    section: Literal["confirmations"] = "confirmations"
-    total: int = Field(description="Wartende Bestätigungen (Status pending, noch nicht abgelaufen).")
-    expired: int = Field(description="Getrennt gezählt: in den letzten 30 Tagen abgelaufen, ohne ausgeführt zu sein.")
-    shown: int
-    all_shown: bool
-    items: list[WaitingConfirmation] = Field(description="Die ältesten zuerst.")
+    section: Annotated[Literal["confirmations"], Label("Abschnitt")] = "confirmations"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Wartende Bestätigungen (Status pending, noch nicht abgelaufen).")
+    expired: Annotated[int, Label("abgelaufen")] = Field(description="Getrennt gezählt: in den letzten 30 Tagen abgelaufen, ohne ausgeführt zu sein.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[WaitingConfirmation], Label("Einträge")] = Field(description="Die ältesten zuerst.")
 
 
 class BlockedDraft(ContractModel):
-    listing_id: str
-    title: str
-    created_at: dt.datetime
-    failed_rules: list[CheckRule]
-    reasons: list[str] = Field(description="Deutsch, je nicht erfüllter Regel ein Satz.")
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    failed_rules: Annotated[list[CheckRule], Label("nicht erfüllt")]
+    reasons: Annotated[list[str], Label("Gründe")] = Field(description="Deutsch, je nicht erfüllter Regel ein Satz.")
 
 
 class UnpublishableSection(_Section):
-    section: Literal["unpublishable"] = "unpublishable"
-    total: int = Field(description="Entwürfe, die check_listing nicht bestehen (eine Regel mit blocking = true nicht ok).")
-    drafts_checked: int = Field(description="Alle Entwürfe des Büros; jeder wurde geprüft.")
-    shown: int
-    all_shown: bool
-    items: list[BlockedDraft] = Field(description="Die ältesten Entwürfe zuerst.")
+    section: Annotated[Literal["unpublishable"], Label("Abschnitt")] = "unpublishable"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Entwürfe, die check_listing nicht bestehen (eine Regel mit blocking = true nicht ok).")
+    drafts_checked: Annotated[int, Label("geprüfte Entwürfe")] = Field(description="Alle Entwürfe des Büros; jeder wurde geprüft.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[BlockedDraft], Label("Einträge")] = Field(description="Die ältesten Entwürfe zuerst.")
 
 
 class DueCertificate(ContractModel):
-    listing_id: str
-    title: str
-    valid_until: dt.date
-    days_left: int = Field(description="Tage bis zum Ablauf; negativ: seit so vielen Tagen abgelaufen.")
-    expired: bool
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    valid_until: Annotated[dt.date, Label("gültig bis")]
+    days_left: Annotated[int, Label("Tage bis Ablauf")] = Field(description="Tage bis zum Ablauf; negativ: seit so vielen Tagen abgelaufen.")
+    expired: Annotated[bool, Label("abgelaufen")]
 
 
 class EnergySection(_Section):
-    section: Literal["energy_certificates"] = "energy_certificates"
-    total: int = Field(description="Veröffentlichte Inserate, deren Energieausweis abgelaufen ist oder im Zeitraum abläuft.")
-    expired: int
-    expiring: int
-    window_days: int
-    shown: int
-    all_shown: bool
-    items: list[DueCertificate] = Field(description="Das früheste Ablaufdatum zuerst.")
+    section: Annotated[Literal["energy_certificates"], Label("Abschnitt")] = "energy_certificates"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Veröffentlichte Inserate, deren Energieausweis abgelaufen ist oder im Zeitraum abläuft.")
+    expired: Annotated[int, Label("abgelaufen")]
+    expiring: Annotated[int, Label("laufen bald ab")]
+    window_days: Annotated[int, Label("Zeitraum (Tage)")]
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[DueCertificate], Label("Einträge")] = Field(description="Das früheste Ablaufdatum zuerst.")
 
 
 class WaitingProposal(ContractModel):
-    proposal_id: str
-    listing_id: str
-    title: str
-    created_at: dt.datetime
-    waiting_hours: float
+    proposal_id: Annotated[str, Label("Vorschlag")]
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
 
 
 class ProposalSection(_Section):
-    section: Literal["proposals"] = "proposals"
-    total: int = Field(description="Offene Vorschläge (noch nicht entschieden).")
-    shown: int
-    all_shown: bool
-    items: list[WaitingProposal] = Field(description="Die ältesten zuerst.")
+    section: Annotated[Literal["proposals"], Label("Abschnitt")] = "proposals"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Offene Vorschläge (noch nicht entschieden).")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[WaitingProposal], Label("Einträge")] = Field(description="Die ältesten zuerst.")
 
 
 ReportSection = Annotated[
@@ -363,35 +364,35 @@ ReportSection = Annotated[
 
 
 class KeyFigures(ContractModel):
-    days: int
+    days: Annotated[int, Label("Tage")]
     days_label: str
-    since: dt.datetime
-    new_inquiries: int = Field(description="Im Zeitraum eingegangene Anfragen.")
-    replies_sent: int = Field(description="Im Zeitraum gesendete Nachrichten des Büros.")
-    listings_published: int = Field(description="Inserate, deren erste Veröffentlichung im Zeitraum liegt (published_at).")
-    average_first_response_hours: float | Absent = Field(
+    since: Annotated[dt.datetime, Label("seit")]
+    new_inquiries: Annotated[int, Label("neue Anfragen")] = Field(description="Im Zeitraum eingegangene Anfragen.")
+    replies_sent: Annotated[int, Label("gesendete Antworten")] = Field(description="Im Zeitraum gesendete Nachrichten des Büros.")
+    listings_published: Annotated[int, Label("veröffentlichte Inserate")] = Field(description="Inserate, deren erste Veröffentlichung im Zeitraum liegt (published_at).")
+    average_first_response_hours: Annotated[float | Absent, Label("mittlere Zeit bis zur ersten Antwort (Stunden)")] = Field(
         description="Mittlere Zeit bis zur ersten Antwort, über die im Zeitraum eingegangenen und beantworteten Anfragen."
     )
-    answered_inquiries: int = Field(description="Anfragen, über die der Mittelwert gebildet ist.")
-    unanswered_excluded: int = Field(description="Im Zeitraum eingegangene Anfragen ohne Antwort; nicht im Mittelwert enthalten.")
+    answered_inquiries: Annotated[int, Label("beantwortete Anfragen")] = Field(description="Anfragen, über die der Mittelwert gebildet ist.")
+    unanswered_excluded: Annotated[int, Label("unbeantwortet, nicht im Mittelwert")] = Field(description="Im Zeitraum eingegangene Anfragen ohne Antwort; nicht im Mittelwert enthalten.")
 
 
 class SituationReportOutput(ContractModel):
     status: Literal["complete", "partial"]
     completeness: Completeness
-    total: int = Field(description="Offene Punkte aller Abschnitte zusammen.")
+    total: Annotated[int, Label("Gesamt")] = Field(description="Offene Punkte aller Abschnitte zusammen.")
     match_type: Literal["matches", "none"]
     request: dict[str, EffectiveValue]
     warnings: list[ResultWarning]
     freshness: Freshness
     hint: str | None = None
     suggestions: list[Suggestion] | None = None
-    office: str
-    as_of: dt.datetime = Field(description="Der Zeitpunkt 'jetzt', auf den sich Alter und Fristen beziehen.")
-    sections: list[ReportSection] = Field(
+    office: Annotated[str, Label("Büro")]
+    as_of: Annotated[dt.datetime, Label("Stand")] = Field(description="Der Zeitpunkt 'jetzt', auf den sich Alter und Fristen beziehen.")
+    sections: Annotated[list[ReportSection], Label("Abschnitte")] = Field(
         description="In dieser Reihenfolge: inquiries, confirmations, unpublishable, energy_certificates, proposals."
     )
-    key_figures: list[KeyFigures] = Field(description="Kennzahlen über 7 und 30 Tage.")
+    key_figures: Annotated[list[KeyFigures], Label("Kennzahlen")] = Field(description="Kennzahlen über 7 und 30 Tage.")
 
 
 # --- estimate_value -----------------------------------------------------------------------------------------------
@@ -437,47 +438,47 @@ class EstimateValueInput(ContractModel):
 
 
 class EstimateSubject(ContractModel):
-    listing_id: str | None = Field(description="Gesetzt, wenn die Daten aus dem Bestand stammen.")
-    source: Literal["listing", "caller"]
+    listing_id: Annotated[str | None, Label("Inserat")] = Field(description="Gesetzt, wenn die Daten aus dem Bestand stammen.")
+    source: Annotated[Literal["listing", "caller"], Label("Quelle")]
     source_label: str
-    property_type: PropertyType
-    marketing_type: MarketingType
-    city: str | None
-    postal_code: str | None
-    living_area: float
-    rooms: float | None
-    year_built: int | None
+    property_type: Annotated[PropertyType, Label("Objektart")]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
+    city: Annotated[str | None, Label("Ort")]
+    postal_code: Annotated[str | None, Label("PLZ")]
+    living_area: Annotated[float, Label("Wohnfläche m²")]
+    rooms: Annotated[float | None, Label("Zimmer")]
+    year_built: Annotated[int | None, Label("Baujahr")]
 
 
 class ComparisonArea(ContractModel):
-    city: str | None = Field(description="Ort der Vergleichsobjekte; null, wenn postal_codes gilt.")
-    postal_codes: list[str] | None
-    living_area_min: float
-    living_area_max: float
-    tolerance_percent: int
+    city: Annotated[str | None, Label("Ort")] = Field(description="Ort der Vergleichsobjekte; null, wenn postal_codes gilt.")
+    postal_codes: Annotated[list[str] | None, Label("PLZ-Bereiche")]
+    living_area_min: Annotated[float, Label("Wohnfläche ab m²")]
+    living_area_max: Annotated[float, Label("Wohnfläche bis m²")]
+    tolerance_percent: Annotated[int, Label("Toleranz in %")]
 
 
 class ValueRange(ContractModel):
-    low: Money = Field(description="Unteres Quartil des Preises je m² × Wohnfläche (abgerundet).")
-    median: Money = Field(description="Median des Preises je m² × Wohnfläche.")
-    high: Money = Field(description="Oberes Quartil des Preises je m² × Wohnfläche (aufgerundet).")
-    price_per_sqm_low: float
-    price_per_sqm_median: float
-    price_per_sqm_high: float
-    basis: str = Field(description="Kaufpreis oder Kaltmiete pro Monat.")
+    low: Annotated[Money, Label("von")] = Field(description="Unteres Quartil des Preises je m² × Wohnfläche (abgerundet).")
+    median: Annotated[Money, Label("Median")] = Field(description="Median des Preises je m² × Wohnfläche.")
+    high: Annotated[Money, Label("bis")] = Field(description="Oberes Quartil des Preises je m² × Wohnfläche (aufgerundet).")
+    price_per_sqm_low: Annotated[float, Label("€/m² von")]
+    price_per_sqm_median: Annotated[float, Label("€/m² Median")]
+    price_per_sqm_high: Annotated[float, Label("€/m² bis")]
+    basis: Annotated[str, Label("Grundlage")] = Field(description="Kaufpreis oder Kaltmiete pro Monat.")
 
 
 class ComparablesUsed(ContractModel):
-    total: int = Field(description="Alle verwendeten Vergleichsobjekte.")
-    shown: int
-    all_shown: bool
-    listing_ids: list[str] = Field(description="Inseratsnummern, die in der Wohnfläche nächsten zuerst (dann Nummer).")
+    total: Annotated[int, Label("Gesamt")] = Field(description="Alle verwendeten Vergleichsobjekte.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    listing_ids: Annotated[list[str], Label("Inseratsnummern")] = Field(description="Inseratsnummern, die in der Wohnfläche nächsten zuerst (dann Nummer).")
 
 
 class Exclusions(ContractModel):
-    price_on_request: int = Field(description="Sonst passende Inserate mit 'Preis auf Anfrage', nicht verwendet.")
-    living_area_unknown: int = Field(description="Inserate gleicher Art im Gebiet ohne Wohnfläche, nicht verwendet.")
-    subject_listing: bool = Field(description="true: das Objekt selbst ist veröffentlicht und wurde nicht als Vergleich verwendet.")
+    price_on_request: Annotated[int, Label("Preis auf Anfrage")] = Field(description="Sonst passende Inserate mit 'Preis auf Anfrage', nicht verwendet.")
+    living_area_unknown: Annotated[int, Label("ohne Wohnfläche")] = Field(description="Inserate gleicher Art im Gebiet ohne Wohnfläche, nicht verwendet.")
+    subject_listing: Annotated[bool, Label("Objekt selbst ausgeschlossen")] = Field(description="true: das Objekt selbst ist veröffentlicht und wurde nicht als Vergleich verwendet.")
 
 
 class ConfidenceFactor(StrEnum):
@@ -490,36 +491,36 @@ class ConfidenceFactor(StrEnum):
 
 
 class ConfidenceNote(ContractModel):
-    factor: ConfidenceFactor
-    message: str
+    factor: Annotated[ConfidenceFactor, Label("Umstand")]
+    message: Annotated[str, Label("Befund")]
 
 
 class Confidence(ContractModel):
-    level: Literal["high", "medium", "low", "none"] = Field(
+    level: Annotated[Literal["high", "medium", "low", "none"], Label("Stufe")] = Field(
         description="high: nichts mindert; medium: ein Umstand; low: zwei oder mehr, oder sehr weite Streuung; none: keine Spanne."
     )
     level_label: str
-    lowered_by: list[ConfidenceNote] = Field(description="Was das Vertrauen mindert, je Umstand ein Satz.")
+    lowered_by: Annotated[list[ConfidenceNote], Label("mindert das Vertrauen")] = Field(description="Was das Vertrauen mindert, je Umstand ein Satz.")
 
 
 class EstimateValueOutput(ContractModel):
-    estimable: bool = Field(description="false: zu wenige Vergleichsobjekte, keine Spanne; siehe hint und suggestions.")
-    subject: EstimateSubject
-    comparison_area: ComparisonArea
-    value_range: ValueRange | None = Field(description="null, wenn estimable false ist.")
-    comparables: ComparablesUsed
-    excluded: Exclusions
-    method: str
-    confidence: Confidence
-    hint: str | None = Field(default=None, description="Nur ohne Spanne: warum und der nächste Schritt.")
-    suggestions: list[Suggestion] = Field(
+    estimable: Annotated[bool, Label("Spanne möglich")] = Field(description="false: zu wenige Vergleichsobjekte, keine Spanne; siehe hint und suggestions.")
+    subject: Annotated[EstimateSubject, Label("für")]
+    comparison_area: Annotated[ComparisonArea, Label("Vergleichsgebiet")]
+    value_range: Annotated[ValueRange | None, Label("Wertspanne")] = Field(description="null, wenn estimable false ist.")
+    comparables: Annotated[ComparablesUsed, Label("Vergleichsobjekte")]
+    excluded: Annotated[Exclusions, Label("nicht verwendet")]
+    method: Annotated[str, Label("Methode")]
+    confidence: Annotated[Confidence, Label("Vertrauen")]
+    hint: Annotated[str | None, Label("Hinweis")] = Field(default=None, description="Nur ohne Spanne: warum und der nächste Schritt.")
+    suggestions: Annotated[list[Suggestion], Label("Vorschläge (nicht gesucht)")] = Field(
         description="Nur ohne Spanne: Änderungen deiner Eingabe, vom Server nicht gesucht und nicht gezählt."
     )
-    warnings: list[ResultWarning] = Field(
+    warnings: Annotated[list[ResultWarning], Label("Warnungen")] = Field(
         description="DEFAULT_SCOPE_APPLIED nennt jeden Standard, den der Server angewandt hat (Toleranz, Vergleichsgebiet); "
         "PRICE_ON_REQUEST_EXCLUDED und VALUE_UNKNOWN_EXCLUDED zählen, was nicht in die Rechnung einging."
     )
-    freshness: Freshness
+    freshness: Annotated[Freshness, NOT_IN_TEXT]
 
 
 # --- the tools -----------------------------------------------------------------------------------------------------

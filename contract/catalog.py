@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from contract.rights import SEARCH_PUBLIC
-from contract.tool import Effect, ToolSpec
 from contract.envelope import (
     Absent,
     Completeness,
@@ -21,6 +19,9 @@ from contract.envelope import (
     Suggestion,
 )
 from contract.fields import lenient, normalise_ref
+from contract.labels import NOT_IN_TEXT, Label
+from contract.rights import SEARCH_PUBLIC
+from contract.tool import Effect, ToolSpec
 from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType
 
 LISTING_ID_PATTERN = r"^A-\d{7}$"
@@ -48,10 +49,10 @@ SORT_KEYS: dict[SortOrder, str] = {
 class Near(ContractModel):
     """A circle: around a place (name or PLZ) or around a point."""
 
-    place: str | None = Field(default=None, description="Ort oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'.")
-    latitude: float | None = Field(default=None, ge=47.0, le=55.2, description="Breitengrad des Mittelpunkts (WGS84).")
-    longitude: float | None = Field(default=None, ge=5.8, le=15.1, description="Längengrad des Mittelpunkts (WGS84).")
-    radius_km: float = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
+    place: Annotated[str | None, Label("Ort")] = Field(default=None, description="Ort oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'.")
+    latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2, description="Breitengrad des Mittelpunkts (WGS84).")
+    longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1, description="Längengrad des Mittelpunkts (WGS84).")
+    radius_km: Annotated[float, Label("Umkreis km")] = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
 
     @model_validator(mode="after")
     def _one_centre(self) -> Near:
@@ -66,7 +67,7 @@ class Near(ContractModel):
 class CatalogFilters(ContractModel):
     """Filters shared by search_listings and count_listings. An omitted filter means: all of it."""
 
-    query: str | None = Field(
+    query: Annotated[str | None, Label("Suchbegriffe")] = Field(
         default=None,
         max_length=200,
         description=(
@@ -79,24 +80,24 @@ class CatalogFilters(ContractModel):
             "findet nur der Präfix-Stern (Altbau*)."
         ),
     )
-    marketing_type: lenient(MarketingType) | None = Field(  # type: ignore[valid-type]
+    marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = Field(  # type: ignore[valid-type]
         default=None, description="buy (Kauf) oder rent (Miete). Weggelassen: beides."
     )
-    property_types: list[lenient(PropertyType)] | None = Field(  # type: ignore[valid-type]
+    property_types: Annotated[list[lenient(PropertyType)] | None, Label("Objektarten")] = Field(  # type: ignore[valid-type]
         default=None, description="Objektarten; weggelassen: alle. Deutsche Wörter (Wohnung, Haus) gehen auch."
     )
-    city: str | None = Field(default=None, max_length=100, description="Ort, genauer Name, z. B. 'Frankfurt am Main'.")
-    postal_codes: list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None = Field(
+    city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100, description="Ort, genauer Name, z. B. 'Frankfurt am Main'.")
+    postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
         default=None, description="PLZ (5 Ziffern) oder PLZ-Anfang (2–4 Ziffern, z. B. '80' für 80xxx)."
     )
-    near: Near | None = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
-    min_price: float | None = Field(default=None, ge=0, description="Mindestpreis in EUR (Kaufpreis bzw. Kaltmiete).")
-    max_price: float | None = Field(default=None, ge=0, description="Höchstpreis in EUR (Kaufpreis bzw. Kaltmiete).")
-    min_living_area: float | None = Field(default=None, ge=0, description="Mindestwohnfläche in m².")
-    max_living_area: float | None = Field(default=None, ge=0, description="Höchstwohnfläche in m².")
-    min_rooms: float | None = Field(default=None, ge=0, description="Mindestzahl Zimmer (halbe Zimmer zählen als 0,5).")
-    max_rooms: float | None = Field(default=None, ge=0)
-    features: list[lenient(Feature)] | None = Field(  # type: ignore[valid-type]
+    near: Annotated[Near | None, Label("Umkreis")] = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
+    min_price: Annotated[float | None, Label("Preis ab")] = Field(default=None, ge=0, description="Mindestpreis in EUR (Kaufpreis bzw. Kaltmiete).")
+    max_price: Annotated[float | None, Label("Preis bis")] = Field(default=None, ge=0, description="Höchstpreis in EUR (Kaufpreis bzw. Kaltmiete).")
+    min_living_area: Annotated[float | None, Label("Wohnfläche ab m²")] = Field(default=None, ge=0, description="Mindestwohnfläche in m².")
+    max_living_area: Annotated[float | None, Label("Wohnfläche bis m²")] = Field(default=None, ge=0, description="Höchstwohnfläche in m².")
+    min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Mindestzahl Zimmer (halbe Zimmer zählen als 0,5).")
+    max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0)
+    features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung")] = Field(  # type: ignore[valid-type]
         default=None, description="Ausstattung, die alle vorhanden sein muss (balcony, garden, elevator, …)."
     )
 
@@ -129,44 +130,46 @@ class SearchListingsInput(CatalogFilters):
 
 
 class Money(ContractModel):
+    text_leaf: ClassVar[bool] = True  # shown as one value ("1.200 €")
+
     amount: float
     currency: Literal["EUR"] = "EUR"
 
 
 class EnergySummary(ContractModel):
-    status: EnergyStatus
+    status: Annotated[EnergyStatus, Label("Status")]
     status_label: str
-    energy_class: str | Absent
-    energy_value: float | Absent = Field(description="kWh/(m²·a)")
+    energy_class: Annotated[str | Absent, Label("Effizienzklasse")]
+    energy_value: Annotated[float | Absent, Label("Kennwert kWh/(m²·a)")] = Field(description="kWh/(m²·a)")
 
 
 class Photo(ContractModel):
-    url: str
-    caption: str | None
+    url: Annotated[str, Label("Adresse")]
+    caption: Annotated[str | None, Label("Bildunterschrift")]
 
 
 class ListingSummary(ContractModel):
-    listing_id: str
-    resource_uri: str = Field(description="Stabile Adresse des Exposés als MCP-Ressource.")
-    title: str
-    marketing_type: MarketingType
-    property_type: PropertyType
-    property_subtype: str | Absent
-    postal_code: str
-    city: str
-    district: str | Absent
-    price: Money | Absent
-    price_per_sqm: float | Absent
-    living_area: float | Absent
-    plot_area: float | Absent
-    rooms: float | Absent
-    features: list[Feature] | Absent
-    energy: EnergySummary | Absent
-    photos: list[Photo] | Absent
-    description: str | Absent
-    provider: str
-    published_at: dt.datetime
-    distance_km: float | Absent = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
+    listing_id: Annotated[str, Label("Inserat")]
+    resource_uri: Annotated[str, NOT_IN_TEXT] = Field(description="Stabile Adresse des Exposés als MCP-Ressource.")
+    title: Annotated[str, Label("Titel")]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
+    property_type: Annotated[PropertyType, Label("Objektart")]
+    property_subtype: Annotated[str | Absent, Label("Objekttyp")]
+    postal_code: Annotated[str, Label("PLZ")]
+    city: Annotated[str, Label("Ort")]
+    district: Annotated[str | Absent, Label("Stadtteil")]
+    price: Annotated[Money | Absent, Label("Preis")]
+    price_per_sqm: Annotated[float | Absent, Label("€/m²")]
+    living_area: Annotated[float | Absent, Label("Wohnfläche m²")]
+    plot_area: Annotated[float | Absent, Label("Grundstück m²")]
+    rooms: Annotated[float | Absent, Label("Zimmer")]
+    features: Annotated[list[Feature] | Absent, Label("Ausstattung")]
+    energy: Annotated[EnergySummary | Absent, Label("Energieausweis")]
+    photos: Annotated[list[Photo] | Absent, Label("Fotos")]
+    description: Annotated[str | Absent, Label("Beschreibung")]
+    provider: Annotated[str, Label("Anbieter")]
+    published_at: Annotated[dt.datetime, Label("veröffentlicht")]
+    distance_km: Annotated[float | Absent, Label("Entfernung km")] = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
 
 
 SearchListingsOutput = ListResult[ListingSummary]
@@ -187,27 +190,27 @@ class CountListingsInput(CatalogFilters):
 
 
 class FacetBucket(ContractModel):
-    value: str
-    label: str
-    count: int
+    value: Annotated[str, Label("Wert")]
+    label: Annotated[str, Label("Bezeichnung")]
+    count: Annotated[int, Label("Anzahl")]
 
 
 class Facet(ContractModel):
-    name: FacetName
-    buckets: list[FacetBucket] = Field(description="Alle Werte mit mindestens einem Inserat; die Summe ist total.")
+    name: Annotated[FacetName, Label("Name")]
+    buckets: Annotated[list[FacetBucket], Label("Werte")] = Field(description="Alle Werte mit mindestens einem Inserat; die Summe ist total.")
 
 
 class CountListingsOutput(ContractModel):
     status: Literal["complete", "partial"]
     completeness: Completeness
-    total: int
+    total: Annotated[int, Label("Gesamt")]
     match_type: Literal["matches", "none"]
     request: dict[str, EffectiveValue]
     warnings: list[ResultWarning]
     freshness: Freshness
     hint: str | None = None
     suggestions: list[Suggestion] | None = None
-    facets: list[Facet]
+    facets: Annotated[list[Facet], Label("Aufschlüsselung")]
 
 
 class GetListingInput(ContractModel):
@@ -217,86 +220,86 @@ class GetListingInput(ContractModel):
 
 
 class Address(ContractModel):
-    street: str | Absent
-    house_number: str | Absent
-    postal_code: str
-    city: str
-    district: str | Absent
-    state: str = Field(description="Bundesland")
-    latitude: float = Field(description="Genau, wenn die Adresse veröffentlicht ist; sonst auf etwa 1 km gerundet.")
-    longitude: float
-    coordinates_exact: bool
+    street: Annotated[str | Absent, Label("Straße")]
+    house_number: Annotated[str | Absent, Label("Hausnummer")]
+    postal_code: Annotated[str, Label("PLZ")]
+    city: Annotated[str, Label("Ort")]
+    district: Annotated[str | Absent, Label("Stadtteil")]
+    state: Annotated[str, Label("Bundesland")] = Field(description="Bundesland")
+    latitude: Annotated[float, Label("Breitengrad")] = Field(description="Genau, wenn die Adresse veröffentlicht ist; sonst auf etwa 1 km gerundet.")
+    longitude: Annotated[float, Label("Längengrad")]
+    coordinates_exact: Annotated[bool, NOT_IN_TEXT]
 
 
 class Costs(ContractModel):
-    price: Money | Absent = Field(description="Kaufpreis bzw. Kaltmiete.")
-    price_per_sqm: float | Absent
-    service_charges: Money | Absent = Field(description="Hausgeld (Kauf) bzw. Nebenkosten (Miete) pro Monat.")
-    heating_costs: Money | Absent
-    deposit: str | Absent = Field(description="Kaution, wie angegeben.")
-    commission: str | Absent = Field(description="Käuferprovision bzw. Mieterprovision, wie das Inserat sie angibt.")
-    commission_percent: float | Absent
+    price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete.")
+    price_per_sqm: Annotated[float | Absent, Label("€/m²")]
+    service_charges: Annotated[Money | Absent, Label("Hausgeld/Nebenkosten")] = Field(description="Hausgeld (Kauf) bzw. Nebenkosten (Miete) pro Monat.")
+    heating_costs: Annotated[Money | Absent, Label("Heizkosten")]
+    deposit: Annotated[str | Absent, Label("Kaution")] = Field(description="Kaution, wie angegeben.")
+    commission: Annotated[str | Absent, Label("Provision")] = Field(description="Käuferprovision bzw. Mieterprovision, wie das Inserat sie angibt.")
+    commission_percent: Annotated[float | Absent, Label("Provision in %")]
 
 
 class Areas(ContractModel):
-    living_area: float | Absent
-    plot_area: float | Absent
-    rooms: float | Absent
-    bedrooms: int | Absent
-    bathrooms: int | Absent
-    floor: int | Absent
+    living_area: Annotated[float | Absent, Label("Wohnfläche m²")]
+    plot_area: Annotated[float | Absent, Label("Grundstück m²")]
+    rooms: Annotated[float | Absent, Label("Zimmer")]
+    bedrooms: Annotated[int | Absent, Label("Schlafzimmer")]
+    bathrooms: Annotated[int | Absent, Label("Badezimmer")]
+    floor: Annotated[int | Absent, Label("Etage")]
 
 
 class EnergyCertificate(ContractModel):
     """The items GEG §87 requires in a property advertisement."""
 
-    status: EnergyStatus
+    status: Annotated[EnergyStatus, Label("Status")]
     status_label: str
-    certificate_type: Literal["demand", "consumption"] | Absent = Field(description="Bedarfs- oder Verbrauchsausweis.")
-    energy_value: float | Absent = Field(description="Endenergiebedarf bzw. -verbrauch in kWh/(m²·a).")
-    energy_class: str | Absent
-    energy_carrier: str | Absent = Field(description="Wesentlicher Energieträger der Heizung.")
-    year_built: int | Absent = Field(description="Baujahr laut Energieausweis.")
-    valid_until: dt.date | Absent
-    expired: bool | Absent
+    certificate_type: Annotated[Literal["demand", "consumption"] | Absent, Label("Ausweisart")] = Field(description="Bedarfs- oder Verbrauchsausweis.")
+    energy_value: Annotated[float | Absent, Label("Kennwert kWh/(m²·a)")] = Field(description="Endenergiebedarf bzw. -verbrauch in kWh/(m²·a).")
+    energy_class: Annotated[str | Absent, Label("Effizienzklasse")]
+    energy_carrier: Annotated[str | Absent, Label("Energieträger")] = Field(description="Wesentlicher Energieträger der Heizung.")
+    year_built: Annotated[int | Absent, Label("Baujahr")] = Field(description="Baujahr laut Energieausweis.")
+    valid_until: Annotated[dt.date | Absent, Label("gültig bis")]
+    expired: Annotated[bool | Absent, Label("abgelaufen")]
 
 
 class Provider(ContractModel):
-    name: str
-    city: str
-    phone: str | Absent
-    email: str | Absent
-    website: str | Absent
+    name: Annotated[str, Label("Name")]
+    city: Annotated[str, Label("Ort")]
+    phone: Annotated[str | Absent, Label("Telefon")]
+    email: Annotated[str | Absent, Label("E-Mail")]
+    website: Annotated[str | Absent, Label("Website")]
 
 
 class Availability(ContractModel):
-    available_from: dt.date | Absent
-    note: str | Absent
+    available_from: Annotated[dt.date | Absent, Label("frei ab")]
+    note: Annotated[str | Absent, Label("Hinweis")]
 
 
 class ListingDetail(ContractModel):
-    listing_id: str
-    resource_uri: str
-    status: ListingStatus
-    title: str
-    description: str | Absent
-    marketing_type: MarketingType
-    property_type: PropertyType
-    property_subtype: str | Absent
-    address: Address
-    costs: Costs
-    areas: Areas
-    year_built: int | Absent
-    condition: str | Absent
-    energy: EnergyCertificate
-    features: list[Feature]
-    feature_labels: list[str]
-    photos: list[Photo] | Absent
-    provider: Provider
-    availability: Availability
-    published_at: dt.datetime
-    updated_at: dt.datetime
-    freshness: Freshness
+    listing_id: Annotated[str, Label("Inserat")]
+    resource_uri: Annotated[str, NOT_IN_TEXT]
+    status: Annotated[ListingStatus, Label("Status")]
+    title: Annotated[str, Label("Titel")]
+    description: Annotated[str | Absent, Label("Beschreibung")]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
+    property_type: Annotated[PropertyType, Label("Objektart")]
+    property_subtype: Annotated[str | Absent, Label("Objekttyp")]
+    address: Annotated[Address, Label("Adresse")]
+    costs: Annotated[Costs, Label("Kosten")]
+    areas: Annotated[Areas, Label("Flächen und Räume")]
+    year_built: Annotated[int | Absent, Label("Baujahr")]
+    condition: Annotated[str | Absent, Label("Zustand")]
+    energy: Annotated[EnergyCertificate, Label("Energieausweis")]
+    features: Annotated[list[Feature], Label("Ausstattung")]
+    feature_labels: Annotated[list[str], NOT_IN_TEXT]
+    photos: Annotated[list[Photo] | Absent, Label("Fotos")]
+    provider: Annotated[Provider, Label("Anbieter")]
+    availability: Annotated[Availability, Label("Verfügbarkeit")]
+    published_at: Annotated[dt.datetime, Label("veröffentlicht")]
+    updated_at: Annotated[dt.datetime, Label("aktualisiert")]
+    freshness: Annotated[Freshness, NOT_IN_TEXT]
 
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from contract.labels import Label
 
 
 class ContractModel(BaseModel):
@@ -49,8 +51,8 @@ class Completeness(ContractModel):
 
 
 class ResultWarning(ContractModel):
-    code: WarningCode
-    message: str
+    code: Annotated[WarningCode, Label("Code")]
+    message: Annotated[str, Label("Befund")]
 
 
 class ValueSource(StrEnum):
@@ -72,9 +74,9 @@ class Freshness(ContractModel):
 class Suggestion(ContractModel):
     """A next step built from the caller's own input. The server has not run it."""
 
-    arguments: dict[str, Any] = Field(description="The arguments to change for a new call; everything else stays as sent.")
-    reason: str = Field(description="German: what the change does.")
-    searched: Literal[False] = Field(default=False, description="Always false: suggestions are never searched by the server.")
+    arguments: Annotated[dict[str, Any], Label("Argumente")] = Field(description="The arguments to change for a new call; everything else stays as sent.")
+    reason: Annotated[str, Label("Grund")] = Field(description="German: what the change does.")
+    searched: Annotated[Literal[False], Label("gesucht")] = Field(default=False, description="Always false: suggestions are never searched by the server.")
 
 
 class AbsenceReason(StrEnum):
@@ -85,6 +87,8 @@ class AbsenceReason(StrEnum):
 
 class Absent(ContractModel):
     """Stands where a value is not given, and says which of the three kinds of absence it is."""
+
+    text_leaf: ClassVar[bool] = True  # shown as one value: "– (keine Angabe: …)"
 
     absent: Literal[True] = True
     reason: AbsenceReason = Field(

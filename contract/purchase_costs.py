@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Annotated
 
 from pydantic import Field, field_validator
 
 from contract.catalog import ListingId
 from contract.envelope import Absent, ContractModel
 from contract.fields import normalise_ref
+from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import SEARCH_PUBLIC
 from contract.tool import Effect, ToolSpec
 
@@ -30,26 +32,26 @@ class CalculatePurchaseCostsInput(ContractModel):
 
 
 class CostItem(ContractModel):
-    key: str = Field(description="transfer_tax, notary, land_registry oder commission.")
-    label: str
-    amount: float | Absent = Field(description="EUR, auf Cent gerundet; Absent, wenn der Wert unbekannt ist.")
-    basis: str = Field(description="Wie der Betrag entsteht (Satz, Tabelle, Quelle).")
-    rate_percent: float | None = None
-    effective_from: dt.date | None = Field(default=None, description="Seit wann der Satz gilt.")
+    key: Annotated[str, NOT_IN_TEXT] = Field(description="transfer_tax, notary, land_registry oder commission.")
+    label: Annotated[str, Label("Posten")]
+    amount: Annotated[float | Absent, Label("Betrag")] = Field(description="EUR, auf Cent gerundet; Absent, wenn der Wert unbekannt ist.")
+    basis: Annotated[str, Label("Grundlage")] = Field(description="Wie der Betrag entsteht (Satz, Tabelle, Quelle).")
+    rate_percent: Annotated[float | None, Label("Satz in %")] = None
+    effective_from: Annotated[dt.date | None, Label("gilt seit")] = Field(default=None, description="Seit wann der Satz gilt.")
 
 
 class PurchaseCostsOutput(ContractModel):
-    listing_id: str | None
-    price: float
-    state: str = Field(description="Bundesland")
-    contract_date: dt.date
-    items: list[CostItem]
-    costs_total: float = Field(description="Summe der bekannten Nebenkosten in EUR.")
-    total_with_price: float
-    costs_percent_of_price: float
-    commission_included: bool = Field(description="false, wenn die Provision unbekannt und deshalb nicht in der Summe ist.")
-    method: str = Field(description="Wie Notar- und Grundbuchkosten ermittelt sind.")
-    notes: list[str]
+    listing_id: Annotated[str | None, Label("Inserat")]
+    price: Annotated[float, Label("Preis")]
+    state: Annotated[str, Label("Bundesland")] = Field(description="Bundesland")
+    contract_date: Annotated[dt.date, Label("Vertragsdatum")]
+    items: Annotated[list[CostItem], Label("Einträge")]
+    costs_total: Annotated[float, Label("Nebenkosten gesamt")] = Field(description="Summe der bekannten Nebenkosten in EUR.")
+    total_with_price: Annotated[float, Label("Gesamt mit Kaufpreis")]
+    costs_percent_of_price: Annotated[float, Label("Nebenkosten in % des Preises")]
+    commission_included: Annotated[bool, Label("Provision enthalten")] = Field(description="false, wenn die Provision unbekannt und deshalb nicht in der Summe ist.")
+    method: Annotated[str, Label("Methode")] = Field(description="Wie Notar- und Grundbuchkosten ermittelt sind.")
+    notes: Annotated[list[str], Label("Hinweise")]
 
 
 TOOLS: list[ToolSpec] = [

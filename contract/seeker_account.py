@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 from contract.catalog import LISTING_ID_PATTERN, CatalogFilters, IncludeFields, ListingSummary, Money
 from contract.envelope import Absent, ContractModel, ListResult
 from contract.fields import InquiryId, lenient, normalise_ref
+from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import SEARCH_ACCOUNT_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import AlertFrequency, InquiryStatus, ListingStatus, MatchKind, MatchState, SearchOrderStatus
@@ -35,20 +36,20 @@ class ListSearchOrdersInput(ContractModel):
 
 
 class SearchOrderItem(ContractModel):
-    search_order_id: str = Field(description="Nummer des Suchauftrags, z. B. S-000012.")
-    name: str
-    criteria: CatalogFilters = Field(
+    search_order_id: Annotated[str, Label("Suchauftrag")] = Field(description="Nummer des Suchauftrags, z. B. S-000012.")
+    name: Annotated[str, Label("Name")]
+    criteria: Annotated[CatalogFilters, Label("Kriterien")] = Field(
         description="Die gespeicherten Suchkriterien, in der Form der Filter von search_listings; null heißt: keine Einschränkung."
     )
-    criteria_text: str = Field(description="Die Kriterien in einem deutschen Satz.")
-    frequency: AlertFrequency = Field(description="Wie oft du benachrichtigt wirst: instant (sofort), daily, weekly.")
+    criteria_text: Annotated[str, Label("sucht")] = Field(description="Die Kriterien in einem deutschen Satz.")
+    frequency: Annotated[AlertFrequency, Label("Benachrichtigung")] = Field(description="Wie oft du benachrichtigt wirst: instant (sofort), daily, weekly.")
     frequency_label: str
-    status: SearchOrderStatus
+    status: Annotated[SearchOrderStatus, Label("Status")]
     status_label: str
-    approachable: bool = Field(description="true: du hast zugestimmt, dass Makler dir passende Objekte vorschlagen dürfen.")
-    new_matches: int = Field(description="Treffer dieses Suchauftrags mit dem Zustand new (noch nicht angesehen), aus jeder Zeit.")
-    created_at: dt.datetime
-    updated_at: dt.datetime
+    approachable: Annotated[bool, Label("für Makler ansprechbar")] = Field(description="true: du hast zugestimmt, dass Makler dir passende Objekte vorschlagen dürfen.")
+    new_matches: Annotated[int, Label("neue Treffer")] = Field(description="Treffer dieses Suchauftrags mit dem Zustand new (noch nicht angesehen), aus jeder Zeit.")
+    created_at: Annotated[dt.datetime, Label("vom")]
+    updated_at: Annotated[dt.datetime, Label("aktualisiert")]
 
 
 ListSearchOrdersOutput = ListResult[SearchOrderItem]
@@ -89,31 +90,31 @@ class ListMatchesInput(ContractModel):
 class MatchDetail(ContractModel):
     """What changed. A field that does not belong to the kind of the Treffer is null."""
 
-    old_price: Money | Absent | None = Field(description="Nur bei price_drop: der Preis vorher.")
-    new_price: Money | Absent | None = Field(description="Nur bei price_drop: der gesenkte Preis.")
-    old_status: ListingStatus | Absent | None = Field(description="Nur bei status_change: der Status vorher.")
-    new_status: ListingStatus | Absent | None = Field(description="Nur bei status_change: der neue Status.")
-    proposed_by: str | None = Field(description="Nur bei proposal: das Maklerbüro, das dir das Objekt vorschlägt.")
-    note: str | None = Field(description="Eine Nachricht zum Treffer, falls eine aufgezeichnet ist (etwa die des Maklers).")
+    old_price: Annotated[Money | Absent | None, Label("alter Preis")] = Field(description="Nur bei price_drop: der Preis vorher.")
+    new_price: Annotated[Money | Absent | None, Label("neuer Preis")] = Field(description="Nur bei price_drop: der gesenkte Preis.")
+    old_status: Annotated[ListingStatus | Absent | None, Label("von")] = Field(description="Nur bei status_change: der Status vorher.")
+    new_status: Annotated[ListingStatus | Absent | None, Label("nach")] = Field(description="Nur bei status_change: der neue Status.")
+    proposed_by: Annotated[str | None, Label("vorgeschlagen von")] = Field(description="Nur bei proposal: das Maklerbüro, das dir das Objekt vorschlägt.")
+    note: Annotated[str | None, Label("Hinweis")] = Field(description="Eine Nachricht zum Treffer, falls eine aufgezeichnet ist (etwa die des Maklers).")
 
 
 class MatchItem(ContractModel):
-    match_id: str = Field(description="Nummer des Treffers, z. B. T-000031.")
-    kind: MatchKind
+    match_id: Annotated[str, Label("Treffer")] = Field(description="Nummer des Treffers, z. B. T-000031.")
+    kind: Annotated[MatchKind, Label("Art")]
     kind_label: str
-    match_state: MatchState = Field(description="Wie du den Treffer markiert hast (update_match): new, seen, interesting, not_interested.")
+    match_state: Annotated[MatchState, Label("Markierung")] = Field(description="Wie du den Treffer markiert hast (update_match): new, seen, interesting, not_interested.")
     match_state_label: str
-    created_at: dt.datetime = Field(description="Wann der Treffer entstand.")
-    search_order_id: str
-    search_order_name: str
-    listing_id: str
-    listing_status: ListingStatus = Field(description="Der heutige Status des Inserats, auch wenn es nicht mehr veröffentlicht ist.")
-    listing_available: bool = Field(
+    created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Treffer entstand.")
+    search_order_id: Annotated[str, Label("Suchauftrag")]
+    search_order_name: Annotated[str, Label("Suchauftrag-Name")]
+    listing_id: Annotated[str, Label("Inserat")]
+    listing_status: Annotated[ListingStatus, Label("Objektstatus")] = Field(description="Der heutige Status des Inserats, auch wenn es nicht mehr veröffentlicht ist.")
+    listing_available: Annotated[bool, Label("Inserat verfügbar")] = Field(
         description="true, solange das Inserat veröffentlicht ist; false: verkauft, vermietet, reserviert oder zurückgezogen, das Exposé ist dann nicht mehr mit get_listing abrufbar."
     )
-    summary: str = Field(description="Der Treffer in einem deutschen Satz.")
-    detail: MatchDetail
-    listing: ListingSummary = Field(description="Das Inserat mit seinen heutigen Daten.")
+    summary: Annotated[str, Label("Inhalt")] = Field(description="Der Treffer in einem deutschen Satz.")
+    detail: Annotated[MatchDetail, Label("Einzelheiten")]
+    listing: Annotated[ListingSummary, Label("Objekt")] = Field(description="Das Inserat mit seinen heutigen Daten.")
 
 
 ListMatchesOutput = ListResult[MatchItem]
@@ -136,19 +137,19 @@ class ListInquiriesInput(ContractModel):
 
 
 class InquiryItem(ContractModel):
-    inquiry_id: str = Field(description="Nummer der Anfrage, z. B. I-000007; get_inquiry zeigt den ganzen Verlauf.")
-    status: InquiryStatus
+    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Nummer der Anfrage, z. B. I-000007; get_inquiry zeigt den ganzen Verlauf.")
+    status: Annotated[InquiryStatus, Label("Status")]
     status_label: str
-    listing_id: str
-    listing_title: str
-    listing_status: ListingStatus
-    listing_available: bool = Field(description="true, solange das Inserat veröffentlicht ist.")
-    provider: str = Field(description="Das Maklerbüro, an das die Anfrage ging.")
-    created_at: dt.datetime
-    last_message_at: dt.datetime
-    last_message_from: str = Field(description="Von wem die letzte Nachricht ist: 'Du' oder der Name des Anbieters.")
-    provider_replied: bool = Field(description="true, wenn der Anbieter mindestens einmal geantwortet hat.")
-    message_count: int
+    listing_id: Annotated[str, Label("Inserat")]
+    listing_title: Annotated[str, Label("Objekt")]
+    listing_status: Annotated[ListingStatus, Label("Objektstatus")]
+    listing_available: Annotated[bool, Label("Inserat verfügbar")] = Field(description="true, solange das Inserat veröffentlicht ist.")
+    provider: Annotated[str, Label("Anbieter")] = Field(description="Das Maklerbüro, an das die Anfrage ging.")
+    created_at: Annotated[dt.datetime, Label("vom")]
+    last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
+    last_message_from: Annotated[str, Label("letzte Nachricht von")] = Field(description="Von wem die letzte Nachricht ist: 'Du' oder der Name des Anbieters.")
+    provider_replied: Annotated[bool, Label("Anbieter hat geantwortet")] = Field(description="true, wenn der Anbieter mindestens einmal geantwortet hat.")
+    message_count: Annotated[int, Label("Nachrichten")]
 
 
 ListInquiriesOutput = ListResult[InquiryItem]
@@ -164,33 +165,33 @@ class GetInquiryInput(ContractModel):
 
 
 class ThreadMessage(ContractModel):
-    author: str = Field(description="'Du' oder der Name des Anbieters.")
-    from_provider: bool
-    sent_at: dt.datetime
-    text: str
+    author: Annotated[str, Label("Von")] = Field(description="'Du' oder der Name des Anbieters.")
+    from_provider: Annotated[bool, Label("vom Anbieter")]
+    sent_at: Annotated[dt.datetime, Label("gesendet")]
+    text: Annotated[str, Label("Text")]
 
 
 class SharedItem(ContractModel):
-    key: str = Field(description="Der Schlüssel der geteilten Angabe, z. B. email.")
-    label: str
-    value: str
+    key: Annotated[str, NOT_IN_TEXT] = Field(description="Der Schlüssel der geteilten Angabe, z. B. email.")
+    label: Annotated[str, Label("Angabe")]
+    value: Annotated[str, Label("Wert")]
 
 
 class InquiryDetail(ContractModel):
-    inquiry_id: str
-    status: InquiryStatus
+    inquiry_id: Annotated[str, Label("Anfrage")]
+    status: Annotated[InquiryStatus, Label("Status")]
     status_label: str
-    provider: str = Field(description="Das Maklerbüro, an das die Anfrage ging.")
-    created_at: dt.datetime
-    last_message_at: dt.datetime
-    provider_replied: bool
-    listing_status: ListingStatus = Field(description="Der heutige Status des Inserats.")
-    listing_available: bool = Field(description="true, solange das Inserat veröffentlicht ist.")
-    listing: ListingSummary
-    shared_profile: list[SharedItem] = Field(
+    provider: Annotated[str, Label("Anbieter")] = Field(description="Das Maklerbüro, an das die Anfrage ging.")
+    created_at: Annotated[dt.datetime, Label("vom")]
+    last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
+    provider_replied: Annotated[bool, Label("Anbieter hat geantwortet")]
+    listing_status: Annotated[ListingStatus, Label("Objektstatus")] = Field(description="Der heutige Status des Inserats.")
+    listing_available: Annotated[bool, Label("Inserat verfügbar")] = Field(description="true, solange das Inserat veröffentlicht ist.")
+    listing: Annotated[ListingSummary, Label("Objekt")]
+    shared_profile: Annotated[list[SharedItem], Label("Freigegebene Angaben")] = Field(
         description="Was du dem Anbieter mit dieser Anfrage mitgeteilt hast, Angabe für Angabe; eine leere Liste: nichts außer der Nachricht."
     )
-    messages: list[ThreadMessage] = Field(description="Der ganze Verlauf, älteste Nachricht zuerst.")
+    messages: Annotated[list[ThreadMessage], Label("Verlauf")] = Field(description="Der ganze Verlauf, älteste Nachricht zuerst.")
 
 
 _PAGING = (

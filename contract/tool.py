@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from contract.labels import unlabelled_fields
 from contract.rights import Right, ServerName, right_rank
 
 
@@ -116,6 +117,9 @@ def _check(spec: ToolSpec, server: ServerName) -> None:
         fail(f"right {spec.right.key!r} belongs to server {spec.right.server.value!r}")
     if not spec.title or not spec.description:
         fail("title and description are required (German)")
+    unlabelled = unlabelled_fields(spec.output_model)
+    if unlabelled:
+        fail(f"output fields shown in the text without a German label: {', '.join(unlabelled)} (see contract/labels.py)")
     schema = spec.input_schema()
     if schema.get("type") != "object":
         fail("input schema must be a JSON object schema")

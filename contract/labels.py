@@ -1,0 +1,94 @@
+"""The German label a result text shows for an output field, declared on the field itself:
+
+    listing_id: Annotated[str, Label("Inserat")] = Field(description=...)
+
+`NOT_IN_TEXT` keeps a field out of the text (it stays in structuredContent). The label is metadata only: it
+never changes a JSON schema. `unlabelled_fields` names every field a text would show without a label; the
+contract refuses such a tool when it is declared.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+
+@dataclass(frozen=True)
+class Label:
+    text: str | None  # None: the field is not shown in the text
+
+
+NOT_IN_TEXT = Label(None)
+
+# What the text of a list or count shows from its envelope by fixed rules, never by field labels.
+ENVELOPE_FIELDS = frozenset({"status", "completeness", "match_type", "request", "warnings", "freshness", "hint", "suggestions"})
+LIST_HEAD_FIELDS = frozenset({"returned", "total", "sort_key", "items"})
+
+
+def label_of(info: FieldInfo) -> Label | None:
+    return next((m for m in info.metadata if isinstance(m, Label)), None)
+
+
+def is_text_leaf(model: type[BaseModel]) -> bool:
+    """Models the text shows as one value (an amount of money, an absence), not field by field."""
+    return bool(getattr(model, "text_leaf", False))
+
+
+def has_envelope(model: type[BaseModel]) -> bool:
+    return "completeness" in model.model_fields
+
+
+def is_list_result(model: type[BaseModel]) -> bool:
+    return {"items", "returned", "completeness"} <= set(model.model_fields)
+
+
+def shown_fields(model: type[BaseModel]) -> list[str]:
+    """The fields of `model` that a text shows under their own label, in declaration order: not the envelope,
+    and not `<name>_label`, which is shown as the value of `<name>`."""
+    fields = model.model_fields
+    shown = []
+    for name, info in fields.items():
+        if has_envelope(model) and name in ENVELOPE_FIELDS:
+            continue
+        if is_list_result(model) and name in LIST_HEAD_FIELDS:
+            continue
+        if name.endswith("_label") and name.removesuffix("_label") in fields:
+            continue
+        label = label_of(info)
+        if label is not None and label.text is None:
+            continue
+        shown.append(name)
+    return shown
+
+
+def nested_models(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [model for argument in typing.get_args(annotation) for model in nested_models(argument)]
+
+
+def unlabelled_fields(model: type[BaseModel]) -> list[str]:
+    """`Model.field` for every field reachable from `model` that a text would show without a German label."""
+    missing: list[str] = []
+    seen: set[type[BaseModel]] = set()
+
+    def visit(current: type[BaseModel]) -> None:
+        if current in seen or is_text_leaf(current):
+            return
+        seen.add(current)
+        for name in shown_fields(current):
+            info = current.model_fields[name]
+            if label_of(info) is None:
+                missing.append(f"{current.__name__}.{name}")
+            for nested in nested_models(info.annotation):
+                visit(nested)
+        if is_list_result(current):
+            for nested in nested_models(current.model_fields["items"].annotation):
+                visit(nested)
+
+    visit(model)
+    return missing

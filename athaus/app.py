@@ -19,12 +19,12 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from athaus.servers import DEFINITIONS
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
-from shared.paging.cursor import CursorCodec
 from shared.db.session import Database
-from athaus.servers import DEFINITIONS
+from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
 from shared.secrets import ensure_secret

@@ -18,7 +18,7 @@ from contract.errors import ErrorCode
 from contract.rights import RIGHTS, ServerName
 from contract.search import SERVER as SEARCH_SERVER
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Annotations, Effect
-from athaus.docs import (
+from athaus.docs.meanings import (
     ABSENCE_MEANINGS,
     EFFECT_MEANINGS,
     ENVELOPE_FIELDS,
@@ -26,9 +26,8 @@ from athaus.docs import (
     REASON_MEANINGS,
     VERB_MEANINGS,
     WARNING_MEANINGS,
-    build_docs,
-    check_docs,
 )
+from athaus.docs import build_docs, check_docs
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

@@ -1,0 +1,272 @@
+"""The generated pages: the index, the Werkzeuge page, Rechte, one page per server."""
+
+from __future__ import annotations
+
+from athaus.docs.markdown import HINT_NAMES, flag, inputs_table, mono, outputs_table, page, prose, table, yes
+from athaus.docs.meanings import (
+    ABSENCE_MEANINGS,
+    EFFECT_MEANINGS,
+    ENVELOPE_FIELDS,
+    ERROR_MEANINGS,
+    REASON_MEANINGS,
+    VERB_MEANINGS,
+    WARNING_MEANINGS,
+)
+from contract.envelope import AbsenceReason, ListResult, ReasonCode, WarningCode
+from contract.errors import ERROR_META_KEY, ErrorCode
+from contract.rights import ServerName
+from contract.server import ServerSpec
+from contract.servers import SERVERS
+from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect, ToolSpec
+
+# --- Pages ------------------------------------------------------------------------------------------------
+
+
+def _tool_section(spec: ToolSpec) -> list[str]:
+    hints = spec.annotations.as_mcp()
+    header = ["Recht", "Wirkung", *HINT_NAMES]
+    row = [mono(spec.right.key), mono(spec.effect.value), *(flag(hints[name]) for name in HINT_NAMES)]
+    return [
+        f"#### {spec.name}: {spec.title}",
+        "",
+        prose(spec.description),
+        "",
+        *table(header, [row]),
+        *inputs_table(spec),
+        *outputs_table(spec),
+    ]
+
+
+def server_page(server: ServerSpec) -> str:
+    """One server's reference: tools grouped by right in the order of the rights table, then resources and prompts."""
+    lines = [
+        f"# {server.title}",
+        "",
+        server.summary,
+        "",
+        f"Endpunkt: {mono(server.path)} (Streamable HTTP). Wie die Werkzeuge aufgebaut sind, was sie zurückgeben und was "
+        "ihre Fehlercodes bedeuten, steht auf der Seite [Werkzeuge](werkzeuge.md).",
+        "",
+        "## Werkzeuge",
+        "",
+        "In der Reihenfolge von `tools/list`: nach dem Recht, das ein Werkzeug verlangt, dann nach dem Namen.",
+        "",
+    ]
+    for right in server.rights:
+        access = "ohne Anmeldung nutzbar." if right.scope is None else "verlangt die Anmeldung mit diesem Recht."
+        lines += [f"### {right.label}", "", f"Recht (Scope): {mono(right.key)}, {access}", ""]
+        granted = [spec for spec in server.tools if spec.right == right]
+        if not granted:
+            lines += ["Noch keine Werkzeuge.", ""]
+        for spec in granted:
+            lines += _tool_section(spec)
+    lines += ["## Ressourcen-Vorlagen", ""]
+    if server.resources:
+        rows = [
+            [mono(r.uri_template), mono(r.name), r.title, prose(r.description), mono(r.right.key), mono(r.mime_type)]
+            for r in server.resources
+        ]
+        lines += table(["URI-Vorlage", "Name", "Titel", "Beschreibung", "Recht", "MIME-Typ"], rows)
+    else:
+        lines += ["Keine.", ""]
+    lines += ["## Prompts", ""]
+    if not server.prompts:
+        lines += ["Keine.", ""]
+    for prompt in server.prompts:
+        rows = [
+            [mono(a.name), yes(a.required), yes(a.completes_from is not None), prose(a.description)] for a in prompt.arguments
+        ]
+        lines += [
+            f"### {prompt.name}: {prompt.title}",
+            "",
+            prose(prompt.description),
+            "",
+            *table(["Argument", "Pflicht", "Vervollständigung", "Beschreibung"], rows),
+        ]
+    return page(lines)
+
+
+def _server_link(server: ServerSpec) -> str:
+    return f"- [{server.title}]({server.docs_page}) ({mono(server.path)}): {server.summary}"
+
+
+def index_page() -> str:
+    return page(
+        [
+            "# Athaus MCP",
+            "",
+            "Athaus MCP verbindet KI-Assistenten mit Athaus, der Immobilienplattform: ChatGPT und Claude als "
+            "Remote-Connector, dazu jeden anderen MCP-Client. Zwei Server teilen sich eine Datenbank und einen Vertrag: "
+            f"einer für Makler und ihr Büro ({mono(SERVERS[ServerName.broker].path)}), einer für Menschen, die ein "
+            f"Zuhause suchen ({mono(SERVERS[ServerName.search].path)}).",
+            "",
+            "Alle Seiten hier sind aus dem Vertrag erzeugt, aus dem auch die Server ihre Werkzeuge registrieren.",
+            "",
+            "## Seiten",
+            "",
+            "- [Werkzeuge](werkzeuge.md): Namen, Verben, Hinweise, was jedes Werkzeug zurückgibt, Fehlercodes.",
+            "- [Rechte](rechte.md): welches Recht welches Werkzeug verlangt, und wann etwas ohne Klick läuft.",
+            *(_server_link(server) for server in SERVERS.values()),
+        ]
+    )
+
+
+def tools_page() -> str:
+    verb_rows = []
+    for verb, effect in VERB_EFFECTS.items():
+        verb_rows.append([mono(f"{verb}_"), VERB_MEANINGS[verb], mono(effect.value), *(flag(h) for h in EFFECT_HINTS[effect])])
+    effect_rows = [[mono(effect.value), EFFECT_MEANINGS[effect]] for effect in Effect]
+    order_rows = [
+        [mono(server.path), str(rank), mono(right.key), right.label]
+        for server in SERVERS.values()
+        for rank, right in enumerate(server.rights, start=1)
+    ]
+    envelope_rows = [[mono(name), ENVELOPE_FIELDS[name]] for name in ListResult.model_fields]
+    absence_rows = [[mono(reason.value), *ABSENCE_MEANINGS[reason]] for reason in AbsenceReason]
+    reason_rows = [[mono(code.value), *REASON_MEANINGS[code]] for code in ReasonCode]
+    warning_rows = [[mono(code.value), WARNING_MEANINGS[code]] for code in WarningCode]
+    error_rows = [[mono(code.value), *ERROR_MEANINGS[code]] for code in ErrorCode]
+    server_links = [_server_link(server) for server in SERVERS.values()]
+    return page(
+        [
+            "# Werkzeuge",
+            "",
+            "Wie die Werkzeuge der MCP-Server von Athaus aufgebaut sind. Die Werkzeuge selbst stehen je Server, "
+            "geordnet nach dem Recht, das sie verlangen:",
+            "",
+            *server_links,
+            "",
+            "Diese Seiten sind aus demselben Vertrag erzeugt, aus dem die Server ihre Werkzeuge registrieren; ein Test "
+            "hält Vertrag, Server und Doku gleich. Die genauen Eingaben und Rückgaben beschreibt jeder Server außerdem "
+            "selbst in `tools/list`, für das Modell geschrieben, mit `inputSchema` und `outputSchema`.",
+            "",
+            "## Namen",
+            "",
+            "Werkzeugnamen sind englisch, in snake_case, mit dem Verb vorn (`search_listings`, `get_listing`). So "
+            "benennen auch die Verzeichnisse von ChatGPT und Claude ihre Werkzeuge, und so wählt ein Modell am "
+            "sichersten das richtige. Alles, was ein Mensch liest, also Titel, Beschreibung und Ergebnistext, ist deutsch.",
+            "",
+            "Eingabewerte sind englisch (`buy`, `rent`, `apartment`); deutsche Wörter wie „Kauf“ oder „Wohnung“ nimmt "
+            "der Server auch und übersetzt sie. Derselbe Name kann auf beiden Servern stehen und dort Verschiedenes "
+            "bedeuten: `get_inquiry` ist bei Athaus für Makler eine Anfrage an dein Büro, bei der Immobiliensuche deine "
+            "eigene Anfrage zu einem Inserat.",
+            "",
+            "## Verben",
+            "",
+            "Das Verb legt die Wirkung fest, die Wirkung die vier Hinweise, die der Server zu jedem Werkzeug mitschickt. "
+            "Der Vertrag prüft das beim Laden: passt das Verb eines Werkzeugs nicht zu seiner Wirkung, startet kein Server.",
+            "",
+            *table(["Verb", "Bedeutung", "Wirkung", *HINT_NAMES], verb_rows),
+            "`openWorldHint` wird true, wo ein Werkzeug einen fremden Dienst fragt, etwa einen Import-Feed oder einen "
+            "Geocoder; ein Entwurf tut das nie. Alle vier Hinweise werden immer ausdrücklich gesendet, denn die "
+            "Vorgaben des Protokolls sind die unsicheren.",
+            "",
+            "### Wirkungen",
+            "",
+            *table(["Wirkung", "Bedeutung"], effect_rows),
+            "## Hinweise für Modelle",
+            "",
+            "Die Hinweise sagen einem Assistenten, wann er nachfragen sollte. `readOnlyHint` tragen die Werkzeuge, die "
+            "nur lesen. Ein Entwurf zählt nicht zu dem, was etwas bewirkt: er bleibt in Athaus, bis ein Mensch ihn "
+            "freigibt. Was hinausgeht (`send_`, `decide_`), bereitet das Werkzeug nur vor; ausgeführt wird es durch den "
+            "Klick eines Menschen in der Bestätigungskarte oder in der Athaus-Web-App. So fragt ein Assistent nicht vor "
+            "jedem Entwurf nach, sondern vor dem, was wirklich etwas tut.",
+            "",
+            "Ohne Klick läuft eine solche Tat nur, wenn der Inhaber eines Büros diese Art in der Web-App ausdrücklich "
+            "freigegeben hat; das Ergebnis sagt es dann.",
+            "",
+            "## Reihenfolge in tools/list",
+            "",
+            "Jeder Server ordnet seine Werkzeuge nach dem Recht, das sie verlangen, in der Reihenfolge der Tabelle unten, "
+            "und innerhalb eines Rechts nach dem Namen. Die Reihenfolge ist bei jedem Start dieselbe. `tools/list` ist "
+            "für jeden Aufrufer gleich; jedes Werkzeug nennt in `securitySchemes` sein Recht (`noauth` oder `oauth2` mit "
+            "dem Scope).",
+            "",
+            *table(["Server", "Rang", "Recht (Scope)", "Bezeichnung"], order_rows),
+            "## Was ein Werkzeug zurückgibt",
+            "",
+            "- **Text** (`content`): deutsch und für sich vollständig. Zeigt ein Assistent eine Karte an, bekommt sein "
+            "Modell nur diesen Text.",
+            "- **`structuredContent`**: dieselben Daten für Programme, gültig gegen das `outputSchema` des Werkzeugs.",
+            "- **`confirmation`**: was auf einen Klick wartet (Kennung, Tat, Zusammenfassung, Status, Ablauf, wo zu "
+            "klicken ist). Das Token für den Klick reist nur in `_meta` an die Karte, nie im Text oder in "
+            "`structuredContent`.",
+            f"- **Fehler**: ein Ergebnis mit `isError`, einem deutschen Satz, der den nächsten Schritt nennt, und dem "
+            f"Code in `_meta[\"{ERROR_META_KEY}\"]`. Stacktraces, SQL oder interne Kennungen erreichen das Modell nie.",
+            "- **Fehlende Angabe**: genau eine Rückfrage; bei Clients, die Elicitation anbieten, als `input_required`, "
+            "sonst als Fehler mit dem Code `INPUT_REQUIRED`, dessen Text die Frage ist. Frage, leeres Ergebnis und "
+            "Fehler teilen sich nie ein Feld.",
+            "",
+            "## Listen und Suchen",
+            "",
+            "Jede Liste und jede Suche trägt denselben Umschlag. Dass es etwas nicht gibt, belegt eine leere Antwort "
+            "erst, wenn `completeness.complete` true ist.",
+            "",
+            *table(["Feld", "Bedeutung"], envelope_rows),
+            "Findet eine Suche nichts, ist `match_type` gleich `none`. `request` zeigt, was gefragt wurde; der Server "
+            "hat nichts erweitert. `hint` nennt einen nächsten Schritt aus genau dieser Anfrage, und `suggestions` "
+            "schlägt Änderungen deiner Eingabe vor, die der Server nicht ausprobiert hat.",
+            "",
+            "### Warum eine Liste unvollständig ist",
+            "",
+            "Die Codes in `completeness.reasons`:",
+            "",
+            *table(["Code", "Bedeutung", "Nächster Schritt"], reason_rows),
+            "### Warnungen",
+            "",
+            "Die Codes in `warnings`:",
+            "",
+            *table(["Code", "Bedeutung"], warning_rows),
+            "## Fehlende Werte",
+            "",
+            "Wo ein Wert fehlt, steht an seiner Stelle ein Objekt, das sagt, welche der drei Arten des Fehlens es ist, "
+            "mit einem deutschen Satz, warum, und wo möglich, wie man den Wert bekommt, zum Beispiel "
+            '`{"absent": true, "reason": "withheld", "note": "Preis auf Anfrage: …"}`.',
+            "",
+            *table(["Grund (`reason`)", "Bedeutung", "Beispiel"], absence_rows),
+            "## Fehler",
+            "",
+            f"Die Codes in `_meta[\"{ERROR_META_KEY}\"]` bleiben stabil; der deutsche Satz daneben kann sich ändern.",
+            "",
+            *table(["Code", "Bedeutung", "Nächster Schritt"], error_rows),
+        ]
+    )
+
+
+def rights_page() -> str:
+    """The section "Rechte": every right of both servers with its tools, and when an action runs without a click."""
+    lines = [
+        "# Rechte",
+        "",
+        "Jedes Werkzeug verlangt genau ein Recht. Rechte sind OAuth-Scopes: Beim Verbinden zeigt die Zustimmungsseite, "
+        "welche Rechte ein Assistent erbittet, und du kannst weniger gewähren. Ein Token gilt nur für den Server, für den "
+        "es ausgestellt wurde (Athaus für Makler oder Athaus Immobiliensuche).",
+        "",
+        "Fehlt einer Verbindung das Recht eines Werkzeugs, antwortet es mit `isError`, dem Code `MISSING_RIGHT` und der "
+        "Aufforderung `WWW-Authenticate` in `_meta[\"mcp/www_authenticate\"]`, damit der Assistent dich den Zugriff "
+        "verbinden oder erweitern lassen kann. `tools/list` ist für alle gleich; jedes Werkzeug nennt sein Recht in "
+        "`_meta.securitySchemes` (`noauth` oder `oauth2` mit dem Scope).",
+        "",
+        "Bei Athaus für Makler gilt jedes Recht nur für das eigene Büro: ein Büro sieht nie die Daten eines anderen.",
+        "",
+    ]
+    for server in SERVERS.values():
+        lines += [f"## {server.title}", ""]
+        rows = []
+        for right in server.rights:
+            names = [spec.name for spec in server.tools if spec.right == right]
+            rows.append([mono(right.key), right.label, ", ".join(mono(n) for n in names) or "noch keine Werkzeuge"])
+        lines += table(["Recht (Scope)", "Bezeichnung", "Werkzeuge"], rows)
+    lines += [
+        "## Ohne Klick",
+        "",
+        "Was hinausgeht (`send_`, `decide_`), bereitet ein Werkzeug nur vor; ausgeführt wird es durch den Klick eines "
+        "Menschen in der Bestätigungskarte oder in der Athaus-App. Ruft ein Assistent ein `send_`-Werkzeug ohne Klick auf, "
+        "kommt die Karte erneut (Status `pending`), kein Fehler.",
+        "",
+        "Ohne Klick läuft eine Tat nur, wenn die Inhaberin oder der Inhaber eines Büros diese Art von Tat in der App "
+        "ausdrücklich freigegeben hat (zum Beispiel: Antworten auf eine einfache Exposé-Anfrage). Nur dann führt ein "
+        "`send_`- oder `decide_`-Aufruf sofort aus, und sein Ergebnis sagt, dass er ohne Klick ausgeführt wurde. Für "
+        "Suchende gibt es keine Freigabe ohne Klick.",
+    ]
+    return page(lines)

@@ -1,0 +1,88 @@
+"""The compact wire form: absence stays three-valued, what was not collected is declared once, and every
+result of every tool validates against the schema sent for it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+import jsonschema
+import pytest
+
+from contract.catalog import Money
+from contract.envelope import Absent, AbsenceReason, ContractModel, ListResult
+from contract.labels import Label
+from contract.servers import SERVERS
+from contract.wire import compact_schema, compact_value
+
+
+class Offer(ContractModel):
+    ref: Annotated[str, Label("Nummer")]
+    price: Annotated[Money | Absent, Label("Preis")]
+    status: Annotated[str, Label("Status")]
+    status_label: Annotated[str, Label("Status")]
+    description: Annotated[str | Absent, Label("Beschreibung")]
+    seen: Annotated[dt.date | None, Label("gesehen")] = None
+
+
+def offer(ref: str, price: Money | Absent, description: str | Absent) -> Offer:
+    return Offer(ref=ref, price=price, status="published", status_label="veröffentlicht", description=description)
+
+
+WITHHELD = Absent(reason=AbsenceReason.withheld, note="Preis auf Anfrage.")
+NOT_ASKED = Absent(reason=AbsenceReason.not_collected, note="Nicht abgefragt; include.description liefert ihn.")
+
+
+def test_an_absent_value_is_null_with_its_reason_beside_it_and_a_present_one_is_the_value() -> None:
+    wire = compact_value(offer("A-1", WITHHELD, "Altbau"))
+    assert wire == {
+        "ref": "A-1",
+        "price": None,
+        "status": "published",
+        "description": "Altbau",
+        "seen": None,
+        "absent": {"price": {"reason": "withheld", "note": "Preis auf Anfrage."}},
+    }
+    assert compact_value(offer("A-2", Money(amount=950), "Altbau"))["price"] == 950
+    assert "absent" not in compact_value(offer("A-2", Money(amount=950), "Altbau"))
+
+
+def test_what_a_call_did_not_collect_is_declared_once_per_result_not_on_every_item() -> None:
+    page = ListResult[Offer].model_validate(
+        {
+            "status": "complete",
+            "completeness": {"complete": True},
+            "returned": 2,
+            "total": 2,
+            "match_type": "matches",
+            "request": {},
+            "sort_key": "ref",
+            "freshness": {"data_as_of": "2026-11-01T09:00:00Z", "snapshot": "katalog-1"},
+            "items": [offer("A-1", Money(amount=1), NOT_ASKED), offer("A-2", WITHHELD, NOT_ASKED)],
+        }
+    )
+    wire = compact_value(page)
+    assert wire["not_collected"] == {"description": NOT_ASKED.note}
+    assert [item["description"] for item in wire["items"]] == [None, None]
+    assert [item.get("absent") for item in wire["items"]] == [None, {"price": {"reason": "withheld", "note": "Preis auf Anfrage."}}]
+    jsonschema.validate(wire, compact_schema(ListResult[Offer], output=True))
+
+
+def test_the_output_schema_is_the_shape_without_titles_labels_or_descriptions() -> None:
+    schema = compact_schema(Offer, output=True)
+    assert set(schema["properties"]) == {"ref", "price", "status", "description", "seen", "absent", "not_collected"}
+    assert "title" not in str(schema) and "status_label" not in str(schema)
+
+
+def test_an_input_schema_keeps_descriptions_and_value_sets_but_no_generated_titles_or_null_defaults() -> None:
+    tool = SERVERS["suche"].tool("search_listings")
+    schema = compact_schema(tool.input_model, output=False)
+    assert schema["properties"]["marketing_type"]["enum"] == ["buy", "rent"]
+    assert "Weggelassen" in schema["properties"]["marketing_type"]["description"]
+    assert "title" not in schema["properties"]["marketing_type"] and "default" not in schema["properties"]["city"]
+
+
+@pytest.mark.parametrize("tool", [t for s in SERVERS.values() for t in s.tools], ids=lambda t: t.name)
+def test_every_schema_is_valid_json_schema(tool: object) -> None:
+    for output in (False, True):
+        jsonschema.Draft202012Validator.check_schema(compact_schema(tool.output_model if output else tool.input_model, output=output))  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from broker_server import inquiries, office
+from broker_server import checks, estimate, inquiries, proposals, report, stock, valuations
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_office import GetStockListingInput
@@ -18,7 +18,7 @@ from shared.runtime.context import ToolContext
 COMPLETION_LIMIT = 21  # one more than is shown, to tell whether there are more
 
 def read_stock_listing(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
-    return office.get_listing(GetStockListingInput(listing_id=variables["listing_id"]), ctx)
+    return stock.get_listing(GetStockListingInput(listing_id=variables["listing_id"]), ctx)
 
 
 def read_office_inquiry(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
@@ -68,7 +68,15 @@ DEFINITION = ServerDefinition(
     title=contract.TITLE,
     instructions=contract.INSTRUCTIONS,
     tools=contract.BROKER_TOOLS,
-    handlers={**office.HANDLERS, **inquiries.HANDLERS},
+    handlers={
+        **report.HANDLERS,
+        **stock.HANDLERS,
+        **checks.HANDLERS,
+        **estimate.HANDLERS,
+        **inquiries.HANDLERS,
+        **valuations.HANDLERS,
+        **proposals.HANDLERS,
+    },
     resources=(
         BoundResource(contract.STOCK_LISTING_RESOURCE, read_stock_listing),
         BoundResource(contract.OFFICE_INQUIRY_RESOURCE, read_office_inquiry),

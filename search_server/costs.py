@@ -10,7 +10,9 @@ from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.purchase_costs import CostItem, PurchaseCostsOutput
 from contract.vocabulary import MarketingType
 from shared import purchase_costs
+from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
+from shared.wording import PRICE_ON_REQUEST
 from search_server.catalog import load_public_listing
 
 UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note="Provision unbekannt: in der Summe nicht enthalten.")
@@ -41,7 +43,7 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
                 commission = listing.commission_percent
             if price is None:
                 if listing.price is None:
-                    raise _ask_price(f"{listing.ref} nennt keinen Preis (Preis auf Anfrage).")
+                    raise _ask_price(f"{listing.ref} nennt keinen Preis ({PRICE_ON_REQUEST}).")
                 price = listing.price
     if price is None:
         raise _ask_price("Es fehlt ein Kaufpreis (oder eine listing_id).")
@@ -80,3 +82,6 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         method=result.method.value,
         notes=list(result.notes),
     )
+
+
+HANDLERS: dict[str, Handler] = {"calculate_purchase_costs": calculate_purchase_costs}

@@ -87,13 +87,7 @@ DEFINITION = ServerDefinition(
     title=contract.TITLE,
     instructions=contract.INSTRUCTIONS,
     tools=contract.SEARCH_TOOLS,
-    handlers={
-        "search_listings": catalog.search_listings,
-        "count_listings": catalog.count_listings,
-        "get_listing": catalog.get_listing,
-        "calculate_purchase_costs": costs.calculate_purchase_costs,
-        **account.HANDLERS,
-    },
+    handlers={**catalog.HANDLERS, **costs.HANDLERS, **account.HANDLERS},
     resources=(
         BoundResource(contract.LISTING_RESOURCE, read_listing),
         BoundResource(contract.OWN_INQUIRY_RESOURCE, read_own_inquiry),

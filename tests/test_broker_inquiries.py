@@ -731,7 +731,7 @@ def test_proposal_shows_the_search_pseudonymously(world: World, office1: Caller)
         "marketing_type": "buy", "property_types": ["apartment"], "places": ["Leipzig"],
         "min_price": 200000.0, "max_price": 400000.0, "min_living_area": None, "min_rooms": None,
     }
-    assert item["criteria_summary"] == "Kauf · Wohnung · Leipzig · 200.000 bis 400.000 €"
+    assert item["criteria_summary"] == "Kauf · Wohnung · Leipzig · 200.000–400.000 €"
     assert item["listing_id"] == world.listings[1][0]
     everything = json.dumps(result.structured_content, ensure_ascii=False) + result.content[0].text
     with world.db.read_only() as s:

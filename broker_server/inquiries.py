@@ -45,6 +45,7 @@ from shared.paging.walk import ordered, walk
 from shared.runtime import render
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
+from shared.wording import FILTERS_NARROW
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")  # received_since/until are calendar days as a German office counts them
 
@@ -186,7 +187,7 @@ def _inquiry_hint(args: SearchInquiriesInput, as_of: dt.datetime) -> str:
     if not parts:
         has_filter = any(getattr(args, n) is not None for n in ("status", "listing_id", "received_since", "received_until"))
         parts.append(
-            "Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg."
+            FILTERS_NARROW
             if has_filter
             else f"Bis {render.value_text(as_of)} ist bei deinem Büro keine Anfrage eingegangen."
         )

@@ -31,7 +31,7 @@ from contract.broker_office import (
     StockListingDetail,
 )
 from contract.envelope import Absent, AbsenceReason, Page, Suggestion
-from contract.vocabulary import InquiryStatus, ListingStatus, PendingActionKind, ProposalStatus, label, labelled, stored_label
+from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus, label, labelled
 from shared import listing_view
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, StockScope, empty_hint
@@ -40,6 +40,7 @@ from shared.db.models import Inquiry, Listing, ListingStatusChange, PendingActio
 from shared.db.scoped import OfficeData, count_rows
 from shared.paging.cursor import binding_hash
 from shared.partial_lists import shown
+from shared.pending_actions import action_fields
 from shared.runtime.adapter import Handler
 from shared.runtime.context import ToolContext
 from shared.runtime.envelope import effective_request
@@ -206,17 +207,7 @@ def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt
         total=total,
         **shown(rows, total),
         items=[
-            OpenDraft(
-                confirmation_id=a.ref,
-                kind=a.kind,
-                kind_label=stored_label(PendingActionKind, a.kind),
-                subject_ref=a.subject_ref,
-                summary=a.summary,
-                created_at=a.created_at,
-                expires_at=a.expires_at,
-                expired=a.expires_at <= now,
-            )
-            for a in rows
+            OpenDraft(**action_fields(a), expired=a.expires_at <= now) for a in rows
         ],
     )
 

@@ -15,7 +15,7 @@ from shared.runtime.context import ToolContext
 from shared.wording import PRICE_ON_REQUEST
 from search_server.catalog import load_public_listing
 
-UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note="Provision unbekannt: in der Summe nicht enthalten.")
+UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note=purchase_costs.COMMISSION_UNKNOWN)
 
 
 def _ask_price(why: str) -> InputNeeded:

@@ -37,6 +37,7 @@ def not_requested(include_flag: str) -> Absent:
 
 
 PRICE_WITHHELD = Absent(reason=AbsenceReason.withheld, note=f"{PRICE_ON_REQUEST}: der Anbieter nennt ihn erst auf Anfrage.")
+CERTIFICATE_AT_VIEWING = Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
 ADDRESS_WITHHELD = Absent(reason=AbsenceReason.withheld, note="Die genaue Adresse nennt der Anbieter erst auf Anfrage.")
 
 
@@ -69,7 +70,7 @@ def price_per_sqm(listing: Listing) -> float | Absent:
 
 def _energy_class(listing: Listing) -> str | Absent:
     if listing.energy_status == EnergyStatus.at_viewing:
-        return Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+        return CERTIFICATE_AT_VIEWING
     return given(listing.energy_class, "keine Energieeffizienzklasse")  # type: ignore[return-value]
 
 
@@ -85,7 +86,7 @@ def _energy_item(listing: Listing, value: object, what: str) -> object:
     if value is not None:
         return value
     if listing.energy_status == EnergyStatus.at_viewing:
-        return Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+        return CERTIFICATE_AT_VIEWING
     if listing.energy_status == EnergyStatus.not_required:
         return Absent(reason=AbsenceReason.empty_in_source, note="Für dieses Objekt ist kein Energieausweis erforderlich.")
     return no_entry(what)

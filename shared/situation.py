@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from contract.broker_office import (
     AgeBand,
@@ -28,10 +29,10 @@ from contract.broker_office import (
     WaitingProposal,
 )
 from contract.envelope import Absent, AbsenceReason
-from contract.vocabulary import PendingActionKind, stored_label
 from shared.db.models import Listing, PendingAction
 from shared.german import plural
 from shared.partial_lists import shown, shown_note
+from shared.pending_actions import action_fields
 from shared.publishing import blocking_rules
 
 EXPIRED_LOOKBACK = dt.timedelta(days=30)  # expired confirmations are counted this far back
@@ -90,6 +91,12 @@ def age_text(waited_hours: float) -> str:
     return f"{waited_hours / 24:.0f} Tagen"
 
 
+def _section_tail(items: list[Any], total: int, summary: str, which: str) -> dict[str, Any]:
+    """What every section ends with: its summary (naming `which` items it shows when not all), the total of open
+    points, and the first items."""
+    return {"summary": summary + shown_note(len(items), total, which), "total": total, **shown(items, total), "items": items}
+
+
 def inquiry_section(waiting: Sequence[OpenInquiry], now: dt.datetime, limit: int) -> InquirySection:
     """Waiting inquiries, new (never answered) or follow-ups, by age: under 24 hours, 1 to 3 days, over 3 days."""
     waiting = sorted(waiting, key=lambda w: w.waiting_since)
@@ -116,8 +123,6 @@ def inquiry_section(waiting: Sequence[OpenInquiry], now: dt.datetime, limit: int
         summary = "Keine offene Anfrage wartet auf eine Antwort."
     return InquirySection(
         title="Neue und unbeantwortete Anfragen",
-        summary=summary + shown_note(len(items), total, "die am längsten wartenden"),
-        total=total,
         new=new,
         follow_ups=total - new,
         by_age=[
@@ -125,8 +130,7 @@ def inquiry_section(waiting: Sequence[OpenInquiry], now: dt.datetime, limit: int
             AgeBand(label="1 bis 3 Tage", count=sum(three_days < w.waiting_since <= day for w in waiting)),
             AgeBand(label="über 3 Tage", count=sum(w.waiting_since <= three_days for w in waiting)),
         ],
-        **shown(items, total),
-        items=items,
+        **_section_tail(items, total, summary, "die am längsten wartenden"),
     )
 
 
@@ -139,17 +143,7 @@ def confirmation_section(actions: Sequence[PendingAction], now: dt.datetime, lim
     )
     total = len(waiting)
     items = [
-        WaitingConfirmation(
-            confirmation_id=a.ref,
-            kind=a.kind,
-            kind_label=stored_label(PendingActionKind, a.kind),
-            subject_ref=a.subject_ref,
-            summary=a.summary,
-            created_at=a.created_at,
-            expires_at=a.expires_at,
-            waiting_hours=hours(now, a.created_at),
-        )
-        for a in waiting[:limit]
+        WaitingConfirmation(**action_fields(a), waiting_hours=hours(now, a.created_at)) for a in waiting[:limit]
     ]
     summary = (
         f"{plural(total, 'Bestätigung wartet', 'Bestätigungen warten')} auf einen Klick"
@@ -159,11 +153,8 @@ def confirmation_section(actions: Sequence[PendingAction], now: dt.datetime, lim
     summary += f"; {expired} in den letzten {EXPIRED_LOOKBACK.days} Tagen abgelaufen, ohne ausgeführt zu sein."
     return ConfirmationSection(
         title="Wartende Bestätigungen",
-        summary=summary + shown_note(len(items), total, "die ältesten"),
-        total=total,
         expired=expired,
-        **shown(items, total),
-        items=items,
+        **_section_tail(items, total, summary, "die ältesten"),
     )
 
 
@@ -191,11 +182,8 @@ def unpublishable_section(drafts: Sequence[Listing], today: dt.date, limit: int)
     )
     return UnpublishableSection(
         title="Entwürfe, die nicht veröffentlicht werden können",
-        summary=summary + shown_note(len(items), total, "die ältesten"),
-        total=total,
         drafts_checked=len(drafts),
-        **shown(items, total),
-        items=items,
+        **_section_tail(items, total, summary, "die ältesten"),
     )
 
 
@@ -227,13 +215,10 @@ def energy_section(certificates: Sequence[Certificate], today: dt.date, limit: i
     )
     return EnergySection(
         title="Energieausweise abgelaufen oder bald fällig",
-        summary=summary + shown_note(len(items), total, "die frühesten"),
-        total=total,
         expired=expired,
         expiring=total - expired,
         window_days=window_days,
-        **shown(items, total),
-        items=items,
+        **_section_tail(items, total, summary, "die frühesten"),
     )
 
 
@@ -258,10 +243,7 @@ def proposal_section(proposals: Sequence[OpenProposal], now: dt.datetime, limit:
     )
     return ProposalSection(
         title="Offene Vorschläge",
-        summary=summary + shown_note(len(items), total, "die ältesten"),
-        total=total,
-        **shown(items, total),
-        items=items,
+        **_section_tail(items, total, summary, "die ältesten"),
     )
 
 

@@ -85,6 +85,14 @@ def value_range(price_per_sqm: list[float], living_area: float, rent: bool) -> t
     return found, (q3 - q1) / median
 
 
+def _median_if_far(value: float | None, values: list[float] | list[int], threshold: float) -> float | None:
+    """The comparables' median of `values` when the object's `value` lies `threshold` or more away from it."""
+    if value is None or not values:
+        return None
+    typical = statistics.median(values)
+    return typical if abs(value - typical) >= threshold else None
+
+
 def confidence(subject: EstimateSubject, found: ComparableSet, spread: float) -> Confidence:
     """high: nothing lowers it; medium: one reason; low: two or more, or a very wide spread."""
     notes: list[ConfidenceNote] = []
@@ -114,24 +122,20 @@ def confidence(subject: EstimateSubject, found: ComparableSet, spread: float) ->
                 message=f"{found.living_area_unknown} Inserate gleicher Art im Gebiet haben keine Wohnfläche und fehlen in der Rechnung.",
             )
         )
-    if subject.rooms is not None and found.rooms:
-        typical = statistics.median(found.rooms)
-        if abs(subject.rooms - typical) >= ROOMS_DIFFER:
-            notes.append(
-                ConfidenceNote(
-                    factor=ConfidenceFactor.rooms_differ,
-                    message=f"Das Objekt hat {number(subject.rooms, 1)} Zimmer, die Vergleichsobjekte im Median {number(typical, 1)}.",
-                )
+    if (typical := _median_if_far(subject.rooms, found.rooms, ROOMS_DIFFER)) is not None:
+        notes.append(
+            ConfidenceNote(
+                factor=ConfidenceFactor.rooms_differ,
+                message=f"Das Objekt hat {number(subject.rooms or 0, 1)} Zimmer, die Vergleichsobjekte im Median {number(typical, 1)}.",
             )
-    if subject.year_built is not None and found.years:
-        typical_year = statistics.median(found.years)
-        if abs(subject.year_built - typical_year) >= YEARS_DIFFER:
-            notes.append(
-                ConfidenceNote(
-                    factor=ConfidenceFactor.year_built_differs,
-                    message=f"Baujahr {subject.year_built}, die Vergleichsobjekte im Median {typical_year:.0f}.",
-                )
+        )
+    if (typical := _median_if_far(subject.year_built, found.years, YEARS_DIFFER)) is not None:
+        notes.append(
+            ConfidenceNote(
+                factor=ConfidenceFactor.year_built_differs,
+                message=f"Baujahr {subject.year_built}, die Vergleichsobjekte im Median {typical:.0f}.",
             )
+        )
     if spread > VERY_WIDE_SPREAD or len(notes) >= 2:
         return Confidence(level="low", level_label="niedrig", lowered_by=notes)
     if notes:

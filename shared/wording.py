@@ -16,3 +16,6 @@ SUGGESTIONS_UNSEARCHED = (
     "Die Vorschläge unter suggestions sind aus deiner Eingabe abgeleitet und vom Server nicht gesucht: "
     "rufe das Werkzeug damit erneut auf, wenn einer passt."
 )
+
+# The request-specific part of an empty result's hint when only plain filters were set.
+FILTERS_NARROW = "Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg."

@@ -28,7 +28,7 @@ from shared.paging.keyset import keyset_page
 from shared.catalog.query import ParsedQuery, parse
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
-from shared.wording import PRICE_ON_REQUEST
+from shared.wording import FILTERS_NARROW, PRICE_ON_REQUEST
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
 ALL_FILTERS: dict[str, Any] = {
@@ -84,7 +84,7 @@ def empty_hint(filters: CatalogFilters, centre: engine.Centre | None) -> str:
     if centre is not None:
         parts.append(f"Umkreis: {centre.radius_km:g} km um {centre.label}.")
     if not parts:
-        parts.append("Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg.")
+        parts.append(FILTERS_NARROW)
     return " ".join(parts)
 
 

@@ -56,7 +56,6 @@ from contract.vocabulary import (
     AlertFrequency,
     InquiryStatus,
     ListingStatus,
-    MarketingType,
     MatchKind,
     MatchState,
     MessageAuthor,

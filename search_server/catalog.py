@@ -22,11 +22,11 @@ from contract.catalog import (
 from contract.envelope import Page, Tally
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
+from shared import listing_view
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, PublicScope
 from shared.catalog.scope import empty_hint as _empty_hint
 from shared.catalog.suggest import suggestions_for
-from shared import listing_view
 from shared.db.models import Listing
 from shared.runtime import render
 from shared.runtime.adapter import Handler

@@ -20,12 +20,13 @@ from contract.catalog import (
     Provider,
 )
 from contract.envelope import Absent, AbsenceReason, Freshness
+from contract.search import LISTING_RESOURCE
 from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType, label, labelled
 from shared.db.models import Listing
 from shared.german import euro
 from shared.wording import PRICE_ON_REQUEST
 
-RESOURCE_URI = "athaus://suche/inserate/{listing_id}"
+RESOURCE_URI = LISTING_RESOURCE.uri_template  # the public exposé, for both servers
 
 
 def no_entry(what: str) -> Absent:

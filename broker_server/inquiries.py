@@ -1,6 +1,6 @@
-"""Handlers of Anfragen, Bewertungen und Vorschläge (Athaus für Makler).
+"""Handlers of the office's inquiries: search_inquiries and get_inquiry (Athaus für Makler).
 
-Every row is reached through `ctx.office()`, so another office's data cannot appear. The three lists page
+Every row is reached through `ctx.office()`, so another office's data cannot appear. search_inquiries pages
 through one fixed result with the shared account walk (`shared.paging.walk`): the first page fixes a
 reference time (`as_of`, carried in the cursor), rows created after it never join the walk, and the cursor
 carries a fingerprint of the whole ordered result; when a later page sees another result (a reply changed
@@ -15,194 +15,43 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel
-from sqlalchemy import ColumnElement, Select, and_, exists, func, or_, select
-from sqlalchemy.orm import Session, aliased, selectinload
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.orm import Session, selectinload
 
+from broker_server.lists import freshness, office_key, removal, request_of
+from broker_server.lookups import member_names, own_listing_id
 from contract.broker_inquiries import (
     GetInquiryInput,
     InquiryDetail,
     InquiryListing,
     InquirySummary,
-    ListProposalsInput,
-    ListValuationsInput,
     OpenDraft,
     ProfileEntry,
-    ProposalSummary,
-    SearchCriteria,
     SearchInquiriesInput,
     SharedProfile,
     ThreadMessage,
-    ValuationSummary,
 )
-from contract.catalog import Money
-from contract.envelope import (
-    Absent,
-    AbsenceReason,
-    EffectiveValue,
-    Freshness,
-    Page,
-    ResultWarning,
-    Suggestion,
-    ValueSource,
-    WarningCode,
-)
+from contract.envelope import AbsenceReason, Absent, Page, Suggestion
 from contract.errors import ErrorCode, ToolFailure
-from contract.vocabulary import (
-    SHARED_PROFILE_LABELS,
-    InquirySort,
-    InquiryStatus,
-    ListingStatus,
-    MarketingType,
-    MessageAuthor,
-    PropertyType,
-    ProposalStatus,
-    SearchOrderStatus,
-    ValuationSubject,
-    label,
-)
-from shared.catalog.suggest import shorter_variants
-from shared.catalog.text import compound_parts, normalise, words
-from shared.db.models import Inquiry, InquiryMessage, Listing, OfficeMember, PendingAction, Proposal, SearchOrder, User, Valuation
+from contract.vocabulary import SHARED_PROFILE_LABELS, InquirySort, InquiryStatus, ListingStatus, MarketingType, MessageAuthor
+from shared.awaiting_reply import awaiting_reply_since, message_count, office_replied
+from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
+from shared.catalog.suggest import prefix_suggestions
+from shared.catalog.text import compound_parts, words
+from shared.db.models import Inquiry, InquiryMessage, PendingAction
 from shared.db.scoped import OfficeData
+from shared.listing_view import price_of
+from shared.paging.walk import ordered, walk
 from shared.runtime import render
-from shared.runtime.definition import Handler
 from shared.runtime.context import ToolContext
-from shared.runtime.envelope import effective_request
-from shared.paging.walk import Walk, ordered, walk
+from shared.runtime.definition import Handler
+from shared.wording import FILTERS_NARROW
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")  # received_since/until are calendar days as a German office counts them
-MIN_PREFIX = 3
-
-
-# ---------------------------------------------------------------------------------------------- the walk
-
-
-def office_key(office: OfficeData) -> str:
-    """The owner of an office's walks: a cursor of one office is refused for another."""
-    return f"office:{office.office_id}"
-
-
-def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any]) -> dict[str, EffectiveValue]:
-    request = effective_request(args, implied, exclude={"cursor"})
-    request["as_of"] = EffectiveValue(value=walk_.as_of, source=ValueSource.cursor if walk_.from_cursor else ValueSource.default)
-    return request
-
-
-def freshness(session: Session, columns: list[Any], walk_: Walk, family: str) -> Freshness:
-    """When this office's rows of `family` last changed (the walk's reference time if it has none)."""
-    changed = [v for v in (session.scalar(c) for c in columns) if v is not None]
-    return Freshness(data_as_of=max(changed, default=walk_.as_of), snapshot=f"{family}-{walk_.fingerprint}")
-
-
-def own_listing(session: Session, office: OfficeData, listing_ref: str) -> int:
-    """The row id of one of the office's listings; NOT_FOUND (without echoing the number) otherwise."""
-    found = session.scalar(office.listings().with_only_columns(Listing.id).where(Listing.ref == listing_ref))
-    if found is None:
-        raise ToolFailure(
-            ErrorCode.NOT_FOUND,
-            "Dieses Objekt gehört nicht zum Bestand deines Büros: bitte die Inseratsnummer prüfen (search_listings zeigt den Bestand).",
-        )
-    return int(found)
-
-
-def member_names(session: Session, office: OfficeData, user_ids: set[int | None]) -> dict[int, str]:
-    """Names of the office's own members among `user_ids`."""
-    wanted = {u for u in user_ids if u is not None}
-    if not wanted:
-        return {}
-    rows = session.execute(
-        select(User.id, User.name)
-        .join(OfficeMember, OfficeMember.user_id == User.id)
-        .where(OfficeMember.office_id == office.office_id, User.id.in_(wanted))
-    )
-    return {user_id: name for user_id, name in rows}
-
-
-def removal(name: str, reason: str) -> Suggestion:
-    return Suggestion(arguments={name: None}, reason=reason)
-
-
-def price_of(listing: Listing) -> Money | Absent:
-    if listing.price is not None:
-        return Money(amount=listing.price)
-    if listing.price_on_request:
-        return Absent(reason=AbsenceReason.withheld, note="Preis auf Anfrage.")
-    return Absent(reason=AbsenceReason.empty_in_source, note="Im Objekt ist kein Preis angegeben.")
-
-
-# ---------------------------------------------------------------------------------------------- inquiries
 
 
 def day_start(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(), GERMAN_TIME).astimezone(dt.UTC)
-
-
-def last_office_message() -> Any:
-    """When the office last wrote in the inquiry, or NULL if it never did (correlated to `Inquiry`)."""
-    office_msg = aliased(InquiryMessage)
-    return (
-        select(func.max(office_msg.created_at))
-        .where(office_msg.inquiry_id == Inquiry.id, office_msg.author == MessageAuthor.office.value)
-        .correlate(Inquiry)
-        .scalar_subquery()
-    )
-
-
-def awaiting_reply_since() -> Any:
-    """The oldest seeker message after the office's last message (after none: the first), or NULL."""
-    seeker_msg = aliased(InquiryMessage)
-    last_office = last_office_message()
-    return (
-        select(func.min(seeker_msg.created_at))
-        .where(
-            seeker_msg.inquiry_id == Inquiry.id,
-            seeker_msg.author == MessageAuthor.seeker.value,
-            or_(last_office.is_(None), seeker_msg.created_at > last_office),
-        )
-        .correlate(Inquiry)
-        .scalar_subquery()
-    )
-
-
-def message_count() -> Any:
-    return select(func.count(InquiryMessage.id)).where(InquiryMessage.inquiry_id == Inquiry.id).correlate(Inquiry).scalar_subquery()
-
-
-def office_replied() -> Any:
-    return exists().where(InquiryMessage.inquiry_id == Inquiry.id, InquiryMessage.author == MessageAuthor.office.value).correlate(Inquiry)
-
-
-@dataclass(frozen=True)
-class WordQuery:
-    """The words of `query`: all must occur in the seeker's messages of an inquiry."""
-
-    whole: tuple[str, ...]
-    prefixes: tuple[str, ...]
-    ignored: tuple[str, ...]
-
-    @classmethod
-    def parse(cls, query: str) -> WordQuery:
-        whole: list[str] = []
-        prefixes: list[str] = []
-        ignored: list[str] = []
-        for token in query.split():
-            prefix = token.endswith("*")
-            found = words(token.rstrip("*"))
-            if not found:
-                ignored.append(token)
-                continue
-            if prefix:
-                *found, stem = found
-                if len(stem) >= MIN_PREFIX and normalise(token.rstrip("*")).endswith(stem):
-                    prefixes.append(stem)
-                else:
-                    ignored.append(token)
-            whole.extend(found)
-        return cls(tuple(dict.fromkeys(whole)), tuple(dict.fromkeys(prefixes)), tuple(ignored))
-
-    def matches(self, terms: set[str]) -> bool:
-        return all(w in terms for w in self.whole) and all(any(t.startswith(p) for t in terms) for p in self.prefixes)
 
 
 def message_terms(text: str) -> set[str]:
@@ -213,7 +62,8 @@ def message_terms(text: str) -> set[str]:
     return terms
 
 
-def inquiries_with_words(session: Session, office: OfficeData, query: WordQuery) -> set[int]:
+def inquiries_with_words(session: Session, office: OfficeData, query: ParsedQuery) -> set[int]:
+    """The office's inquiries whose seeker messages hold every word of `query` (in any order)."""
     terms: dict[int, set[str]] = {}
     rows = session.execute(
         select(InquiryMessage.inquiry_id, InquiryMessage.body).where(
@@ -223,7 +73,7 @@ def inquiries_with_words(session: Session, office: OfficeData, query: WordQuery)
     )
     for inquiry_id, body in rows:
         terms.setdefault(inquiry_id, set()).update(message_terms(body))
-    return {inquiry_id for inquiry_id, found in terms.items() if query.matches(found)}
+    return {inquiry_id for inquiry_id, found in terms.items() if query.found_in(found)}
 
 
 def shared_text(value: Any) -> str | None:
@@ -234,7 +84,6 @@ def shared_text(value: Any) -> str | None:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)
-
 
 
 def withheld(what: str) -> Absent:
@@ -307,16 +156,7 @@ def summary_of(facts: InquiryFacts, as_of: dt.datetime) -> InquirySummary:
 def _inquiry_suggestions(args: SearchInquiriesInput) -> list[Suggestion]:
     suggestions: list[Suggestion] = []
     if args.query:
-        tokens = args.query.split()
-        for token in tokens:
-            if token.endswith("*"):
-                continue
-            word = normalise(token)
-            if not word.isalnum() or len(word) < 6:
-                continue
-            for variant in shorter_variants(word):
-                replaced = " ".join(variant if t == token else t for t in tokens)
-                suggestions.append(Suggestion(arguments={"query": replaced}, reason=f"'{token}' als Wortanfang {variant} suchen"))
+        suggestions.extend(prefix_suggestions(args.query))
         suggestions.append(removal("query", "ohne Suchwörter"))
     if args.unanswered_for_days:
         suggestions.append(Suggestion(arguments={"unanswered_for_days": 0}, reason="alle, die gerade auf eine Antwort warten"))
@@ -347,28 +187,40 @@ def _inquiry_hint(args: SearchInquiriesInput, as_of: dt.datetime) -> str:
     if not parts:
         has_filter = any(getattr(args, n) is not None for n in ("status", "listing_id", "received_since", "received_until"))
         parts.append(
-            "Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg."
+            FILTERS_NARROW
             if has_filter
             else f"Bis {render.value_text(as_of)} ist bei deinem Büro keine Anfrage eingegangen."
         )
     return " ".join(parts)
 
 
-def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[InquirySummary]:
-    office = ctx.office()
-    words_ = WordQuery.parse(args.query) if args.query else None
-    if words_ is not None and not (words_.whole or words_.prefixes):
+def _searched_words(query: str) -> ParsedQuery:
+    """The words of `query` as the one full-text parser reads them. This search has neither phrases (their words
+    are searched one by one) nor exclusion: a -word is refused rather than searched for or silently dropped."""
+    parsed = parse(query)
+    if parsed.has_exclusion:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
-            "query enthält kein suchbares Wort (Füllwörter und Wortanfänge unter 3 Zeichen zählen nicht): bitte andere Wörter "
-            "angeben oder query weglassen.",
+            "query kann in Anfragen kein Wort ausschließen (-Wort): bitte das Minuszeichen entfernen oder das Wort weglassen.",
         )
+    if not parsed.words:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"query enthält kein suchbares Wort (Füllwörter und Wortanfänge unter {MIN_PREFIX} Zeichen zählen nicht): bitte "
+            "andere Wörter angeben oder query weglassen.",
+        )
+    return parsed
+
+
+def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[InquirySummary]:
+    office = ctx.office()
+    words_ = _searched_words(args.query) if args.query else None
     statuses = [s.value for s in args.status or list(InquiryStatus)]
     descending = args.sort is InquirySort.newest
     with ctx.db.read_only() as session:
         conditions: list[ColumnElement[bool]] = [Inquiry.status.in_(statuses)]
         if args.listing_id:
-            conditions.append(Inquiry.listing_id == own_listing(session, office, args.listing_id))
+            conditions.append(Inquiry.listing_id == own_listing_id(session, office, args.listing_id))
         if args.received_since:
             conditions.append(Inquiry.created_at >= day_start(args.received_since))
         if args.received_until:
@@ -387,14 +239,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         facts = {f.inquiry.ref: f for f in inquiry_facts(session, office.inquiries().where(Inquiry.ref.in_(page.page)))}
         items = [summary_of(f, page.as_of) for f in ordered(facts, page.page)]
         fresh = freshness(session, [office.inquiries().with_only_columns(func.max(Inquiry.last_message_at))], page, "anfragen")
-    warnings = []
-    if words_ and words_.ignored:
-        warnings.append(
-            ResultWarning(
-                code=WarningCode.TERMS_IGNORED,
-                message="Nicht gesucht (Füllwort oder Wortanfang unter 3 Zeichen): " + ", ".join(words_.ignored) + ".",
-            )
-        )
+    ignored = words_.ignored_warning() if words_ else None
     empty = page.total == 0
     direction = "desc" if descending else "asc"
     return Page(
@@ -404,7 +249,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         sort_key=f"created_at {direction}, inquiry_id {direction}",
         freshness=fresh,
         next_cursor=page.next_cursor,
-        warnings=warnings,
+        warnings=[ignored] if ignored else [],
         suggestions=_inquiry_suggestions(args) if empty else [],
         empty_hint=_inquiry_hint(args, page.as_of) if empty else None,
     )
@@ -475,225 +320,7 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
     )
 
 
-# ---------------------------------------------------------------------------------------------- valuations
-
-
-def valuation_summary(valuation: Valuation, listing_ref: str | None, listing_title: str | None, creator: str | None) -> ValuationSummary:
-    def given(value: Any, note: str) -> Any:
-        return value if value not in (None, "") else Absent(reason=AbsenceReason.empty_in_source, note=note)
-
-    area = valuation.living_area
-    per_sqm = (
-        (round(valuation.value_low / area, 2), round(valuation.value_high / area, 2))
-        if area
-        else (Absent(reason=AbsenceReason.empty_in_source, note="Ohne Wohnfläche kein Preis pro m²."),) * 2
-    )
-    if valuation.listing_id is None:
-        listing_id: str | Absent = Absent(reason=AbsenceReason.empty_in_source, note="Bewertung für einen Eigentümer-Kontakt, nicht für ein Objekt.")
-        title: str | Absent = listing_id
-    elif listing_ref is None:
-        listing_id = title = Absent(reason=AbsenceReason.withheld, note="Das bewertete Objekt gehört nicht zum Bestand deines Büros.")
-    else:
-        listing_id, title = listing_ref, listing_title or ""
-    return ValuationSummary(
-        valuation_id=valuation.ref,
-        created_at=valuation.created_at,
-        subject=ValuationSubject.owner_lead if valuation.listing_id is None else ValuationSubject.listing,
-        listing_id=listing_id,
-        listing_title=title,
-        owner_name=given(valuation.owner_name, "Kein Eigentümername gespeichert."),
-        address=given(valuation.address, "Keine Anschrift gespeichert."),
-        postal_code=valuation.postal_code,
-        city=valuation.city,
-        property_type=PropertyType(valuation.property_type),
-        marketing_type=MarketingType(valuation.marketing_type),
-        living_area=given(area, "Keine Wohnfläche gespeichert."),
-        value_low=Money(amount=valuation.value_low),
-        value_high=Money(amount=valuation.value_high),
-        price_per_sqm_low=per_sqm[0],
-        price_per_sqm_high=per_sqm[1],
-        method=valuation.method,
-        comparables_count=len(valuation.comparables or []),
-        note=given(valuation.note, "Keine Notiz."),
-        created_by=creator or Absent(reason=AbsenceReason.empty_in_source, note="Nicht gespeichert, wer bewertet hat."),
-    )
-
-
-def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[ValuationSummary]:
-    office = ctx.office()
-    with ctx.db.read_only() as session:
-        conditions: list[ColumnElement[bool]] = []
-        if args.listing_id:
-            conditions.append(Valuation.listing_id == own_listing(session, office, args.listing_id))
-
-        def refs_at(as_of: dt.datetime) -> list[str]:
-            statement = office.valuations().with_only_columns(Valuation.ref).where(*conditions, Valuation.created_at <= as_of)
-            return list(session.scalars(statement.order_by(Valuation.created_at.desc(), Valuation.ref.desc())))
-
-        page = walk(ctx, "list_valuations", office_key(office), args, refs_at)
-        rows = session.execute(
-            office.valuations()
-            .outerjoin(Listing, and_(Listing.id == Valuation.listing_id, Listing.office_id == office.office_id))
-            .add_columns(Listing.ref, Listing.title)
-            .where(Valuation.ref.in_(page.page))
-        ).all()
-        names = member_names(session, office, {valuation.created_by for valuation, _, _ in rows})
-        by_ref = {v.ref: valuation_summary(v, ref, title, names.get(v.created_by or 0)) for v, ref, title in rows}
-        fresh = freshness(session, [office.valuations().with_only_columns(func.max(Valuation.created_at))], page, "bewertungen")
-    empty = page.total == 0
-    return Page(
-        items=ordered(by_ref, page.page),
-        total=page.total,
-        request=request_of(args, page, {}),
-        sort_key="created_at desc, valuation_id desc",
-        freshness=fresh,
-        next_cursor=page.next_cursor,
-        suggestions=[removal("listing_id", "Bewertungen aller Objekte und Eigentümer-Kontakte")] if empty and args.listing_id else [],
-        empty_hint=(
-            ("Für dieses Objekt ist keine Bewertung gespeichert." if args.listing_id else "Dein Büro hat keine Bewertung gespeichert.")
-            + " Eine neue Schätzung macht estimate_value, speichern save_valuation."
-        )
-        if empty
-        else None,
-    )
-
-
-# ---------------------------------------------------------------------------------------------- proposals
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _member(enum: type[Any], value: Any) -> Any:
-    return enum(value) if value in {m.value for m in enum} else None
-
-
-def criteria_of(raw: dict[str, Any]) -> SearchCriteria:
-    places: list[str] = []
-    if raw.get("city"):
-        places.append(str(raw["city"]))
-    places += [f"PLZ {code}" for code in raw.get("postal_codes") or []]
-    near = raw.get("near") or {}
-    if near:
-        centre = near.get("place") or f"{near.get('latitude')}, {near.get('longitude')}"
-        places.append(f"{_number(near.get('radius_km')) or 10:g} km um {centre}")
-    return SearchCriteria(
-        marketing_type=_member(MarketingType, raw.get("marketing_type")),
-        property_types=[t for t in (_member(PropertyType, v) for v in raw.get("property_types") or []) if t is not None],
-        places=places,
-        min_price=_number(raw.get("min_price")),
-        max_price=_number(raw.get("max_price")),
-        min_living_area=_number(raw.get("min_living_area")),
-        min_rooms=_number(raw.get("min_rooms")),
-    )
-
-
-def criteria_text(criteria: SearchCriteria) -> str:
-    kind = label(criteria.marketing_type) if criteria.marketing_type else "Kauf oder Miete"
-    types = ", ".join(label(t) for t in criteria.property_types) or "alle Objektarten"
-    where = ", ".join(criteria.places) or "überall"
-    parts = [kind, types, where]
-    parts.append(render.span(criteria.min_price, criteria.max_price, " €", digits=0, to=" bis ") or "ohne Preisgrenze")
-    if criteria.min_living_area is not None:
-        parts.append(f"ab {criteria.min_living_area:g} m²")
-    if criteria.min_rooms is not None:
-        parts.append(f"ab {criteria.min_rooms:g} Zimmer")
-    return " · ".join(parts)
-
-
-def proposals_in_scope(office: OfficeData) -> Select[Any]:
-    """The office's proposals on its own listings; an open one only while its seeker still wants to be approached."""
-    return (
-        office.proposals()
-        .join(SearchOrder, SearchOrder.id == Proposal.search_order_id)
-        .join(Listing, and_(Listing.id == Proposal.listing_id, Listing.office_id == office.office_id))
-        .where(
-            or_(
-                Proposal.status != ProposalStatus.open.value,
-                and_(SearchOrder.approachable.is_(True), SearchOrder.status != SearchOrderStatus.ended.value),
-            )
-        )
-    )
-
-
-def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalSummary]:
-    office = ctx.office()
-    statuses = args.status or [ProposalStatus.open]
-    with ctx.db.read_only() as session:
-        conditions: list[ColumnElement[bool]] = [Proposal.status.in_([s.value for s in statuses])]
-        if args.listing_id:
-            conditions.append(Proposal.listing_id == own_listing(session, office, args.listing_id))
-
-        def refs_at(as_of: dt.datetime) -> list[str]:
-            statement = proposals_in_scope(office).with_only_columns(Proposal.ref).where(*conditions, Proposal.created_at <= as_of)
-            return list(session.scalars(statement.order_by(Proposal.created_at.desc(), Proposal.ref.desc())))
-
-        page = walk(ctx, "list_proposals", office_key(office), args, refs_at)
-        rows = session.execute(
-            proposals_in_scope(office).add_columns(SearchOrder.ref, SearchOrder.criteria, Listing).where(Proposal.ref.in_(page.page))
-        ).all()
-        by_ref = {}
-        for proposal, order_ref, raw_criteria, listing in rows:
-            criteria = criteria_of(raw_criteria or {})
-            by_ref[proposal.ref] = ProposalSummary(
-                proposal_id=proposal.ref,
-                status=ProposalStatus(proposal.status),
-                created_at=proposal.created_at,
-                decided_at=proposal.decided_at if proposal.decided_at else None,
-                listing_id=listing.ref,
-                listing_title=listing.title,
-                listing_price=price_of(listing),
-                listing_status=ListingStatus(listing.status),
-                seeker_label=f"Suchende/r {order_ref}",
-                criteria_summary=criteria_text(criteria),
-                criteria=criteria,
-            )
-        fresh = freshness(
-            session,
-            [
-                office.proposals().with_only_columns(func.max(Proposal.created_at)),
-                office.proposals().with_only_columns(func.max(Proposal.decided_at)),
-            ],
-            page,
-            "vorschlaege",
-        )
-    warnings = []
-    if args.status is None:
-        warnings.append(
-            ResultWarning(
-                code=WarningCode.DEFAULT_SCOPE_APPLIED,
-                message="status nicht angegeben: nur offene Vorschläge (open); alle mit status = [open, accepted, rejected].",
-            )
-        )
-    empty = page.total == 0
-    suggestions = []
-    if empty:
-        if set(statuses) != set(ProposalStatus):
-            suggestions.append(Suggestion(arguments={"status": [s.value for s in ProposalStatus]}, reason="auch angenommene und abgelehnte"))
-        if args.listing_id:
-            suggestions.append(removal("listing_id", "Vorschläge zu allen Objekten des Büros"))
-    return Page(
-        items=ordered(by_ref, page.page),
-        total=page.total,
-        request=request_of(args, page, {"status": [ProposalStatus.open]}),
-        sort_key="created_at desc, proposal_id desc",
-        freshness=fresh,
-        next_cursor=page.next_cursor,
-        warnings=warnings,
-        suggestions=suggestions,
-        empty_hint=(
-            "Vorschläge entstehen, wenn ein Objekt deines Büros zu einem Suchauftrag passt, dessen Suchende/r der Ansprache "
-            "zugestimmt hat; offene ohne diese Zustimmung zählen nicht."
-        )
-        if empty
-        else None,
-    )
-
-
 HANDLERS: dict[str, Handler] = {
     "search_inquiries": search_inquiries,
     "get_inquiry": get_inquiry,
-    "list_valuations": list_valuations,
-    "list_proposals": list_proposals,
 }

@@ -6,16 +6,17 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from broker_server import inquiries, office
+from broker_server import checks, estimate, inquiries, proposals, report, stock, valuations
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_office import GetStockListingInput
 from shared.db.models import Inquiry, Listing
-from shared.runtime.definition import ServerDefinition, bind
 from shared.runtime.context import ToolContext
+from shared.runtime.definition import ServerDefinition, bind
+
 
 def read_stock_listing(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
-    return office.get_listing(GetStockListingInput(listing_id=variables["listing_id"]), ctx)
+    return stock.get_listing(GetStockListingInput(listing_id=variables["listing_id"]), ctx)
 
 
 def read_office_inquiry(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
@@ -62,7 +63,15 @@ def answer_open_inquiries(arguments: Mapping[str, str], ctx: ToolContext) -> str
 
 DEFINITION = ServerDefinition(
     spec=contract.SERVER,
-    handlers=bind(office.HANDLERS, inquiries.HANDLERS),
+    handlers=bind(
+        report.HANDLERS,
+        stock.HANDLERS,
+        checks.HANDLERS,
+        estimate.HANDLERS,
+        inquiries.HANDLERS,
+        valuations.HANDLERS,
+        proposals.HANDLERS,
+    ),
     readers={
         contract.STOCK_LISTING_RESOURCE.name: read_stock_listing,
         contract.OFFICE_INQUIRY_RESOURCE.name: read_office_inquiry,

@@ -2,7 +2,7 @@
 
 Every account row is reached through `ctx.seeker()` (SeekerData), so the seeker filter is applied in one
 place; listings and offices are joined to those rows afterwards. Listings are mapped by
-`search_server.listings.summary`, the same mapping as search_listings.
+`shared.listing_view.summary`, the same mapping as search_listings.
 
 Matches and inquiries page with the shared account walk (`shared.paging.walk`) in the order
 `created_at desc, <ref> asc`: the first page fixes the reference time (`as_of`, now), which bounds every
@@ -23,10 +23,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from contract.catalog import CatalogFilters, IncludeFields, Money
+from contract.catalog import IncludeFields, Money
 from contract.envelope import (
-    Absent,
     AbsenceReason,
+    Absent,
     EffectiveValue,
     Freshness,
     IncompleteReason,
@@ -56,7 +56,6 @@ from contract.vocabulary import (
     AlertFrequency,
     InquiryStatus,
     ListingStatus,
-    MarketingType,
     MatchKind,
     MatchState,
     MessageAuthor,
@@ -64,15 +63,16 @@ from contract.vocabulary import (
     label,
     labelled,
 )
+from shared import listing_view
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
 from shared.db.scoped import SeekerData, count_rows
-from shared.runtime import render
-from shared.runtime.definition import Handler
-from shared.runtime.context import ToolContext
-from shared.runtime.envelope import effective_request
 from shared.paging.walk import ordered, walk
-from search_server import listings
+from shared.runtime import render
+from shared.runtime.context import ToolContext
+from shared.runtime.definition import Handler
+from shared.runtime.envelope import effective_request
+from shared.saved_search import criteria_of, criteria_text
 
 YOU = "Du"
 DEFAULT_MATCH_WINDOW = dt.timedelta(days=14)
@@ -124,13 +124,6 @@ def _status_note(listing: Listing) -> str:
     return f" – derzeit nicht veröffentlicht ({label(ListingStatus(listing.status))})"
 
 
-def _price_text(listing: Listing) -> str:
-    price = listings.price_of(listing)
-    if isinstance(price, Absent):
-        return "Preis auf Anfrage" if price.reason is AbsenceReason.withheld else "ohne Preisangabe"
-    return render.euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
-
-
 def _load_listings(session: Session, ids: Iterable[int]) -> dict[int, Listing]:
     wanted = set(ids)
     if not wanted:
@@ -151,36 +144,8 @@ def _office_names(session: Session, ids: Iterable[int]) -> dict[int, str]:
 # --- list_search_orders -----------------------------------------------------------------------
 
 
-def criteria_text(filters: CatalogFilters) -> str:
-    """The saved criteria in one German phrase."""
-    parts: list[str] = []
-    if filters.marketing_type:
-        parts.append(label(filters.marketing_type))
-    if filters.property_types:
-        parts.append("/".join(label(p) for p in filters.property_types))
-    if filters.city:
-        parts.append(filters.city)
-    if filters.postal_codes:
-        parts.append("PLZ " + ", ".join(filters.postal_codes))
-    if filters.near is not None:
-        centre = filters.near.place or f"{filters.near.latitude:.4f}, {filters.near.longitude:.4f}"
-        parts.append(f"{filters.near.radius_km:g} km um {centre}")
-    for low, high, unit in (
-        (filters.min_price, filters.max_price, " €"),
-        (filters.min_living_area, filters.max_living_area, " m²"),
-        (filters.min_rooms, filters.max_rooms, " Zimmer"),
-    ):
-        if (text := render.span(low, high, unit)) is not None:
-            parts.append(text)
-    if filters.features:
-        parts.append("mit " + ", ".join(label(f) for f in filters.features))
-    if filters.query:
-        parts.append(f"Volltext „{filters.query}“")
-    return " · ".join(parts) if parts else "alle Inserate (keine Einschränkung)"
-
-
 def _search_order_item(order: SearchOrder, new_matches: int) -> SearchOrderItem:
-    criteria = CatalogFilters.model_validate(order.criteria or {})
+    criteria = criteria_of(order.criteria)
     return SearchOrderItem(
         search_order_id=order.ref,
         name=order.name,
@@ -289,9 +254,9 @@ def match_sentence(kind: MatchKind, order_name: str, detail: MatchDetail, listin
     elif kind is MatchKind.status_change:
         change = f"Status von {_value_text(detail.old_status)} zu {_value_text(detail.new_status)}"
     elif kind is MatchKind.proposal:
-        change = f"vorgeschlagen von {detail.proposed_by}, {_price_text(listing)}"
+        change = f"vorgeschlagen von {detail.proposed_by}, {listing_view.price_text(listing)}"
     else:
-        change = _price_text(listing)
+        change = listing_view.price_text(listing)
     return f"{label(kind)} zu „{order_name}“: {what}, {change}{_status_note(listing)}."
 
 
@@ -385,7 +350,6 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
                 "kinds": sorted({k.value for k in args.kinds or []}),
                 "states": sorted({s.value for s in args.states or []}),
             },
-            changed="Deine Treffer in diesem Umfang haben sich seit der ersten Seite geändert.",
         )
         since = _since(args, page.as_of)
         since_source = ValueSource.caller if args.since else ValueSource.cursor if page.from_cursor else ValueSource.default
@@ -439,7 +403,7 @@ def _match_item(match: Match, order_ref: str, order_name: str, listing: Listing,
         listing_available=_available(listing),
         summary=match_sentence(kind, order_name, detail, listing),
         detail=detail,
-        listing=listings.summary(listing, include, None),
+        listing=listing_view.summary(listing, include, None),
     )
 
 
@@ -496,7 +460,6 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
             args,
             refs_at,
             scope={"status": [s.value for s in statuses], "listing_id": args.listing_id},
-            changed="Deine Anfragen in diesem Umfang haben sich seit der ersten Seite geändert.",
         )
         total = page.total
         rows = ordered({i.ref: i for i in session.scalars(scoped.where(Inquiry.ref.in_(page.page)))}, page.page)
@@ -610,7 +573,7 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
             provider_replied=any(m.from_provider for m in messages),
             listing_status=ListingStatus(listing.status),
             listing_available=_available(listing),
-            listing=listings.summary(listing, args.include, None),
+            listing=listing_view.summary(listing, args.include, None),
             shared_profile=shared_profile(inquiry.shared_profile),
             messages=messages,
         )

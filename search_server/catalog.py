@@ -22,6 +22,7 @@ from contract.catalog import (
 from contract.envelope import Page, Tally
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
+from shared import listing_view
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, PublicScope
 from shared.catalog.scope import empty_hint as _empty_hint
@@ -31,7 +32,7 @@ from shared.runtime import render
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
-from search_server import listings
+from shared.wording import PRICE_ON_REQUEST
 
 # What an omitted filter means, spelled out in the echoed request (rule 1).
 ALL_OF_IT: dict[str, Any] = {**ALL_FILTERS, "status": ["published"]}
@@ -54,7 +55,7 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
         snap = engine.snapshot(session)
         scope = Scope(session, args)
         page = scope.page(session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now())
-        items = [listings.summary(row, args.include, scope.distance_km(row)) for row in page.rows]
+        items = [listing_view.summary(row, args.include, scope.distance_km(row)) for row in page.rows]
     return Page(
         items=items,
         total=page.total,
@@ -119,7 +120,7 @@ def _price_buckets(session: Session, scope: Scope, marketing_type: MarketingType
                 value = f"{kind.value}:{low:g}-{'' if high is None else f'{high:g}'}"
                 buckets.append(FacetBucket(value=value, label=f"{label(kind)}: {_band_label(low, high, kind is MarketingType.rent)}", count=n))
         if counts[-1]:
-            buckets.append(FacetBucket(value=f"{kind.value}:on_request", label=f"{label(kind)}: Preis auf Anfrage", count=counts[-1]))
+            buckets.append(FacetBucket(value=f"{kind.value}:on_request", label=f"{label(kind)}: {PRICE_ON_REQUEST}", count=counts[-1]))
     return buckets
 
 
@@ -142,9 +143,7 @@ def get_listing(args: GetListingInput, ctx: ToolContext) -> ListingDetail:
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
         listing = load_public_listing(session, args.listing_id)
-        return listings.detail(listing, snap.freshness, ctx.now().date())
-
-
+        return listing_view.detail(listing, snap.freshness, ctx.now().date())
 
 
 HANDLERS: dict[str, Handler] = {

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from contract.purchase_costs import CalculatePurchaseCostsInput
-from contract.envelope import Absent, AbsenceReason
+from contract.envelope import AbsenceReason, Absent
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
-from contract.purchase_costs import CostItem, PurchaseCostsOutput
+from contract.purchase_costs import CalculatePurchaseCostsInput, CostItem, PurchaseCostsOutput
 from contract.vocabulary import MarketingType
+from search_server.catalog import load_public_listing
 from shared import purchase_costs
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
-from search_server.catalog import load_public_listing
+from shared.wording import PRICE_ON_REQUEST
 
-UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note="Provision unbekannt: in der Summe nicht enthalten.")
+UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note=purchase_costs.COMMISSION_UNKNOWN)
 
 
 def _ask_price(why: str) -> InputNeeded:
@@ -42,7 +42,7 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
                 commission = listing.commission_percent
             if price is None:
                 if listing.price is None:
-                    raise _ask_price(f"{listing.ref} nennt keinen Preis (Preis auf Anfrage).")
+                    raise _ask_price(f"{listing.ref} nennt keinen Preis ({PRICE_ON_REQUEST}).")
                 price = listing.price
     if price is None:
         raise _ask_price("Es fehlt ein Kaufpreis (oder eine listing_id).")

@@ -11,12 +11,13 @@ from contract import search as contract
 from contract.catalog import GetListingInput, ListingDetail
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
+from search_server import account, catalog, costs
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
 from shared.db.models import Inquiry, Listing, Place
-from shared.runtime.definition import ServerDefinition, bind
 from shared.runtime.context import ToolContext
-from search_server import account, catalog, costs
+from shared.runtime.definition import ServerDefinition, bind
+
 
 def read_listing(variables: Mapping[str, str], ctx: ToolContext) -> ListingDetail:
     return catalog.get_listing(GetListingInput(listing_id=variables["listing_id"]), ctx)

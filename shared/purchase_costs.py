@@ -361,13 +361,14 @@ def _notary_and_registry_estimate(price: Decimal) -> list[LineItem]:
     ]
 
 
+COMMISSION_UNKNOWN = "Provision unbekannt: in der Summe nicht enthalten."
+
+
 def _commission(price: Decimal, percent: Decimal | None) -> tuple[LineItem, str]:
     label = "Maklerprovision (Käuferanteil)"
     if percent is None:
         item = LineItem(key="commission", label=label, amount=None, basis="unbekannt")
-        return item, (
-            "Provision unbekannt: in der Summe nicht enthalten. Bitte die Käuferprovision beim Anbieter erfragen."
-        )
+        return item, f"{COMMISSION_UNKNOWN} Bitte die Käuferprovision beim Anbieter erfragen."
     if not percent.is_finite() or not 0 <= percent <= MAX_COMMISSION_PERCENT:
         raise ValueError(
             f"Eine Käuferprovision von {_de_percent(percent)} ist unplausibel. Bitte den Prozentsatz aus dem Exposé "

@@ -580,6 +580,12 @@ def test_ignored_terms_are_named(office1: Caller) -> None:
     assert "am" in warning["message"] and "Be*" in warning["message"]
 
 
+def test_an_exclusion_is_refused_rather_than_searched(office1: Caller) -> None:
+    code, message = office1.error("search_inquiries", {"query": "Besichtigung -Hund"})
+    assert code == "INVALID_ARGUMENT" and "(-Wort)" in message
+    assert office1("search_inquiries", {"query": "Besichtigung Hund-", "limit": 1})["total"] >= 0  # a trailing dash is no exclusion
+
+
 def test_empty_result_echoes_the_request_and_suggests_from_it(office1: Caller) -> None:
     result = office1("search_inquiries", {"received_until": "2001-01-01", "status": ["closed"]})
     assert result["items"] == [] and result["total"] == 0 and result["match_type"] == "none"
@@ -731,7 +737,7 @@ def test_proposal_shows_the_search_pseudonymously(world: World, office1: Caller)
         "marketing_type": "buy", "property_types": ["apartment"], "places": ["Leipzig"],
         "min_price": 200000.0, "max_price": 400000.0, "min_living_area": None, "min_rooms": None,
     }
-    assert item["criteria_summary"] == "Kauf · Wohnung · Leipzig · 200.000 bis 400.000 €"
+    assert item["criteria_summary"] == "Kauf · Wohnung · Leipzig · 200.000–400.000 €"
     assert item["listing_id"] == world.listings[1][0]
     everything = json.dumps(result.structured_content, ensure_ascii=False) + result.content[0].text
     with world.db.read_only() as s:

@@ -28,6 +28,7 @@ from shared.paging.keyset import keyset_page
 from shared.catalog.query import ParsedQuery, parse
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
+from shared.wording import FILTERS_NARROW, PRICE_ON_REQUEST
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
 ALL_FILTERS: dict[str, Any] = {
@@ -36,7 +37,7 @@ ALL_FILTERS: dict[str, Any] = {
     "features": [],
 }
 
-UNKNOWN_VALUE = {"price": "ohne Preis (Preis auf Anfrage)", "living_area": "ohne Angabe der Wohnfläche", "rooms": "ohne Angabe der Zimmerzahl"}
+UNKNOWN_VALUE = {"price": f"ohne Preis ({PRICE_ON_REQUEST})", "living_area": "ohne Angabe der Wohnfläche", "rooms": "ohne Angabe der Zimmerzahl"}
 
 
 def resolve_centre(session: Session, filters: CatalogFilters) -> engine.Centre | None:
@@ -66,13 +67,8 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
                 message=f"Umkreis nicht angegeben: der Standard von {filters.near.radius_km:g} km wurde verwendet.",
             )
         )
-    if parsed.ignored:
-        warnings.append(
-            ResultWarning(
-                code=WarningCode.TERMS_IGNORED,
-                message="Nicht gesucht (Füllwort oder Wortanfang unter 3 Zeichen): " + ", ".join(parsed.ignored) + ".",
-            )
-        )
+    if (ignored := parsed.ignored_warning()) is not None:
+        warnings.append(ignored)
     for name, n in excluded.items():
         code = WarningCode.PRICE_ON_REQUEST_EXCLUDED if name == "price" else WarningCode.VALUE_UNKNOWN_EXCLUDED
         warnings.append(
@@ -88,7 +84,7 @@ def empty_hint(filters: CatalogFilters, centre: engine.Centre | None) -> str:
     if centre is not None:
         parts.append(f"Umkreis: {centre.radius_km:g} km um {centre.label}.")
     if not parts:
-        parts.append("Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg.")
+        parts.append(FILTERS_NARROW)
     return " ".join(parts)
 
 

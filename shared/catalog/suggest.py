@@ -26,24 +26,28 @@ def shorter_variants(word: str) -> list[str]:
     return [v + "*" for v in variants if len(v) >= MIN_SUGGESTED_PREFIX]
 
 
-def _query_suggestions(query: str) -> list[Suggestion]:
+def prefix_suggestions(query: str) -> list[Suggestion]:
+    """The query with one plain word (not a prefix, phrase or exclusion) searched as a shorter word start."""
     suggestions: list[Suggestion] = []
     raw_tokens = query.split()
-    parsed = parse(query)
-    if any(len(c.terms) > 1 for c in parsed.clauses) and '"' in query:
-        suggestions.append(
-            Suggestion(arguments={"query": query.replace('"', "")}, reason="Wörter der Phrase einzeln statt direkt hintereinander suchen")
-        )
     for token in raw_tokens:
-        if token.startswith("-") or token.endswith("*") or '"' in token:
-            continue
         word = normalise(token)
-        if len(word) < MIN_SUGGESTED_PREFIX + 2 or not word.isalnum():
+        if token.endswith("*") or len(word) < MIN_SUGGESTED_PREFIX + 2 or not word.isalnum():
             continue
         for variant in shorter_variants(word):
             replaced = " ".join(variant if t == token else t for t in raw_tokens)
             suggestions.append(Suggestion(arguments={"query": replaced}, reason=f"'{token}' als Wortanfang {variant} suchen"))
     return suggestions
+
+
+def _query_suggestions(query: str) -> list[Suggestion]:
+    suggestions: list[Suggestion] = []
+    parsed = parse(query)
+    if any(len(c.terms) > 1 for c in parsed.clauses) and '"' in query:
+        suggestions.append(
+            Suggestion(arguments={"query": query.replace('"', "")}, reason="Wörter der Phrase einzeln statt direkt hintereinander suchen")
+        )
+    return suggestions + prefix_suggestions(query)
 
 
 def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:

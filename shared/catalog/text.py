@@ -41,9 +41,14 @@ def normalise(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+def tokens(text: str) -> list[str]:
+    """The words of a text, in order, filler words included."""
+    return _WORD.findall(normalise(text))
+
+
 def words(text: str) -> list[str]:
     """The searchable words of a text, in order, without filler words."""
-    return [w for w in _WORD.findall(normalise(text)) if w not in STOP_WORDS]
+    return [w for w in tokens(text) if w not in STOP_WORDS]
 
 
 _SORTED_PARTS = tuple(sorted(COMPOUND_PARTS))

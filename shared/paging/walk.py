@@ -29,6 +29,7 @@ class Clock(Protocol):
 
 
 WALK_SNAPSHOT = 0  # account walks are fixed by (as_of, fingerprint) in the cursor, not by the catalog revision
+# The one sentence for a walk whose result changed, for every account list of both servers.
 CHANGED = "Die Ergebnisse haben sich seit der ersten Seite geändert (etwa durch eine Antwort oder einen neuen Status)."
 
 
@@ -52,12 +53,11 @@ def walk(
     refs_at: Callable[[dt.datetime], list[str]],
     *,
     scope: dict[str, Any] | None = None,
-    changed: str = CHANGED,
 ) -> Walk:
     """The page of `args` in the result `refs_at(as_of)`; `as_of` is now on the first page, the cursor's after.
 
     `args` needs `cursor` and `limit`; the cursor is bound to `tool`, `owner` and `scope` (by default every
-    argument but `cursor` and `limit`); `changed` is the sentence of CURSOR_EXPIRED when the result changed."""
+    argument but `cursor` and `limit`)."""
     now = ctx.now()
     if scope is None:
         scope = args.model_dump(mode="json", exclude={"cursor", "limit"})
@@ -72,7 +72,7 @@ def walk(
     start = 0
     if args.cursor:
         if fingerprint != expected or last not in refs:
-            raise ToolFailure(ErrorCode.CURSOR_EXPIRED, f"{changed} {RESTART}")
+            raise ToolFailure(ErrorCode.CURSOR_EXPIRED, f"{CHANGED} {RESTART}")
         start = refs.index(last) + 1
     page = refs[start : start + args.limit]
     more = start + len(page) < len(refs)

@@ -16,12 +16,7 @@ from contract.envelope import (
     Suggestion,
     Tally,
 )
-
-NOT_WIDENED = "Der Server hat die Anfrage nicht erweitert; die ausgeführte Anfrage steht unter request."
-SUGGESTIONS_UNSEARCHED = (
-    "Die Vorschläge unter suggestions sind aus deiner Eingabe abgeleitet und vom Server nicht gesucht: "
-    "rufe das Werkzeug damit erneut auf, wenn einer passt."
-)
+from shared.wording import NOT_WIDENED, SUGGESTIONS_UNSEARCHED
 
 
 def empty_hint(request_hint: str | None, suggestions: list[Suggestion]) -> str:

@@ -1,4 +1,5 @@
-"""Mapping of listing rows to the contract's summary and exposé, with the reason for every absent value."""
+"""The listing as both servers show it: a row mapped to the contract's summary and exposé, with the reason for
+every absent value, and its price in words. The broker's stock view adds to it; it never says anything twice."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from contract.catalog import (
     Photo,
     Provider,
 )
-from contract.envelope import Absent, AbsenceReason, Freshness
+from contract.envelope import AbsenceReason, Absent, Freshness
+from contract.search import LISTING_RESOURCE
 from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType, label, labelled
 from shared.db.models import Listing
+from shared.german import euro
+from shared.wording import PRICE_ON_REQUEST
 
-RESOURCE_URI = "athaus://suche/inserate/{listing_id}"
+RESOURCE_URI = LISTING_RESOURCE.uri_template  # the public exposé, for both servers
 
 
 def no_entry(what: str) -> Absent:
@@ -33,7 +37,8 @@ def not_requested(include_flag: str) -> Absent:
     return Absent(reason=AbsenceReason.not_collected, note=f"Nicht abgefragt; mit include.{include_flag} = true enthalten.")
 
 
-PRICE_ON_REQUEST = Absent(reason=AbsenceReason.withheld, note="Preis auf Anfrage: der Anbieter nennt ihn erst auf Anfrage.")
+PRICE_WITHHELD = Absent(reason=AbsenceReason.withheld, note=f"{PRICE_ON_REQUEST}: der Anbieter nennt ihn erst auf Anfrage.")
+CERTIFICATE_AT_VIEWING = Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
 ADDRESS_WITHHELD = Absent(reason=AbsenceReason.withheld, note="Die genaue Adresse nennt der Anbieter erst auf Anfrage.")
 
 
@@ -44,20 +49,29 @@ def given(value: object, what: str) -> object:
 def price_of(listing: Listing) -> Money | Absent:
     if listing.price is not None:
         return Money(amount=listing.price)
-    return PRICE_ON_REQUEST if listing.price_on_request else no_entry("keinen Preis")
+    return PRICE_WITHHELD if listing.price_on_request else no_entry("keinen Preis")
+
+
+def price_text(listing: Listing) -> str:
+    """The price in words: the amount (a rent as Kaltmiete), or why there is none."""
+    price = price_of(listing)
+    if isinstance(price, Absent):
+        return PRICE_ON_REQUEST if price.reason is AbsenceReason.withheld else "ohne Preisangabe"
+    return euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
 
 
 def price_per_sqm(listing: Listing) -> float | Absent:
-    if listing.price is None:
-        return PRICE_ON_REQUEST if listing.price_on_request else no_entry("keinen Preis")
+    price = price_of(listing)
+    if isinstance(price, Absent):
+        return price
     if not listing.living_area:
         return no_entry("keine Wohnfläche")
-    return round(listing.price / listing.living_area, 2)
+    return round(price.amount / listing.living_area, 2)
 
 
 def _energy_class(listing: Listing) -> str | Absent:
     if listing.energy_status == EnergyStatus.at_viewing:
-        return Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+        return CERTIFICATE_AT_VIEWING
     return given(listing.energy_class, "keine Energieeffizienzklasse")  # type: ignore[return-value]
 
 
@@ -73,7 +87,7 @@ def _energy_item(listing: Listing, value: object, what: str) -> object:
     if value is not None:
         return value
     if listing.energy_status == EnergyStatus.at_viewing:
-        return Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+        return CERTIFICATE_AT_VIEWING
     if listing.energy_status == EnergyStatus.not_required:
         return Absent(reason=AbsenceReason.empty_in_source, note="Für dieses Objekt ist kein Energieausweis erforderlich.")
     return no_entry(what)

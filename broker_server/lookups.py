@@ -1,0 +1,52 @@
+"""The office's own rows as a caller names them: a listing by its number, the office's name, its members'
+names. Another office's row is NOT_FOUND with the same sentence as a missing one, and its number is never
+echoed, so an office cannot learn what exists elsewhere."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from contract.errors import ErrorCode, ToolFailure
+from shared.db.models import Listing, Office, OfficeMember, User
+from shared.db.scoped import OfficeData
+
+LISTING_NOT_FOUND = (
+    "Dieses Objekt gibt es im Bestand deines Büros nicht: bitte die Inseratsnummer prüfen oder das Objekt mit "
+    "search_listings im Bestand suchen."
+)
+
+
+def own_listing(session: Session, office: OfficeData, listing_id: str) -> Listing:
+    """One listing of the office's stock, in any status, with its office and features loaded."""
+    listing = session.scalar(
+        office.listings().where(Listing.ref == listing_id).options(selectinload(Listing.office), selectinload(Listing.features))
+    )
+    if listing is None:
+        raise ToolFailure(ErrorCode.NOT_FOUND, LISTING_NOT_FOUND)
+    return listing
+
+
+def own_listing_id(session: Session, office: OfficeData, listing_id: str) -> int:
+    """The row id of one listing of the office's stock, to filter other rows by it."""
+    found = session.scalar(office.listings().with_only_columns(Listing.id).where(Listing.ref == listing_id))
+    if found is None:
+        raise ToolFailure(ErrorCode.NOT_FOUND, LISTING_NOT_FOUND)
+    return int(found)
+
+
+def office_name(session: Session, office: OfficeData) -> str:
+    return session.scalar(select(Office.name).where(Office.id == office.office_id)) or "dein Büro"
+
+
+def member_names(session: Session, office: OfficeData, user_ids: set[int | None]) -> dict[int, str]:
+    """Names of the office's own members among `user_ids`."""
+    wanted = {u for u in user_ids if u is not None}
+    if not wanted:
+        return {}
+    rows = session.execute(
+        select(User.id, User.name)
+        .join(OfficeMember, OfficeMember.user_id == User.id)
+        .where(OfficeMember.office_id == office.office_id, User.id.in_(wanted))
+    )
+    return {user_id: name for user_id, name in rows}

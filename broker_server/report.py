@@ -1,0 +1,137 @@
+"""Handler of show_situation_report: selects the office's open points and recent activity; `shared.situation`
+counts them and writes the sections."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session
+
+from broker_server.lookups import office_name
+from contract.broker_office import ShowSituationReportInput
+from contract.envelope import Freshness, Tally
+from contract.vocabulary import EnergyStatus, InquiryStatus, ListingStatus, MessageAuthor, ProposalStatus
+from shared import situation
+from shared.awaiting_reply import awaiting_reply_since, first_office_message, last_office_message
+from shared.catalog import search as engine
+from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction, Proposal
+from shared.db.scoped import OfficeData
+from shared.runtime.context import ToolContext
+from shared.runtime.definition import Handler
+from shared.runtime.envelope import effective_request
+
+
+def _open_inquiries(session: Session, office: OfficeData) -> list[situation.OpenInquiry]:
+    """Open inquiries of the office with since when they wait and whether the office ever replied, longest first."""
+    waiting = (
+        office.inquiries()
+        .where(Inquiry.status == InquiryStatus.open.value)
+        .with_only_columns(
+            Inquiry.id,
+            Inquiry.ref,
+            Inquiry.listing_id,
+            func.coalesce(awaiting_reply_since(), Inquiry.created_at).label("waiting_since"),
+            case((last_office_message().is_(None), 1), else_=0).label("first_contact"),
+        )
+        .subquery()
+    )
+    rows = session.execute(
+        select(waiting.c.ref, waiting.c.waiting_since, waiting.c.first_contact, Listing.ref.label("listing_ref"), Listing.title)
+        .join(Listing, Listing.id == waiting.c.listing_id)
+        .order_by(waiting.c.waiting_since, waiting.c.id)
+    ).all()
+    return [situation.OpenInquiry(r.ref, r.listing_ref, r.title, r.waiting_since, bool(r.first_contact)) for r in rows]
+
+
+def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) -> list[PendingAction]:
+    """Pending or expired actions of the office that expire after the look-back start, oldest first."""
+    query = office.pending_actions().where(
+        PendingAction.status.in_(["pending", "expired"]), PendingAction.expires_at > now - situation.EXPIRED_LOOKBACK
+    )
+    return list(session.scalars(query.order_by(PendingAction.created_at, PendingAction.id)))
+
+
+def _drafts(session: Session, office: OfficeData) -> list[Listing]:
+    query = office.listings().where(Listing.status == ListingStatus.draft.value)
+    return list(session.scalars(query.order_by(Listing.created_at, Listing.id)))
+
+
+def _due_certificates(session: Session, office: OfficeData, due_by: dt.date) -> list[situation.Certificate]:
+    rows = session.execute(
+        office.listings()
+        .where(
+            Listing.status.in_(engine.PUBLIC_STATUSES),
+            Listing.energy_status == EnergyStatus.present.value,
+            Listing.energy_valid_until.is_not(None),
+            Listing.energy_valid_until <= due_by,
+        )
+        .with_only_columns(Listing.ref, Listing.title, Listing.energy_valid_until)
+        .order_by(Listing.energy_valid_until, Listing.id)
+    ).all()
+    return [situation.Certificate(ref, title, valid_until) for ref, title, valid_until in rows]
+
+
+def _open_proposals(session: Session, office: OfficeData) -> list[situation.OpenProposal]:
+    rows = session.execute(
+        office.proposals()
+        .where(Proposal.status == ProposalStatus.open.value)
+        .join(Listing, Listing.id == Proposal.listing_id)
+        .with_only_columns(Proposal.ref, Listing.ref, Listing.title, Proposal.created_at)
+        .order_by(Proposal.created_at, Proposal.id)
+    ).all()
+    return [situation.OpenProposal(ref, listing_ref, title, created_at) for ref, listing_ref, title, created_at in rows]
+
+
+def _activity(session: Session, office: OfficeData, now: dt.datetime) -> situation.Activity:
+    since = situation.activity_since(now)
+    inquiries = session.execute(
+        office.inquiries()
+        .where(Inquiry.created_at > since, Inquiry.created_at <= now)
+        .with_only_columns(Inquiry.created_at, first_office_message())
+    ).all()
+    replies = session.scalars(
+        select(InquiryMessage.created_at).where(
+            InquiryMessage.inquiry_id.in_(office.inquiries().with_only_columns(Inquiry.id)),
+            InquiryMessage.author == MessageAuthor.office.value,
+            InquiryMessage.created_at > since,
+            InquiryMessage.created_at <= now,
+        )
+    ).all()
+    published = session.scalars(
+        office.listings().where(Listing.published_at > since, Listing.published_at <= now).with_only_columns(Listing.published_at)
+    ).all()
+    return situation.Activity(
+        inquiries=[(received, reply if reply else None) for received, reply in inquiries], replies=replies, published=published
+    )
+
+
+def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> Tally:
+    office = ctx.office()
+    now = ctx.now()
+    today = now.date()
+    limit = args.items_per_section
+    with ctx.db.read_only() as session:
+        snap = engine.snapshot(session)
+        name = office_name(session, office)
+        sections = [
+            situation.inquiry_section(_open_inquiries(session, office), now, limit),
+            situation.confirmation_section(_prepared_actions(session, office, now), now, limit),
+            situation.unpublishable_section(_drafts(session, office), today, limit),
+            situation.energy_section(
+                _due_certificates(session, office, situation.due_by(today, args.energy_warning_days)), today, limit, args.energy_warning_days
+            ),
+            situation.proposal_section(_open_proposals(session, office), now, limit),
+        ]
+        figures = situation.key_figures(_activity(session, office, now), now)
+    total = sum(section.total for section in sections)
+    return Tally(
+        total=total,
+        request=effective_request(args, {"office": name}),
+        freshness=Freshness(data_as_of=now, snapshot=snap.freshness.snapshot),
+        body={"office": name, "as_of": now, "sections": sections, "key_figures": figures},
+        empty_hint=situation.NOTHING_OPEN if total == 0 else None,
+    )
+
+
+HANDLERS: dict[str, Handler] = {"show_situation_report": show_situation_report}

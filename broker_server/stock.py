@@ -1,0 +1,240 @@
+"""Handlers of the office's stock: search_listings and get_listing (Objekt abrufen).
+
+A stock listing is the public listing view (`shared.listing_view`) plus what only the office sees: every
+status, the exact address, the status history, inquiries, open drafts, the publishing check and proposals.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Select, case, func, or_, select
+from sqlalchemy.orm import Session
+
+from broker_server.checks import check_result
+from broker_server.lookups import office_name, own_listing
+from contract.broker_office import (
+    SORT_KEYS_STOCK,
+    GetStockListingInput,
+    InquiryRef,
+    ListingInquiries,
+    ListingProposals,
+    OpenDraft,
+    OpenDrafts,
+    ProposalRef,
+    SearchStockInput,
+    StatusChangeEntry,
+    StockListing,
+    StockListingDetail,
+)
+from contract.envelope import AbsenceReason, Absent, Page, Suggestion
+from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus, label, labelled
+from shared import listing_view
+from shared.catalog import search as engine
+from shared.catalog.scope import ALL_FILTERS, StockScope, empty_hint
+from shared.catalog.suggest import suggestions_for
+from shared.db.models import Inquiry, Listing, ListingStatusChange, PendingAction, Proposal, User
+from shared.db.scoped import OfficeData, count_rows
+from shared.paging.cursor import binding_hash
+from shared.partial_lists import shown
+from shared.pending_actions import action_fields
+from shared.runtime.context import ToolContext
+from shared.runtime.definition import Handler
+from shared.runtime.envelope import effective_request
+
+ALL_STATUSES = [s.value for s in ListingStatus]
+LATEST_SHOWN = 5  # inquiries and proposals of one listing shown by get_listing
+DRAFTS_SHOWN = 10
+
+NOT_PUBLIC = "Kein öffentliches Exposé: das Inserat ist nicht veröffentlicht (Status {status})."
+NEVER_PUBLISHED = Absent(reason=AbsenceReason.empty_in_source, note="Noch nie veröffentlicht.")
+
+
+def _public_uri(listing: Listing, uri: str) -> str | Absent:
+    if listing.status in engine.PUBLIC_STATUSES:
+        return uri
+    status = label(ListingStatus(listing.status))
+    return Absent(reason=AbsenceReason.empty_in_source, note=NOT_PUBLIC.format(status=status))
+
+
+def _published_at(listing: Listing) -> dt.datetime | Absent:
+    return listing.published_at if listing.published_at is not None else NEVER_PUBLISHED
+
+
+# --- search_listings -------------------------------------------------------------------------------------------
+
+
+def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None) -> StockListing:
+    summary = listing_view.summary(listing, args.include, distance)
+    return StockListing.model_validate(
+        {
+            **dict(summary),
+            "resource_uri": _public_uri(listing, summary.resource_uri),
+            "published_at": _published_at(listing),
+            **labelled("status", ListingStatus(listing.status)),
+            "created_at": listing.created_at,
+            "updated_at": listing.updated_at,
+        }
+    )
+
+
+def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData) -> str:
+    """A cursor is bound to the filters, the statuses, the order and the office."""
+    catalog = engine.binding(args, args.sort)
+    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id})
+
+
+def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListing]:
+    office = ctx.office()
+    now = ctx.now()
+    statuses = [s for s in ALL_STATUSES if s in {v.value for v in args.statuses}] if args.statuses else ALL_STATUSES
+    with ctx.db.read_only() as session:
+        snap = engine.snapshot(session)
+        name = office_name(session, office)
+        scope = StockScope(session, args, statuses, office)
+        page = scope.page(session, ctx.cursors, args, binding=_stock_binding(args, statuses, office), revision=snap.revision, now=now)
+        items = [_stock_item(row, args, scope.distance_km(row)) for row in page.rows]
+    suggestions: list[Suggestion] = []
+    hint = None
+    if page.total == 0:
+        suggestions = suggestions_for(args)
+        if args.statuses:
+            suggestions.append(Suggestion(arguments={"statuses": None}, reason="alle Status"))
+        hint = f"Durchsucht wurde nur der Bestand von {name}. " + empty_hint(args, scope.centre)
+    return Page(
+        items=items,
+        total=page.total,
+        request=effective_request(args, {**ALL_FILTERS, "statuses": ALL_STATUSES, "office": name}, exclude={"cursor"}),
+        sort_key=SORT_KEYS_STOCK[args.sort],
+        freshness=snap.freshness,
+        next_cursor=page.next_cursor,
+        warnings=scope.warnings,
+        suggestions=suggestions,
+        empty_hint=hint,
+    )
+
+
+# --- get_listing -----------------------------------------------------------------------------------------------
+
+
+def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntry] | Absent:
+    rows = session.execute(
+        select(ListingStatusChange, User.name)
+        .outerjoin(User, ListingStatusChange.changed_by == User.id)
+        .where(ListingStatusChange.listing_id == listing.id)
+        .order_by(ListingStatusChange.changed_at, ListingStatusChange.id)
+    ).all()
+    if not rows:
+        return Absent(
+            reason=AbsenceReason.empty_in_source,
+            note="Für dieses Objekt ist kein Statusverlauf gespeichert (etwa weil es vor Einführung des Verlaufs angelegt wurde).",
+        )
+    entries = []
+    for change, name in rows:
+        old = ListingStatus(change.old_status) if change.old_status else None
+        new = ListingStatus(change.new_status)
+        entries.append(
+            StatusChangeEntry(
+                old_status=old,
+                new_status=new,
+                label=f"{label(old)} → {label(new)}" if old else f"angelegt als {label(new)}",
+                changed_at=change.changed_at,
+                changed_by=name
+                if name
+                else Absent(reason=AbsenceReason.empty_in_source, note="Ohne Person geändert (Import oder System)."),
+            )
+        )
+    return entries
+
+
+def _latest(session: Session, of_listing: Select[Any], model: Any, open_status: StrEnum) -> tuple[dict[str, Any], Sequence[Any]]:
+    """The inquiries or proposals of one listing (`of_listing`): the counts (`total`, `open`, `shown`,
+    `all_shown`) and the newest LATEST_SHOWN rows."""
+    counted = of_listing.subquery()
+    is_open = case((counted.c.status == open_status.value, 1), else_=0)
+    total, open_ = session.execute(select(func.count(), func.coalesce(func.sum(is_open), 0)).select_from(counted)).one()
+    rows = session.scalars(of_listing.order_by(model.created_at.desc(), model.id.desc()).limit(LATEST_SHOWN)).all()
+    return {"total": total, "open": open_, **shown(rows, total)}, rows
+
+
+def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -> ListingInquiries:
+    of_listing = office.inquiries().where(Inquiry.listing_id == listing.id)
+    counts, rows = _latest(session, of_listing, Inquiry, InquiryStatus.open)
+    return ListingInquiries(
+        **counts,
+        latest=[
+            InquiryRef(
+                inquiry_id=i.ref,
+                **labelled("status", InquiryStatus(i.status)),
+                created_at=i.created_at,
+                last_message_at=i.last_message_at,
+            )
+            for i in rows
+        ],
+    )
+
+
+def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -> ListingProposals:
+    of_listing = office.proposals().where(Proposal.listing_id == listing.id)
+    counts, rows = _latest(session, of_listing, Proposal, ProposalStatus.open)
+    return ListingProposals(
+        **counts,
+        items=[
+            ProposalRef(
+                proposal_id=p.ref,
+                **labelled("status", ProposalStatus(p.status)),
+                created_at=p.created_at,
+                decided_at=p.decided_at if p.decided_at else None,
+            )
+            for p in rows
+        ],
+    )
+
+
+def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt.datetime) -> OpenDrafts:
+    inquiry_refs = office.inquiries().where(Inquiry.listing_id == listing.id).with_only_columns(Inquiry.ref)
+    proposal_refs = office.proposals().where(Proposal.listing_id == listing.id).with_only_columns(Proposal.ref)
+    query = office.pending_actions().where(
+        PendingAction.status == "pending",
+        or_(PendingAction.subject_ref.in_(inquiry_refs), PendingAction.subject_ref.in_(proposal_refs)),
+    )
+    total = count_rows(session, query)
+    rows = session.scalars(query.order_by(PendingAction.created_at, PendingAction.id).limit(DRAFTS_SHOWN)).all()
+    return OpenDrafts(
+        total=total,
+        **shown(rows, total),
+        items=[
+            OpenDraft(**action_fields(a), expired=a.expires_at <= now) for a in rows
+        ],
+    )
+
+
+def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDetail:
+    office = ctx.office()
+    now = ctx.now()
+    with ctx.db.read_only() as session:
+        snap = engine.snapshot(session)
+        listing = own_listing(session, office, args.listing_id)
+        expose = listing_view.detail(listing, snap.freshness, now.date())
+        return StockListingDetail.model_validate(
+            {
+                **dict(expose),
+                "resource_uri": _public_uri(listing, expose.resource_uri),
+                "published_at": _published_at(listing),
+                "address": listing_view.address(listing, exact=True),  # the office sees its own address, published or not
+                **labelled("status", expose.status),
+                "address_published": listing.address_published,
+                "created_at": listing.created_at,
+                "status_history": _status_history(session, listing),
+                "inquiries": _listing_inquiries(session, office, listing),
+                "open_drafts": _open_drafts(session, office, listing, now),
+                "check": check_result(session, listing, now, snap.freshness),
+                "proposals": _listing_proposals(session, office, listing),
+            }
+        )
+
+
+HANDLERS: dict[str, Handler] = {"search_listings": search_listings, "get_listing": get_listing}

@@ -1,0 +1,69 @@
+"""The query that finds comparables: published catalog listings of the same kind in an area, through the
+catalog engine's own public scope (never an office's stock), with what a missing value left out."""
+
+from __future__ import annotations
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from contract.catalog import CatalogFilters
+from contract.vocabulary import MarketingType, PropertyType
+from shared.catalog import search as engine
+from shared.catalog.query import ParsedQuery
+from shared.db.models import Listing
+from shared.valuation import ComparableSet
+
+
+def find_comparables(
+    session: Session,
+    *,
+    marketing_type: MarketingType,
+    property_type: PropertyType,
+    city: str | None,
+    postal_codes: list[str] | None,
+    area: tuple[float, float] | None,
+    exclude_id: int | None,
+) -> ComparableSet:
+    """Published listings with a price and a living area (in `area`, if given) in `postal_codes` or else `city`;
+    the listing `exclude_id` (the object itself) is left out."""
+    filters = CatalogFilters(
+        marketing_type=marketing_type,
+        property_types=[property_type],
+        city=None if postal_codes else city,
+        postal_codes=postal_codes,
+        min_living_area=area[0] if area else None,
+        max_living_area=area[1] if area else None,
+    )
+    base = engine.base_conditions(filters, ParsedQuery(), None)
+    if exclude_id is not None:
+        base.append(Listing.id != exclude_id)
+    ranges = engine.range_conditions(filters).get("living_area", [Listing.living_area > 0])
+    unknown_area = engine.count(session, [*base, or_(Listing.living_area.is_(None), Listing.living_area <= 0)])
+    on_request = engine.count(session, [*base, *ranges, Listing.price.is_(None)])
+    rows = session.execute(
+        select(Listing.ref, Listing.price, Listing.living_area, Listing.rooms, Listing.year_built)
+        .where(*base, *ranges, Listing.price.is_not(None), Listing.price > 0, Listing.living_area > 0)
+        .order_by(Listing.id)
+    ).all()
+    return ComparableSet(
+        refs=[r.ref for r in rows],
+        price_per_sqm=[r.price / r.living_area for r in rows],
+        living_areas=[r.living_area for r in rows],
+        rooms=[r.rooms for r in rows if r.rooms is not None],
+        years=[r.year_built for r in rows if r.year_built is not None],
+        price_on_request=on_request,
+        living_area_unknown=unknown_area,
+    )
+
+
+def comparables_in_city(session: Session, listing: Listing) -> ComparableSet:
+    """What a listing's price is checked against: its marketing and property type in its city, itself left out."""
+    return find_comparables(
+        session,
+        marketing_type=MarketingType(listing.marketing_type),
+        property_type=PropertyType(listing.property_type),
+        city=listing.city,
+        postal_codes=None,
+        area=None,
+        exclude_id=listing.id,
+    )

@@ -1,0 +1,42 @@
+"""Numbers, amounts, ranges, dates and counted nouns written the German way, for the sentences the domain writes.
+
+The domain modules of `shared/` may not use the runtime's text renderer, so the notation they share with it
+lives here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+
+def number(value: float, digits: int | None = None) -> str:
+    """A number in German notation (`1.234,5`): with `digits` decimals; by default none for a whole number and
+    two otherwise."""
+    if digits is None:
+        digits = 2 if value % 1 else 0
+    text = f"{value:,.{digits}f}"
+    return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+
+
+def euro(amount: float) -> str:
+    return f"{number(amount)} €"
+
+
+def span(low: float | None, high: float | None, unit: str, *, digits: int | None = None, to: str = "–") -> str | None:
+    """A range in German (`200.000–400.000 €`, `ab 50 m²`, `bis 3 Zimmer`); None when neither bound is given."""
+    if low is not None and high is not None:
+        return f"{number(low, digits)}{to}{number(high, digits)}{unit}"
+    if low is not None:
+        return f"ab {number(low, digits)}{unit}"
+    if high is not None:
+        return f"bis {number(high, digits)}{unit}"
+    return None
+
+
+def date_text(value: dt.date) -> str:
+    return value.strftime("%d.%m.%Y")
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """`n` with the noun in the number it needs: `1 Foto`, `3 Fotos`."""
+    return f"{n} {one if n == 1 else many}"

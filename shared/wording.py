@@ -1,0 +1,21 @@
+"""Sentences and terms that both servers write, each written once."""
+
+from __future__ import annotations
+
+# A price the provider names only on request: the term itself, quoted in sentences of both servers.
+PRICE_ON_REQUEST = "Preis auf Anfrage"
+
+
+def not_widened(what: str) -> str:
+    """That the server did not widen `what` (rule 10), as the start of a sentence."""
+    return f"Der Server hat {what} nicht erweitert"
+
+
+NOT_WIDENED = f"{not_widened('die Anfrage')}; die ausgeführte Anfrage steht unter request."
+SUGGESTIONS_UNSEARCHED = (
+    "Die Vorschläge unter suggestions sind aus deiner Eingabe abgeleitet und vom Server nicht gesucht: "
+    "rufe das Werkzeug damit erneut auf, wenn einer passt."
+)
+
+# The request-specific part of an empty result's hint when only plain filters were set.
+FILTERS_NARROW = "Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg."

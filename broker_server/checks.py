@@ -8,7 +8,7 @@ import datetime as dt
 from sqlalchemy.orm import Session
 
 from broker_server.lookups import own_listing
-from contract.broker_office import CheckListingInput, CheckListingOutput
+from contract.broker_stock import CheckListingInput, CheckListingOutput
 from contract.envelope import Freshness
 from shared import publishing
 from shared.catalog import search as engine

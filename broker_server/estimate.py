@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from broker_server.lookups import own_listing
-from contract.broker_office import VALUED_TYPES, EstimateSubject, EstimateValueInput, EstimateValueOutput
+from contract.broker_estimate import VALUED_TYPES, EstimateSubject, EstimateValueInput, EstimateValueOutput
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared import valuation

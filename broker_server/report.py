@@ -9,7 +9,7 @@ from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from broker_server.lookups import office_name
-from contract.broker_office import ShowSituationReportInput
+from contract.broker_report import ShowSituationReportInput
 from contract.envelope import Freshness, Tally
 from contract.vocabulary import EnergyStatus, InquiryStatus, ListingStatus, MessageAuthor, ProposalStatus
 from shared import situation

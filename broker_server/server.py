@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from broker_server import checks, estimate, inquiries, proposals, report, stock, valuations
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
-from contract.broker_office import GetStockListingInput
+from contract.broker_stock import GetStockListingInput
 from shared.db.models import Inquiry, Listing
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import ServerDefinition, bind

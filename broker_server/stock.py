@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from broker_server.checks import check_result
 from broker_server.lookups import office_name, own_listing
-from contract.broker_office import (
+from contract.broker_stock import (
     SORT_KEYS_STOCK,
     GetStockListingInput,
     InquiryRef,

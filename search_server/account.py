@@ -63,7 +63,7 @@ from contract.vocabulary import (
     label,
     labelled,
 )
-from shared import listing_view
+from shared import german, listing_view
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
 from shared.db.scoped import SeekerData, count_rows
@@ -229,7 +229,7 @@ def _status_from(detail: dict[str, Any], key: str, what: str) -> ListingStatus |
 
 def _value_text(value: Money | ListingStatus | Absent | None) -> str:
     if isinstance(value, Money):
-        return render.euro(value.amount)
+        return german.euro(value.amount)
     if isinstance(value, ListingStatus):
         return label(value)
     return "?"
@@ -521,7 +521,7 @@ def _shared_value(value: Any) -> str:
     if isinstance(value, bool):
         return "ja" if value else "nein"
     if isinstance(value, int | float):
-        return render.number(value)
+        return german.number(value)
     if isinstance(value, list):
         return ", ".join(_shared_value(v) for v in value) or "–"
     if isinstance(value, dict):

@@ -22,7 +22,7 @@ from contract.catalog import (
 from contract.envelope import Page, Tally
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
-from shared import listing_view
+from shared import german, listing_view
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, PublicScope
 from shared.catalog.scope import empty_hint as _empty_hint
@@ -105,8 +105,8 @@ def count_listings(args: CountListingsInput, ctx: ToolContext) -> Tally:
 def _band_label(low: float, high: float | None, rent: bool) -> str:
     unit = " € Kaltmiete" if rent else " €"
     if high is None:
-        return f"ab {render.number(low, 0)}{unit}"
-    return f"{render.number(low, 0)} bis unter {render.number(high, 0)}{unit}"
+        return f"ab {german.number(low, 0)}{unit}"
+    return f"{german.number(low, 0)} bis unter {render.number(high, 0)}{unit}"
 
 
 def _price_buckets(session: Session, scope: Scope, marketing_type: MarketingType | None) -> list[FacetBucket]:

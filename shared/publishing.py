@@ -11,11 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import statistics
 
-from contract.broker_office import (
+from contract.broker_estimate import VALUED_TYPES
+from contract.broker_stock import (
     MIN_COMPARABLES,
     MIN_DESCRIPTION_CHARS,
     PLAUSIBLE_RATIO,
-    VALUED_TYPES,
     CheckListingOutput,
     CheckRule,
     PriceComparison,

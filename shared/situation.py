@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contract.broker_office import (
+from contract.broker_report import (
     AgeBand,
     BlockedDraft,
     ConfirmationSection,
@@ -23,11 +23,11 @@ from contract.broker_office import (
     KeyFigures,
     ProposalSection,
     UnpublishableSection,
-    Verdict,
     WaitingConfirmation,
     WaitingInquiry,
     WaitingProposal,
 )
+from contract.broker_stock import Verdict
 from contract.envelope import AbsenceReason, Absent
 from shared.db.models import Listing, PendingAction
 from shared.german import plural

@@ -12,8 +12,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from contract.broker_office import (
-    MIN_COMPARABLES,
+from contract.broker_estimate import (
     ComparablesUsed,
     ComparisonArea,
     Confidence,
@@ -25,6 +24,7 @@ from contract.broker_office import (
     Exclusions,
     ValueRange,
 )
+from contract.broker_stock import MIN_COMPARABLES
 from contract.catalog import Money
 from contract.envelope import Freshness, ResultWarning, Suggestion, WarningCode
 from contract.vocabulary import MarketingType, label

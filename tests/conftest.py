@@ -20,16 +20,16 @@ import uvicorn
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from search_server.server import DEFINITION as SEARCH
 from athaus.app import create_app
+from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
-from shared.paging.cursor import CursorCodec
 from shared.db.migrate import upgrade
 from shared.db.session import Database
 from shared.demo import DEMO_NOW, seed_demo
+from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import ToolRunner
-from shared.runtime.definition import ServerDefinition
 from shared.runtime.context import ToolContext
+from shared.runtime.definition import ServerDefinition
 from shared.settings import Settings
 
 DEMO_LISTINGS = 2400  # the embedded default's catalog; recall floors are measured against it

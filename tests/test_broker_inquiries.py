@@ -21,6 +21,8 @@ from sqlalchemy import DateTime, bindparam, select, text
 from broker_server.server import DEFINITION as BROKER
 from contract.broker_inquiries import TOOLS
 from shared.auth.principal import Principal
+from shared.catalog.text import normalise
+from shared.db.migrate import upgrade
 from shared.db.models import (
     Inquiry,
     InquiryMessage,
@@ -33,10 +35,8 @@ from shared.db.models import (
     Valuation,
 )
 from shared.db.session import Database
-from shared.db.migrate import upgrade
-from shared.paging.cursor import CursorCodec
-from shared.catalog.text import normalise
 from shared.demo import seed_demo
+from shared.paging.cursor import CursorCodec
 from tests.conftest import FIXED_NOW, Caller, _fresh_database_url, make_context
 
 RESOURCE = "http://127.0.0.1:8000/makler/mcp"

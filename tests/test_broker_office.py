@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import event, select, text
 
 from broker_server.server import DEFINITION as BROKER
-from contract.broker_office import TOOLS as OFFICE_TOOLS
+from contract.broker_stock import TOOLS as OFFICE_TOOLS
 from shared.auth.principal import Principal
 from shared.db.models import OfficeMember
 from shared.db.session import Database

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
+from search_server.server import DEFINITION as SEARCH
 from shared.catalog.indexing import bump_revision
 from shared.db.models import Listing
-from search_server.server import DEFINITION as SEARCH
 from tests.conftest import Caller, make_context
 
 
@@ -157,8 +157,9 @@ def test_tampered_cursor_is_refused(search: Caller) -> None:
 def test_cursor_expires_after_its_lifetime(demo_db: Any) -> None:
     early = Caller(SEARCH, make_context(demo_db))
     cursor = early("search_listings", {"city": "Berlin", "limit": 2})["completeness"]["next_cursor"]
-    from tests.conftest import FIXED_NOW
     import datetime as dt
+
+    from tests.conftest import FIXED_NOW
 
     late = Caller(SEARCH, make_context(demo_db, now=FIXED_NOW + dt.timedelta(hours=2)))
     code, message = late.error("search_listings", {"city": "Berlin", "limit": 2, "cursor": cursor})

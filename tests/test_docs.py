@@ -13,11 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.envelope import AbsenceReason, ListResult, ReasonCode, WarningCode
-from contract.errors import ErrorCode
-from contract.rights import RIGHTS, ServerName
-from contract.search import SERVER as SEARCH_SERVER
-from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Annotations, Effect
+from athaus.docs import build_docs, check_docs
 from athaus.docs.meanings import (
     ABSENCE_MEANINGS,
     EFFECT_MEANINGS,
@@ -27,7 +23,11 @@ from athaus.docs.meanings import (
     VERB_MEANINGS,
     WARNING_MEANINGS,
 )
-from athaus.docs import build_docs, check_docs
+from contract.envelope import AbsenceReason, ListResult, ReasonCode, WarningCode
+from contract.errors import ErrorCode
+from contract.rights import RIGHTS, ServerName
+from contract.search import SERVER as SEARCH_SERVER
+from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Annotations, Effect
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

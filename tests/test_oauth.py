@@ -34,14 +34,14 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
 
+from athaus.app import create_app
+from athaus.cli import parser
 from contract.broker import SERVER as BROKER_SERVER
 from contract.search import SERVER as SEARCH_SERVER
 from contract.tool import ToolSpec
-from athaus.app import create_app
 from shared.auth.models import IssuedToken, OAuthCode
 from shared.auth.passwords import hash_password
 from shared.auth.tokens import digest
-from athaus.cli import parser
 from shared.db.migrate import upgrade
 from shared.db.models import Office, OfficeMember, User, utcnow
 from shared.db.session import Database

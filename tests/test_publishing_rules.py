@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from contract.broker_office import CheckRule, Verdict
-from contract.envelope import Absent, AbsenceReason, Freshness
+from contract.broker_stock import CheckRule, Verdict
+from contract.envelope import AbsenceReason, Absent, Freshness
 from shared.db.models import Listing
 from shared.publishing import blocking_rules, check, energy_rule, price_plausibility, required_rules, why_not_comparable
 from shared.valuation import ComparableSet

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from contract.broker_office import CheckRule
+from contract.broker_stock import CheckRule
 from contract.envelope import Absent
 from shared.db.models import Listing, PendingAction
 from shared.situation import (

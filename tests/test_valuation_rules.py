@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from contract.broker_office import ConfidenceFactor, EstimateSubject, EstimateValueInput
+from contract.broker_estimate import ConfidenceFactor, EstimateSubject, EstimateValueInput
 from contract.envelope import Freshness, WarningCode
 from contract.vocabulary import MarketingType, PropertyType
 from shared.valuation import ComparableSet, area_range, confidence, estimate, suggestions, value_range, warnings

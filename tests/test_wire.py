@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from contract.catalog import Money
-from contract.envelope import Absent, AbsenceReason, ContractModel, ListResult
+from contract.envelope import AbsenceReason, Absent, ContractModel, ListResult
 from contract.labels import Label
 from contract.servers import SERVERS
 from contract.wire import compact_schema, compact_value

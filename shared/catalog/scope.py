@@ -23,11 +23,11 @@ from contract.envelope import ResultWarning, WarningCode
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType
 from shared.catalog import search as engine
-from shared.paging.cursor import CursorCodec
-from shared.paging.keyset import keyset_page
 from shared.catalog.query import ParsedQuery, parse
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
+from shared.paging.cursor import CursorCodec
+from shared.paging.keyset import keyset_page
 from shared.wording import FILTERS_NARROW, PRICE_ON_REQUEST
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.

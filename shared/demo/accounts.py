@@ -45,6 +45,8 @@ from shared.db.models import (
     Valuation,
 )
 from shared.demo.generate import (
+    _STREETS,
+    _SURNAMES,
     CHUNK_SIZE,
     DEFAULT_SEED,
     DEMO_NOW,
@@ -52,8 +54,6 @@ from shared.demo.generate import (
     _de_number,
     _DemoOffice,
     _offices,
-    _STREETS,
-    _SURNAMES,
     _Weighted,
 )
 from shared.demo.places import DEMO_PLACES, DemoPlace

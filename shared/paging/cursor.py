@@ -15,6 +15,7 @@ from typing import Any
 
 from contract.errors import ErrorCode, ToolFailure
 
+
 def binding_hash(payload: dict[str, Any]) -> str:
     """What a cursor is bound to, as a short hash of `payload` (canonical JSON, keys sorted)."""
     canonical = json.dumps(payload, sort_keys=True, default=str)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from contract.errors import ErrorCode, ToolFailure
 from shared.auth.principal import Principal
-from shared.paging.cursor import CursorCodec
 from shared.db.scoped import OfficeData, SeekerData
 from shared.db.session import Database
+from shared.paging.cursor import CursorCodec
 from shared.settings import Settings
 
 

@@ -7,14 +7,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from contract.envelope import (
-    EffectiveValue,
-    ValueSource,
     Completeness,
+    EffectiveValue,
     IncompleteReason,
     Page,
     ReasonCode,
     Suggestion,
     Tally,
+    ValueSource,
 )
 from shared.wording import NOT_WIDENED, SUGGESTIONS_UNSEARCHED
 

@@ -9,39 +9,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from contract.envelope import Absent, AbsenceReason, ListResult, Suggestion
+from contract.envelope import AbsenceReason, Absent, ListResult, Suggestion
 from contract.labels import has_envelope, is_text_leaf, label_of, shown_fields
 from contract.vocabulary import LABELS
+from shared.german import date_text, euro, number
 
 ABSENCE = {
     AbsenceReason.not_collected: "nicht abgefragt",
     AbsenceReason.empty_in_source: "keine Angabe",
     AbsenceReason.withheld: "zurückgehalten",
 }
-
-
-def number(value: float, digits: int | None = None) -> str:
-    """A number in German notation (`1.234,5`): with `digits` decimals; by default none for a whole number and
-    two otherwise."""
-    if digits is None:
-        digits = 2 if value % 1 else 0
-    text = f"{value:,.{digits}f}"
-    return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
-
-
-def euro(amount: float) -> str:
-    return f"{number(amount)} €"
-
-
-def span(low: float | None, high: float | None, unit: str, *, digits: int | None = None, to: str = "–") -> str | None:
-    """A range in German (`200.000–400.000 €`, `ab 50 m²`, `bis 3 Zimmer`); None when neither bound is given."""
-    if low is not None and high is not None:
-        return f"{number(low, digits)}{to}{number(high, digits)}{unit}"
-    if low is not None:
-        return f"ab {number(low, digits)}{unit}"
-    if high is not None:
-        return f"bis {number(high, digits)}{unit}"
-    return None
 
 
 def value_text(value: Any) -> str:
@@ -56,7 +33,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, dt.datetime):
         return value.strftime("%d.%m.%Y %H:%M UTC")
     if isinstance(value, dt.date):
-        return value.strftime("%d.%m.%Y")
+        return date_text(value)
     if isinstance(value, BaseModel) and {"amount", "currency"} <= set(type(value).model_fields):
         return euro(value.amount)
     if isinstance(value, list):

@@ -1,0 +1,175 @@
+"""Athaus für Makler: estimate_value, a value range from comparable listings."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from contract.catalog import (
+    ListingId,
+    Money,
+)
+from contract.envelope import (
+    ContractModel,
+    Freshness,
+    ResultWarning,
+    Suggestion,
+)
+from contract.fields import lenient, normalise_ref
+from contract.labels import NOT_IN_TEXT, Label
+from contract.rights import BROKER_READ
+from contract.tool import Effect, ToolSpec
+from contract.vocabulary import MarketingType, PropertyType
+
+# --- estimate_value -----------------------------------------------------------------------------------------------
+
+OBJECT_FIELDS = ("postal_code", "city", "property_type", "marketing_type", "living_area", "rooms", "year_built")
+VALUED_TYPES = (PropertyType.apartment, PropertyType.house, PropertyType.commercial)
+
+
+class EstimateValueInput(ContractModel):
+    listing_id: ListingId | None = Field(
+        default=None, description="Objekt des eigenen Bestands (jeder Status); seine Daten werden verwendet."
+    )
+    postal_code: str | None = Field(default=None, pattern=r"^\d{5}$", description="PLZ des Objekts; bestimmt den Ort, wenn city fehlt.")
+    city: str | None = Field(default=None, max_length=100, description="Ort des Objekts, genauer Name, z. B. 'Leipzig'.")
+    property_type: lenient(PropertyType) | None = Field(  # type: ignore[valid-type]
+        default=None, description="apartment (Wohnung), house (Haus) oder commercial (Gewerbe)."
+    )
+    marketing_type: lenient(MarketingType) | None = Field(  # type: ignore[valid-type]
+        default=None, description="buy (Kauf: Kaufpreis) oder rent (Miete: Kaltmiete pro Monat)."
+    )
+    living_area: float | None = Field(default=None, gt=0, le=20_000, description="Wohn- bzw. Nutzfläche in m².")
+    rooms: float | None = Field(default=None, gt=0, le=100, description="Zimmer; nur zum Abgleich mit den Vergleichsobjekten.")
+    year_built: int | None = Field(default=None, ge=1500, le=2100, description="Baujahr; nur zum Abgleich mit den Vergleichsobjekten.")
+    area_tolerance_percent: int = Field(
+        default=30, ge=5, le=100, description="Vergleichsobjekte haben eine Wohnfläche von ±so viel Prozent um die des Objekts."
+    )
+    postal_codes: list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None = Field(
+        default=None,
+        description="Vergleichsgebiet als PLZ oder PLZ-Anfang (z. B. ['04']) statt des Orts; weggelassen: derselbe Ort.",
+    )
+
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
+
+    @model_validator(mode="after")
+    def _listing_or_data(self) -> EstimateValueInput:
+        if self.listing_id is not None:
+            given = [name for name in OBJECT_FIELDS if getattr(self, name) is not None]
+            if given:
+                raise ValueError(
+                    "entweder listing_id oder die Objektdaten angeben, nicht beides (gesendet: " + ", ".join(given) + ")"
+                )
+        return self
+
+
+class EstimateSubject(ContractModel):
+    listing_id: Annotated[str | None, Label("Inserat")] = Field(description="Gesetzt, wenn die Daten aus dem Bestand stammen.")
+    source: Annotated[Literal["listing", "caller"], Label("Quelle")]
+    source_label: str
+    property_type: Annotated[PropertyType, Label("Objektart")]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
+    city: Annotated[str | None, Label("Ort")]
+    postal_code: Annotated[str | None, Label("PLZ")]
+    living_area: Annotated[float, Label("Wohnfläche m²")]
+    rooms: Annotated[float | None, Label("Zimmer")]
+    year_built: Annotated[int | None, Label("Baujahr")]
+
+
+class ComparisonArea(ContractModel):
+    city: Annotated[str | None, Label("Ort")] = Field(description="Ort der Vergleichsobjekte; null, wenn postal_codes gilt.")
+    postal_codes: Annotated[list[str] | None, Label("PLZ-Bereiche")]
+    living_area_min: Annotated[float, Label("Wohnfläche ab m²")]
+    living_area_max: Annotated[float, Label("Wohnfläche bis m²")]
+    tolerance_percent: Annotated[int, Label("Toleranz in %")]
+
+
+class ValueRange(ContractModel):
+    low: Annotated[Money, Label("von")] = Field(description="Unteres Quartil des Preises je m² × Wohnfläche (abgerundet).")
+    median: Annotated[Money, Label("Median")] = Field(description="Median des Preises je m² × Wohnfläche.")
+    high: Annotated[Money, Label("bis")] = Field(description="Oberes Quartil des Preises je m² × Wohnfläche (aufgerundet).")
+    price_per_sqm_low: Annotated[float, Label("€/m² von")]
+    price_per_sqm_median: Annotated[float, Label("€/m² Median")]
+    price_per_sqm_high: Annotated[float, Label("€/m² bis")]
+    basis: Annotated[str, Label("Grundlage")] = Field(description="Kaufpreis oder Kaltmiete pro Monat.")
+
+
+class ComparablesUsed(ContractModel):
+    total: Annotated[int, Label("Gesamt")] = Field(description="Alle verwendeten Vergleichsobjekte.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    listing_ids: Annotated[list[str], Label("Inseratsnummern")] = Field(description="Inseratsnummern, die in der Wohnfläche nächsten zuerst (dann Nummer).")
+
+
+class Exclusions(ContractModel):
+    price_on_request: Annotated[int, Label("Preis auf Anfrage")] = Field(description="Sonst passende Inserate mit 'Preis auf Anfrage', nicht verwendet.")
+    living_area_unknown: Annotated[int, Label("ohne Wohnfläche")] = Field(description="Inserate gleicher Art im Gebiet ohne Wohnfläche, nicht verwendet.")
+    subject_listing: Annotated[bool, Label("Objekt selbst ausgeschlossen")] = Field(description="true: das Objekt selbst ist veröffentlicht und wurde nicht als Vergleich verwendet.")
+
+
+class ConfidenceFactor(StrEnum):
+    few_comparables = "few_comparables"
+    wide_spread = "wide_spread"
+    price_on_request_excluded = "price_on_request_excluded"
+    living_area_unknown_excluded = "living_area_unknown_excluded"
+    rooms_differ = "rooms_differ"
+    year_built_differs = "year_built_differs"
+
+
+class ConfidenceNote(ContractModel):
+    factor: Annotated[ConfidenceFactor, Label("Umstand")]
+    message: Annotated[str, Label("Befund")]
+
+
+class Confidence(ContractModel):
+    level: Annotated[Literal["high", "medium", "low", "none"], Label("Stufe")] = Field(
+        description="high: nichts mindert; medium: ein Umstand; low: zwei oder mehr, oder sehr weite Streuung; none: keine Spanne."
+    )
+    level_label: str
+    lowered_by: Annotated[list[ConfidenceNote], Label("mindert das Vertrauen")] = Field(description="Was das Vertrauen mindert, je Umstand ein Satz.")
+
+
+class EstimateValueOutput(ContractModel):
+    estimable: Annotated[bool, Label("Spanne möglich")] = Field(description="false: zu wenige Vergleichsobjekte, keine Spanne; siehe hint und suggestions.")
+    subject: Annotated[EstimateSubject, Label("für")]
+    comparison_area: Annotated[ComparisonArea, Label("Vergleichsgebiet")]
+    value_range: Annotated[ValueRange | None, Label("Wertspanne")] = Field(description="null, wenn estimable false ist.")
+    comparables: Annotated[ComparablesUsed, Label("Vergleichsobjekte")]
+    excluded: Annotated[Exclusions, Label("nicht verwendet")]
+    method: Annotated[str, Label("Methode")]
+    confidence: Annotated[Confidence, Label("Vertrauen")]
+    hint: Annotated[str | None, Label("Hinweis")] = Field(default=None, description="Nur ohne Spanne: warum und der nächste Schritt.")
+    suggestions: Annotated[list[Suggestion], Label("Vorschläge (nicht gesucht)")] = Field(
+        description="Nur ohne Spanne: Änderungen deiner Eingabe, vom Server nicht gesucht und nicht gezählt."
+    )
+    warnings: Annotated[list[ResultWarning], Label("Warnungen")] = Field(
+        description="DEFAULT_SCOPE_APPLIED nennt jeden Standard, den der Server angewandt hat (Toleranz, Vergleichsgebiet); "
+        "PRICE_ON_REQUEST_EXCLUDED und VALUE_UNKNOWN_EXCLUDED zählen, was nicht in die Rechnung einging."
+    )
+    freshness: Annotated[Freshness, NOT_IN_TEXT]
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="estimate_value",
+        title="Wert schätzen",
+        description=(
+            "Schätzt eine Wertspanne (Kaufpreis oder Kaltmiete) aus vergleichbaren veröffentlichten Inseraten des "
+            "Katalogs: gleiche Vermarktungs- und Objektart, gleicher Ort (oder die PLZ-Bereiche aus postal_codes), "
+            "Wohnfläche ±area_tolerance_percent (Standard 30 %). Spanne = unteres Quartil, Median und oberes Quartil "
+            "des Preises je m² × Wohnfläche. Eingabe: listing_id eines eigenen Objekts oder die Objektdaten (PLZ oder "
+            "Ort, property_type, marketing_type, living_area; rooms und year_built nur zum Abgleich). Das Ergebnis nennt "
+            "die verwendeten Vergleichsobjekte (Inseratsnummern), die Methode, wie viele Inserate ohne Preis oder "
+            "Fläche nicht verwendet wurden, und was das Vertrauen mindert. Angebotspreise, keine Verkaufspreise. Mit "
+            "weniger als 5 Vergleichsobjekten gibt es keine Spanne: dann stehen dort der Grund und ungeprüfte "
+            "Vorschläge aus deiner Eingabe (z. B. größere Toleranz, PLZ-Region); der Server erweitert nie selbst. Für "
+            "Grundstücke und Stellplätze gibt es keine Schätzung je m² Wohnfläche."
+        ),
+        input_model=EstimateValueInput,
+        output_model=EstimateValueOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+]

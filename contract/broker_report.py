@@ -1,0 +1,205 @@
+"""Athaus für Makler: show_situation_report, the office now."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from contract.broker_stock import CheckRule
+from contract.envelope import (
+    Absent,
+    Completeness,
+    ContractModel,
+    EffectiveValue,
+    Freshness,
+    ResultWarning,
+    Suggestion,
+)
+from contract.labels import Label
+from contract.rights import BROKER_READ
+from contract.tool import Effect, ToolSpec
+
+# --- show_situation_report -----------------------------------------------------------------------------------
+
+
+class ShowSituationReportInput(ContractModel):
+    items_per_section: int = Field(
+        default=5,
+        ge=0,
+        le=50,
+        description="Wie viele Einträge jeder Abschnitt zeigt (die ältesten bzw. dringendsten zuerst); gezählt wird immer alles.",
+    )
+    energy_warning_days: int = Field(
+        default=60, ge=1, le=365, description="Energieausweise, die innerhalb so vieler Tage ablaufen, werden gemeldet."
+    )
+
+
+class AgeBand(ContractModel):
+    label: Annotated[str, Label("Wartezeit")]
+    count: Annotated[int, Label("Anzahl")]
+
+
+class WaitingInquiry(ContractModel):
+    inquiry_id: Annotated[str, Label("Anfrage")]
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")] = Field(description="Titel des Objekts.")
+    first_contact: Annotated[bool, Label("Erstanfrage")] = Field(description="true: das Büro hat noch nie geantwortet; false: Rückfrage nach einer Antwort.")
+    waiting_since: Annotated[dt.datetime, Label("wartet seit")] = Field(description="Erste unbeantwortete Nachricht des Suchenden.")
+    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
+
+
+class _Section(ContractModel):
+    """The head of every section of the situation report. Each section names itself (`section`, a literal) and
+    says what its `total` counts; then come its own counts, and last `shown`, `all_shown` and `items`: the first
+    items_per_section of the `total` open points."""
+
+    section: Annotated[str, Label("Abschnitt")]
+    title: Annotated[str, Label("Titel")]
+    summary: Annotated[str, Label("Inhalt")]
+    total: Annotated[int, Label("Gesamt")]
+
+
+class InquirySection(_Section):
+    section: Annotated[Literal["inquiries"], Label("Abschnitt")] = "inquiries"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Alle offenen Anfragen, die auf eine Antwort des Büros warten.")
+    new: Annotated[int, Label("neu (nie beantwortet)")] = Field(description="Davon noch nie beantwortet.")
+    follow_ups: Annotated[int, Label("Rückfragen")] = Field(description="Davon Rückfragen nach einer Antwort.")
+    by_age: Annotated[list[AgeBand], Label("nach Wartezeit")] = Field(description="Wartezeit: unter 24 Stunden, 1 bis 3 Tage, über 3 Tage; die Summe ist total.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[WaitingInquiry], Label("Einträge")] = Field(description="Die am längsten wartenden zuerst.")
+
+
+class WaitingConfirmation(ContractModel):
+    confirmation_id: Annotated[str, Label("Bestätigung")]
+    kind: Annotated[str, Label("Art")]
+    kind_label: str
+    subject_ref: Annotated[str, Label("betrifft")]
+    summary: Annotated[str, Label("Inhalt")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    expires_at: Annotated[dt.datetime, Label("gültig bis")]
+    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
+
+
+class ConfirmationSection(_Section):
+    section: Annotated[Literal["confirmations"], Label("Abschnitt")] = "confirmations"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Wartende Bestätigungen (Status pending, noch nicht abgelaufen).")
+    expired: Annotated[int, Label("abgelaufen")] = Field(description="Getrennt gezählt: in den letzten 30 Tagen abgelaufen, ohne ausgeführt zu sein.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[WaitingConfirmation], Label("Einträge")] = Field(description="Die ältesten zuerst.")
+
+
+class BlockedDraft(ContractModel):
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    failed_rules: Annotated[list[CheckRule], Label("nicht erfüllt")]
+    reasons: Annotated[list[str], Label("Gründe")] = Field(description="Deutsch, je nicht erfüllter Regel ein Satz.")
+
+
+class UnpublishableSection(_Section):
+    section: Annotated[Literal["unpublishable"], Label("Abschnitt")] = "unpublishable"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Entwürfe, die check_listing nicht bestehen (eine Regel mit blocking = true nicht ok).")
+    drafts_checked: Annotated[int, Label("geprüfte Entwürfe")] = Field(description="Alle Entwürfe des Büros; jeder wurde geprüft.")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[BlockedDraft], Label("Einträge")] = Field(description="Die ältesten Entwürfe zuerst.")
+
+
+class DueCertificate(ContractModel):
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    valid_until: Annotated[dt.date, Label("gültig bis")]
+    days_left: Annotated[int, Label("Tage bis Ablauf")] = Field(description="Tage bis zum Ablauf; negativ: seit so vielen Tagen abgelaufen.")
+    expired: Annotated[bool, Label("abgelaufen")]
+
+
+class EnergySection(_Section):
+    section: Annotated[Literal["energy_certificates"], Label("Abschnitt")] = "energy_certificates"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Veröffentlichte Inserate, deren Energieausweis abgelaufen ist oder im Zeitraum abläuft.")
+    expired: Annotated[int, Label("abgelaufen")]
+    expiring: Annotated[int, Label("laufen bald ab")]
+    window_days: Annotated[int, Label("Zeitraum (Tage)")]
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[DueCertificate], Label("Einträge")] = Field(description="Das früheste Ablaufdatum zuerst.")
+
+
+class WaitingProposal(ContractModel):
+    proposal_id: Annotated[str, Label("Vorschlag")]
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
+
+
+class ProposalSection(_Section):
+    section: Annotated[Literal["proposals"], Label("Abschnitt")] = "proposals"
+    total: Annotated[int, Label("Gesamt")] = Field(description="Offene Vorschläge (noch nicht entschieden).")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[WaitingProposal], Label("Einträge")] = Field(description="Die ältesten zuerst.")
+
+
+ReportSection = Annotated[
+    InquirySection | ConfirmationSection | UnpublishableSection | EnergySection | ProposalSection,
+    Field(discriminator="section"),
+]
+
+
+class KeyFigures(ContractModel):
+    days: Annotated[int, Label("Tage")]
+    days_label: str
+    since: Annotated[dt.datetime, Label("seit")]
+    new_inquiries: Annotated[int, Label("neue Anfragen")] = Field(description="Im Zeitraum eingegangene Anfragen.")
+    replies_sent: Annotated[int, Label("gesendete Antworten")] = Field(description="Im Zeitraum gesendete Nachrichten des Büros.")
+    listings_published: Annotated[int, Label("veröffentlichte Inserate")] = Field(description="Inserate, deren erste Veröffentlichung im Zeitraum liegt (published_at).")
+    average_first_response_hours: Annotated[float | Absent, Label("mittlere Zeit bis zur ersten Antwort (Stunden)")] = Field(
+        description="Mittlere Zeit bis zur ersten Antwort, über die im Zeitraum eingegangenen und beantworteten Anfragen."
+    )
+    answered_inquiries: Annotated[int, Label("beantwortete Anfragen")] = Field(description="Anfragen, über die der Mittelwert gebildet ist.")
+    unanswered_excluded: Annotated[int, Label("unbeantwortet, nicht im Mittelwert")] = Field(description="Im Zeitraum eingegangene Anfragen ohne Antwort; nicht im Mittelwert enthalten.")
+
+
+class SituationReportOutput(ContractModel):
+    status: Literal["complete", "partial"]
+    completeness: Completeness
+    total: Annotated[int, Label("Gesamt")] = Field(description="Offene Punkte aller Abschnitte zusammen.")
+    match_type: Literal["matches", "none"]
+    request: dict[str, EffectiveValue]
+    warnings: list[ResultWarning]
+    freshness: Freshness
+    hint: str | None = None
+    suggestions: list[Suggestion] | None = None
+    office: Annotated[str, Label("Büro")]
+    as_of: Annotated[dt.datetime, Label("Stand")] = Field(description="Der Zeitpunkt 'jetzt', auf den sich Alter und Fristen beziehen.")
+    sections: Annotated[list[ReportSection], Label("Abschnitte")] = Field(
+        description="In dieser Reihenfolge: inquiries, confirmations, unpublishable, energy_certificates, proposals."
+    )
+    key_figures: Annotated[list[KeyFigures], Label("Kennzahlen")] = Field(description="Kennzahlen über 7 und 30 Tage.")
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="show_situation_report",
+        title="Lagebericht zeigen",
+        description=(
+            "Der Stand des eigenen Büros jetzt, in fünf Abschnitten (sections): offene Anfragen, die auf eine Antwort "
+            "warten (neu oder Rückfrage, mit Wartezeit, am längsten wartende zuerst, gezählt nach Wartezeit), wartende "
+            "Bestätigungen (Entwürfe, die auf einen Klick warten; abgelaufene getrennt gezählt), Entwürfe, die "
+            "check_listing nicht bestehen (mit den Gründen), Energieausweise veröffentlichter Inserate, die abgelaufen "
+            "sind oder bald ablaufen, und offene Vorschläge; dazu Kennzahlen über 7 und 30 Tage (neue Anfragen, "
+            "gesendete Antworten, veröffentlichte Inserate, mittlere Zeit bis zur ersten Antwort). Jede Zahl zählt alles "
+            "im Büro; jeder Abschnitt zeigt höchstens items_per_section Einträge und sagt mit shown, total und all_shown, "
+            "ob die Liste vollständig ist. total ist die Summe der offenen Punkte. Null in einem Abschnitt heißt: im "
+            "Büro gibt es dort jetzt nichts (die Zahlen sind vollständig, siehe completeness)."
+        ),
+        input_model=ShowSituationReportInput,
+        output_model=SituationReportOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+]

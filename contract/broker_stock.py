@@ -1,0 +1,290 @@
+"""Athaus für Makler: the office's stock (search_listings, get_listing) and the publishing check (check_listing)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field, field_validator
+
+from contract.catalog import (
+    CatalogFilters,
+    IncludeFields,
+    ListingDetail,
+    ListingId,
+    ListingSummary,
+    SortOrder,
+)
+from contract.envelope import (
+    Absent,
+    ContractModel,
+    Freshness,
+    ListResult,
+)
+from contract.fields import lenient, normalise_ref
+from contract.labels import NOT_IN_TEXT, Label
+from contract.rights import BROKER_READ
+from contract.tool import Effect, ToolSpec
+from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus
+
+# --- input vocabulary -------------------------------------------------------------------------------------
+
+# A listing status as input: the English value or the German word (`veröffentlicht`, `verkauft`, …).
+StatusInput = lenient(ListingStatus)
+
+SORT_KEYS_STOCK: dict[SortOrder, str] = {
+    SortOrder.newest: "published_at desc (nie veröffentlichte Entwürfe zuletzt), listing_id asc",
+    SortOrder.price_asc: "price asc (Preis auf Anfrage zuletzt), listing_id asc",
+    SortOrder.price_desc: "price desc (Preis auf Anfrage zuletzt), listing_id asc",
+    SortOrder.living_area_desc: "living_area desc (ohne Angabe zuletzt), listing_id asc",
+}
+
+
+# --- check_listing -----------------------------------------------------------------------------------------
+
+
+class CheckRule(StrEnum):
+    energy_certificate = "energy_certificate"
+    title = "title"
+    description = "description"
+    price = "price"
+    living_area = "living_area"
+    rooms = "rooms"
+    photos = "photos"
+    price_plausibility = "price_plausibility"
+
+
+class Verdict(StrEnum):
+    ok = "ok"
+    failed = "failed"
+    not_checkable = "not_checkable"
+
+
+MIN_DESCRIPTION_CHARS = 200
+MIN_COMPARABLES = 5
+PLAUSIBLE_RATIO = (0.5, 2.0)
+
+
+class RuleResult(ContractModel):
+    rule: Annotated[CheckRule, Label("Regel")]
+    rule_label: str = Field(description="Name der Regel, deutsch.")
+    verdict: Annotated[Verdict, Label("Urteil")] = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
+    verdict_label: str
+    blocking: Annotated[bool, Label("Pflichtregel")] = Field(description="true: die Regel entscheidet über publishable; false: nur ein Hinweis.")
+    message: Annotated[str, Label("Befund")] = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
+
+
+class PriceComparison(ContractModel):
+    """The comparison behind the price plausibility verdict."""
+
+    price_per_sqm: Annotated[float, Label("€/m²")] = Field(description="Preis je m² Wohnfläche dieses Objekts.")
+    median_price_per_sqm: Annotated[float, Label("Median €/m² der Vergleichsobjekte")] = Field(description="Median der Vergleichsobjekte.")
+    ratio: Annotated[float, Label("Verhältnis")] = Field(description="price_per_sqm / median_price_per_sqm; plausibel von 0,5 bis 2.")
+    comparables: Annotated[int, Label("Vergleichsobjekte")] = Field(description="Zahl der Vergleichsobjekte (veröffentlicht, gleiche Vermarktungs- und Objektart, gleicher Ort).")
+    price_on_request_excluded: Annotated[int, Label("ohne Preis, nicht verwendet")] = Field(description="Sonst passende Inserate ohne Preis (Preis auf Anfrage), nicht verwendet.")
+    living_area_unknown_excluded: Annotated[int, Label("ohne Wohnfläche, nicht verwendet")] = Field(description="Sonst passende Inserate ohne Wohnfläche, nicht verwendet.")
+
+
+class CheckListingInput(ContractModel):
+    listing_id: ListingId
+
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
+
+
+class CheckListingOutput(ContractModel):
+    listing_id: Annotated[str, Label("Inserat")]
+    title: Annotated[str, Label("Titel")]
+    status: Annotated[ListingStatus, Label("Status")]
+    status_label: str
+    publishable: Annotated[bool, Label("veröffentlichbar")] = Field(description="true, wenn jede Regel mit blocking = true ok ist.")
+    summary: Annotated[str, Label("Inhalt")] = Field(description="Deutsch: das Ergebnis in einem Satz.")
+    rules: Annotated[list[RuleResult], Label("Regeln")] = Field(description="Ein Urteil je Regel, immer alle Regeln in fester Reihenfolge.")
+    price_comparison: Annotated[PriceComparison | Absent, Label("Preisvergleich")]
+    checked_at: Annotated[dt.datetime, Label("geprüft")]
+    freshness: Annotated[Freshness, NOT_IN_TEXT]
+
+
+# --- search_listings (office stock) -------------------------------------------------------------------------
+
+
+class StockFilters(CatalogFilters):
+    statuses: list[StatusInput] | None = Field(  # type: ignore[valid-type]
+        default=None,
+        description=(
+            "Status: draft (Entwurf), published (veröffentlicht), reserved (reserviert), sold (verkauft), let "
+            "(vermietet), withdrawn (zurückgezogen). Weggelassen: alle Status."
+        ),
+    )
+
+
+class SearchStockInput(StockFilters):
+    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
+    sort: SortOrder = Field(
+        default=SortOrder.newest,
+        description=(
+            "Reihenfolge; newest nach Veröffentlichung (nie veröffentlichte Entwürfe zuletzt). Bei Gleichstand "
+            "entscheidet immer die Inseratsnummer (aufsteigend), die Ordnung ist total."
+        ),
+    )
+    limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
+    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+
+
+class StockListing(ListingSummary):
+    resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
+        description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
+    )
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    status: Annotated[ListingStatus, Label("Status")]
+    status_label: str
+    created_at: Annotated[dt.datetime, Label("vom")]
+    updated_at: Annotated[dt.datetime, Label("aktualisiert")]
+
+
+SearchStockOutput = ListResult[StockListing]
+
+
+# --- get_listing ----------------------------------------------------------------------------------------------
+
+
+class GetStockListingInput(ContractModel):
+    listing_id: ListingId
+
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
+
+
+class StatusChangeEntry(ContractModel):
+    old_status: Annotated[ListingStatus | None, Label("von")] = Field(description="null: beim Anlegen.")
+    new_status: Annotated[ListingStatus, Label("nach")]
+    label: Annotated[str, Label("Status")] = Field(description="Deutsch, z. B. 'Entwurf → veröffentlicht'.")
+    changed_at: Annotated[dt.datetime, Label("geändert")]
+    changed_by: Annotated[str | Absent, Label("durch")] = Field(description="Name des Büromitglieds; fehlt bei Änderungen durch Import oder System.")
+
+
+class InquiryRef(ContractModel):
+    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Anfragenummer für get_inquiry, z. B. I-000012.")
+    status: Annotated[InquiryStatus, Label("Status")]
+    status_label: str
+    created_at: Annotated[dt.datetime, Label("vom")]
+    last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
+
+
+class ListingInquiries(ContractModel):
+    total: Annotated[int, Label("Gesamt")] = Field(description="Alle Anfragen zu diesem Objekt.")
+    open: Annotated[int, Label("offen")] = Field(description="Davon offen (warten auf eine Antwort des Büros).")
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")] = Field(description="false: latest zeigt nur die neuesten; search_inquiries mit listing_id zeigt alle.")
+    latest: Annotated[list[InquiryRef], Label("neueste")] = Field(description="Die neuesten zuerst (Eingang absteigend, dann Nummer).")
+
+
+class OpenDraft(ContractModel):
+    confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
+    kind: Annotated[str, Label("Art")] = Field(description="send_reply, decide_proposal, …")
+    kind_label: str
+    subject_ref: Annotated[str, Label("betrifft")] = Field(description="Die Anfrage oder der Vorschlag, auf die sie wirkt.")
+    summary: Annotated[str, Label("Inhalt")]
+    created_at: Annotated[dt.datetime, Label("vom")]
+    expires_at: Annotated[dt.datetime, Label("gültig bis")]
+    expired: Annotated[bool, Label("abgelaufen")] = Field(description="true: abgelaufen, ein Klick führt sie nicht mehr aus.")
+
+
+class OpenDrafts(ContractModel):
+    total: Annotated[int, Label("Gesamt")]
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[OpenDraft], Label("Einträge")] = Field(description="Die ältesten zuerst.")
+
+
+class ProposalRef(ContractModel):
+    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer, z. B. P-000007.")
+    status: Annotated[ProposalStatus, Label("Status")]
+    status_label: str
+    created_at: Annotated[dt.datetime, Label("vom")]
+    decided_at: Annotated[dt.datetime | None, Label("entschieden")]
+
+
+class ListingProposals(ContractModel):
+    total: Annotated[int, Label("Gesamt")]
+    open: Annotated[int, Label("offen")]
+    shown: Annotated[int, Label("gezeigt")]
+    all_shown: Annotated[bool, Label("alle gezeigt")]
+    items: Annotated[list[ProposalRef], Label("Einträge")] = Field(description="Die neuesten zuerst.")
+
+
+class StockListingDetail(ListingDetail):
+    resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
+        description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
+    )
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    status_label: str
+    address_published: Annotated[bool, Label("Adresse im Exposé veröffentlicht")] = Field(
+        description="true: die genaue Adresse steht im öffentlichen Exposé; false: Suchende sehen sie erst auf Anfrage. Hier steht sie immer."
+    )
+    created_at: Annotated[dt.datetime, Label("vom")]
+    status_history: Annotated[list[StatusChangeEntry] | Absent, Label("Statusverlauf")] = Field(description="Statusverlauf, älteste Änderung zuerst.")
+    inquiries: Annotated[ListingInquiries, Label("Anfragen")]
+    open_drafts: Annotated[OpenDrafts, Label("Offene Entwürfe")] = Field(description="Wartende Bestätigungen zu Anfragen und Vorschlägen dieses Objekts.")
+    check: Annotated[CheckListingOutput, Label("Prüfung")] = Field(description="Ergebnis von check_listing für dieses Objekt.")
+    proposals: Annotated[ListingProposals, Label("Vorschläge")]
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="search_listings",
+        title="Bestand durchsuchen",
+        description=(
+            "Durchsucht den eigenen Bestand des Büros in jedem Status (Entwurf, veröffentlicht, reserviert, verkauft, "
+            "vermietet, zurückgezogen) mit denselben Filtern und derselben Volltext-Syntax wie die öffentliche Suche: "
+            "Vermarktungsart, Objektart, Ort, PLZ, Umkreis, Preis, Wohnfläche, Zimmer, Ausstattung, dazu statuses. Ein "
+            "weggelassener Filter heißt: alles davon (statuses weggelassen: alle Status); die ausgeführte Anfrage steht "
+            "unter request. Nur Objekte des eigenen Büros, nie die anderer Büros. Die Reihenfolge ist total "
+            "(sort_key); solange completeness.complete false ist und next_cursor gesetzt, mit denselben Argumenten "
+            "und cursor weiterblättern. Findet die Suche nichts, stehen dort die ausgeführte Anfrage, ein nächster "
+            "Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst. Ob es ein "
+            "Objekt im Bestand nicht gibt, folgt erst aus einer leeren Antwort mit complete true. Volltext-Syntax: "
+            "Wörter mit Leerzeichen müssen alle vorkommen; \"…\" sucht eine Phrase; Balk* einen Wortanfang (mind. 3 "
+            "Zeichen); -Wort schließt aus; ganze Wörter, Groß-/Kleinschreibung egal."
+        ),
+        input_model=SearchStockInput,
+        output_model=SearchStockOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+    ToolSpec(
+        name="get_listing",
+        title="Objekt abrufen",
+        description=(
+            "Ein Objekt des eigenen Bestands (jeder Status) mit allem für die nächste Entscheidung: die Daten wie im "
+            "Exposé, aber mit der genauen Adresse; den Statusverlauf; die Anfragen dazu (Anzahl, offene, die neuesten "
+            "mit Nummer für get_inquiry); wartende Bestätigungen zu diesen Anfragen und Vorschlägen; das Ergebnis von "
+            "check_listing (kann es veröffentlicht werden, und was fehlt); die Vorschläge. Fehlende Werte sagen, warum "
+            "sie fehlen. listing_id ist die Inseratsnummer, z. B. A-0000042. Ein Objekt, das nicht zum Bestand des "
+            "Büros gehört, gibt es für dieses Werkzeug nicht (NOT_FOUND)."
+        ),
+        input_model=GetStockListingInput,
+        output_model=StockListingDetail,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+    ToolSpec(
+        name="check_listing",
+        title="Objekt prüfen",
+        description=(
+            "Prüft, ob ein Objekt des eigenen Bestands veröffentlicht werden kann, und gibt je Regel ein Urteil (ok, "
+            "failed, not_checkable) mit einem deutschen Satz. Regeln, die über publishable entscheiden: Energieausweis "
+            "nach GEG §87 (bei 'liegt vor' müssen Ausweisart, Kennwert, Energieträger, Baujahr, bei Wohngebäuden die "
+            "Effizienzklasse und das Gültigkeitsdatum angegeben und der Ausweis nicht abgelaufen sein; 'liegt zur "
+            "Besichtigung vor' und 'keine Angabe' reichen nicht; 'nicht erforderlich' gilt nur für Stellplätze, "
+            "Grundstücke und Baudenkmäler, erkannt am Wort Denkmal in Titel oder Beschreibung), Titel, Beschreibung mit "
+            "mindestens 200 Zeichen, Preis oder 'Preis auf Anfrage', Wohnfläche und Zimmer bei Wohnung und Haus, "
+            "mindestens ein Foto. Nur ein Hinweis (blocking false): Preis je m² gegen den Median veröffentlichter "
+            "Inserate gleicher Vermarktungs- und Objektart im selben Ort; außerhalb des 0,5- bis 2-fachen ist er "
+            "failed, mit weniger als 5 Vergleichsobjekten not_checkable mit Grund. Ändert nichts."
+        ),
+        input_model=CheckListingInput,
+        output_model=CheckListingOutput,
+        effect=Effect.read,
+        right=BROKER_READ,
+    ),
+]

@@ -1,4 +1,5 @@
-"""Login and consent of the built-in authorization server, as German server-rendered pages.
+"""The browser side of the built-in authorization server: its authorization endpoint, login and consent, as
+German server-rendered pages.
 
 Stateless on the server: the pending authorization request travels signed in the `anfrage` parameter,
 the login is a signed cookie. Every form carries a CSRF token bound to a cookie nonce (signed
@@ -13,10 +14,11 @@ import secrets
 from urllib.parse import quote, urlsplit
 
 import anyio.to_thread
+from mcp.server.auth.routes import AUTHORIZATION_PATH
 from sqlalchemy import func, select
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from contract.rights import ServerName
@@ -24,7 +26,7 @@ from shared.auth import tokens
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.passwords import hash_password, verify_password
-from shared.auth.server import AuthorizationServer, PendingAuthorization
+from shared.auth.server import AuthorizationServer, PendingAuthorization, ShownError
 from shared.auth.signing import Signer
 from shared.db.models import User
 from shared.web.pages import CONSENT_PATH, LOGIN_PATH, consent_page, error_page, login_page, refusal_page, secured, see_other
@@ -57,9 +59,24 @@ class SignInPages:
 
     def routes(self) -> list[BaseRoute]:
         return [
+            # No CORS on the authorization endpoint: a browser navigates there, scripts have no business calling it.
+            Route(AUTHORIZATION_PATH, endpoint=self.authorize, methods=["GET"]),
             Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
             Route(CONSENT_PATH, endpoint=self.consent, methods=["GET", "POST"]),
         ]
+
+    async def authorize(self, request: Request) -> Response:
+        """Where the client sends the browser: on to login and consent, or the refusal."""
+        checked = await self.server.check_request(request.query_params)
+        if isinstance(checked, ShownError):
+            return error_page(checked.title, checked.message)
+        if isinstance(checked, PendingAuthorization):
+            return RedirectResponse(
+                f"{CONSENT_PATH}?anfrage={quote(self.server.seal(checked))}",
+                status_code=303,
+                headers={"Cache-Control": "no-store"},
+            )
+        return checked
 
     async def login(self, request: Request) -> Response:
         form = await request.form() if request.method == "POST" else None

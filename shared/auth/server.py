@@ -198,7 +198,7 @@ class AuthorizationServer:
         form = await request.form()
         client = await self.clients.authenticate(form, request.headers.get("authorization"))
         if client is None:
-            return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
+            return _client_refused()
         grant_type = _text(form, "grant_type")
         if grant_type not in ("authorization_code", "refresh_token"):
             return _token_error("unsupported_grant_type", "Unterstützt: authorization_code und refresh_token.")
@@ -253,7 +253,7 @@ class AuthorizationServer:
         form = await request.form()
         client = await self.clients.authenticate(form, request.headers.get("authorization"))
         if client is None:
-            return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
+            return _client_refused()
         token = _text(form, "token")
         if not token:
             return _token_error("invalid_request", "token ist Pflicht.")
@@ -294,6 +294,10 @@ def _api(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
 def _text(form: FormData, key: str) -> str | None:
     value = form.get(key)
     return value if isinstance(value, str) and value else None
+
+
+def _client_refused() -> Response:
+    return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
 
 
 def _token_error(error: str, description: str, status: int = 400) -> Response:

@@ -7,7 +7,7 @@ import random
 
 from contract.vocabulary import EnergyStatus, PropertyType
 from shared.demo.clock import DEMO_NOW
-from shared.demo.listings.shapes import Building
+from shared.demo.listings.shapes import ListingShape
 from shared.demo.randomness import Weighted
 from shared.demo.rows import Row
 
@@ -21,9 +21,9 @@ _ENERGY_BY_ERA = ((1919, 220), (1949, 200), (1979, 170), (1995, 135), (2009, 100
 _ENERGY_NEW_BUILD = 38
 
 
-def draw_energy(rng: random.Random, property_type: PropertyType, building: Building) -> Row:
+def draw_energy(rng: random.Random, shape: ListingShape) -> Row:
     row: Row = {
-        "energy_status": building.energy_status.value,
+        "energy_status": shape.building.energy_status.value,
         "energy_certificate_type": None,
         "energy_value": None,
         "energy_class": None,
@@ -31,11 +31,11 @@ def draw_energy(rng: random.Random, property_type: PropertyType, building: Build
         "energy_year_built": None,
         "energy_valid_until": None,
     }
-    if building.energy_status != EnergyStatus.present or building.year_built is None:
+    if shape.building.energy_status != EnergyStatus.present or shape.building.year_built is None:
         return row
-    year = building.year_built
+    year = shape.building.year_built
     typical = next((value for limit, value in _ENERGY_BY_ERA if year < limit), _ENERGY_NEW_BUILD)
-    renovated = 0.75 if building.condition in ("saniert", "modernisiert") else 1.0
+    renovated = 0.75 if shape.building.condition in ("saniert", "modernisiert") else 1.0
     value = round(min(260.0, max(25.0, typical * renovated * rng.uniform(0.8, 1.2))), 1)
     if year >= 2015:
         carrier = _ENERGY_CARRIERS_NEW.pick(rng)
@@ -58,7 +58,7 @@ def draw_energy(rng: random.Random, property_type: PropertyType, building: Build
         energy_certificate_type="demand" if year >= 2009 or rng.random() < 0.5 else "consumption",
         energy_value=value,
         # GEG efficiency classes exist for residential buildings only.
-        energy_class=None if property_type == PropertyType.commercial else _energy_class(value),
+        energy_class=None if shape.property_type == PropertyType.commercial else _energy_class(value),
         energy_carrier=carrier,
         energy_year_built=year,
         energy_valid_until=max(valid_until, earliest),

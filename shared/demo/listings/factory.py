@@ -16,7 +16,7 @@ from shared.catalog.text import normalise
 from shared.demo.clock import DEMO_NOW
 from shared.demo.listings.energy import draw_energy
 from shared.demo.listings.prices import draw_prices
-from shared.demo.listings.shapes import Building, Layout, dwelling_units
+from shared.demo.listings.shapes import Building, Layout, ListingShape, dwelling_units
 from shared.demo.listings.tables import (
     APARTMENT_FLOORS,
     APARTMENT_ROOMS,
@@ -66,6 +66,7 @@ class ListingFactory:
         layout = self._layout(property_type, subtype, building)
         features = self._features(property_type, subtype, marketing, layout, building)
         district = rng.choice(place.districts)
+        shape = ListingShape(property_type, subtype, marketing, building, layout, features, place, district)
         ref = f"A-{listing_id:07d}"
         office_id = rng.choice(self.offices_by_place.get(place.name) or self.offices_by_state[place.state])
         return (
@@ -77,12 +78,10 @@ class ListingFactory:
                 "marketing_type": marketing.value,
                 "property_type": property_type.value,
                 "property_subtype": subtype,
-                "title": title(rng, property_type, subtype, layout, building, features, place, district),
-                "description": description(
-                    rng, property_type, subtype, marketing, layout, building, features, place, district
-                ),
+                "title": title(rng, shape),
+                "description": description(rng, shape),
                 **self._address(place, district),
-                **draw_prices(rng, property_type, subtype, marketing, layout, building, place),
+                **draw_prices(rng, shape),
                 "living_area": layout.living_area,
                 "plot_area": layout.plot_area,
                 "rooms": layout.rooms,
@@ -91,7 +90,7 @@ class ListingFactory:
                 "floor": layout.floor,
                 "year_built": building.year_built,
                 "condition": building.condition,
-                **draw_energy(rng, property_type, building),
+                **draw_energy(rng, shape),
                 "photos": self._photos(property_type, ref),
                 **self._availability(),
             },

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from contract.vocabulary import MarketingType, PropertyType
-from shared.demo.listings.shapes import Building, Layout
+from shared.demo.listings.shapes import ListingShape
 from shared.demo.places import DEMO_PLACES, DemoPlace
 from shared.demo.randomness import Weighted
 from shared.demo.rows import Row
@@ -33,40 +33,32 @@ _COMMERCIAL_RENT_COMMISSION = Weighted(
 _DEPOSITS = Weighted({"3 Nettokaltmieten": 75, "2 Nettokaltmieten": 15, "3 Monatsmieten (kalt)": 10})
 
 
-def draw_prices(
-    rng: random.Random,
-    property_type: PropertyType,
-    subtype: str,
-    marketing: MarketingType,
-    layout: Layout,
-    building: Building,
-    place: DemoPlace,
-) -> Row:
+def draw_prices(rng: random.Random, shape: ListingShape) -> Row:
     noise = rng.uniform(0.8, 1.25)
-    factor = _PRICE_FACTORS.get(subtype, 1.0) * (1.1 if (building.year_built or 0) >= 2020 else 1.0)
-    area = layout.living_area or 0.0
-    buy = marketing == MarketingType.buy
-    if property_type == PropertyType.land:
-        amount = (layout.plot_area or 0.0) * _land_price_per_sqm(place) * noise
-    elif property_type == PropertyType.parking:
-        buy_factor, rent_factor = _PARKING_PRICE_FACTORS[subtype]
-        amount = (place.buy_per_sqm * buy_factor if buy else place.rent_per_sqm * rent_factor) * noise
+    factor = _PRICE_FACTORS.get(shape.subtype, 1.0) * (1.1 if (shape.building.year_built or 0) >= 2020 else 1.0)
+    area = shape.layout.living_area or 0.0
+    buy = shape.marketing == MarketingType.buy
+    if shape.property_type == PropertyType.land:
+        amount = (shape.layout.plot_area or 0.0) * _land_price_per_sqm(shape.place) * noise
+    elif shape.property_type == PropertyType.parking:
+        buy_factor, rent_factor = _PARKING_PRICE_FACTORS[shape.subtype]
+        amount = (shape.place.buy_per_sqm * buy_factor if buy else shape.place.rent_per_sqm * rent_factor) * noise
     else:
-        amount = area * (place.buy_per_sqm if buy else place.rent_per_sqm) * factor * noise
+        amount = area * (shape.place.buy_per_sqm if buy else shape.place.rent_per_sqm) * factor * noise
     on_request = rng.random() < 0.03
     price = None if on_request else float(round(amount, -3 if buy else -1))
 
     service_charges = heating_costs = None
     deposit = None
-    commercial = property_type == PropertyType.commercial
+    commercial = shape.property_type == PropertyType.commercial
     if buy:
-        if property_type == PropertyType.apartment:
+        if shape.property_type == PropertyType.apartment:
             service_charges = float(round(area * rng.uniform(2.8, 4.5)))
-        elif subtype == "Tiefgaragenstellplatz":
+        elif shape.subtype == "Tiefgaragenstellplatz":
             service_charges = float(rng.randint(15, 35))
         commission, percent = (_COMMERCIAL_BUY_COMMISSION if commercial else _BUY_COMMISSION).pick(rng)
     else:
-        if property_type in (PropertyType.apartment, PropertyType.house):
+        if shape.property_type in (PropertyType.apartment, PropertyType.house):
             service_charges = float(round(area * rng.uniform(1.8, 3.0) / 5) * 5)
             if rng.random() < 0.8:
                 heating_costs = float(round(area * rng.uniform(0.9, 1.6) / 5) * 5)

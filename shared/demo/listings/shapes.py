@@ -1,10 +1,11 @@
-"""What a demo listing's texts and prices are drawn from: its layout and its building."""
+"""What a demo listing's texts, prices and energy certificate are drawn from: its shape."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from contract.vocabulary import EnergyStatus
+from contract.vocabulary import EnergyStatus, Feature, MarketingType, PropertyType
+from shared.demo.places import DemoPlace
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,20 @@ class Building:
     condition: str | None
     energy_status: EnergyStatus
     listed: bool  # Denkmalschutz
+
+
+@dataclass(frozen=True)
+class ListingShape:
+    """What is drawn of a listing before its texts, prices and energy certificate."""
+
+    property_type: PropertyType
+    subtype: str
+    marketing: MarketingType
+    building: Building
+    layout: Layout
+    features: list[Feature]
+    place: DemoPlace
+    district: str
 
 
 def dwelling_units(rooms: int) -> int:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from contract.vocabulary import Feature, MarketingType, PropertyType
 from shared.demo.clock import DEMO_NOW
 from shared.demo.german import de_number
-from shared.demo.listings.shapes import Building, Layout, dwelling_units
-from shared.demo.places import DemoPlace, in_district
+from shared.demo.listings.shapes import ListingShape, dwelling_units
+from shared.demo.places import in_district
 
 # Grammatical gender of the nouns in titles: f(eminine), n(euter), m(asculine).
 _NOUN_GENDER = {
@@ -90,112 +90,87 @@ _BUILDING_PHRASES = (
 _NEW_BUILDING_PHRASE = "eines modernen Neubaus von {year}"
 
 
-def title(
-    rng: random.Random,
-    property_type: PropertyType,
-    subtype: str,
-    layout: Layout,
-    building: Building,
-    features: list[Feature],
-    place: DemoPlace,
-    district: str,
-) -> str:
-    where = in_district(district) if rng.random() < 0.6 else f"in {place.name}"
-    highlight = next((f for f in features if f in _TITLE_FEATURES and rng.random() < 0.6), None)
-    extra = f" mit {rng.choice(_title_words(highlight, subtype))}" if highlight else ""
-    modern = (building.year_built or 0) >= _MODERN_SINCE
+def title(rng: random.Random, shape: ListingShape) -> str:
+    where = in_district(shape.district) if rng.random() < 0.6 else f"in {shape.place.name}"
+    highlight = next((f for f in shape.features if f in _TITLE_FEATURES and rng.random() < 0.6), None)
+    extra = f" mit {rng.choice(_title_words(highlight, shape.subtype))}" if highlight else ""
+    modern = (shape.building.year_built or 0) >= _MODERN_SINCE
     adjective = rng.choice(_ADJECTIVES if modern else _ADJECTIVES_EXISTING)
-    match property_type:
+    match shape.property_type:
         case PropertyType.apartment:
-            noun = "Wohnung" if subtype == "Etagenwohnung" else subtype
-            if noun == "Wohnung" and (building.year_built or 9999) < 1919:
+            noun = "Wohnung" if shape.subtype == "Etagenwohnung" else shape.subtype
+            if noun == "Wohnung" and (shape.building.year_built or 9999) < 1919:
                 noun = "Altbauwohnung"
-            rooms = de_number(layout.rooms or 1)
+            rooms = de_number(shape.layout.rooms or 1)
             return f"{adjective[_NOUN_GENDER[noun]]} {rooms}-Zimmer-{noun}{extra} {where}"
         case PropertyType.house:
-            if subtype == "Mehrfamilienhaus":
-                return f"Mehrfamilienhaus mit {dwelling_units(int(layout.rooms or 0))} Wohneinheiten {where}"
-            return f"{adjective[_NOUN_GENDER[subtype]]} {subtype}{extra} {where}"
+            if shape.subtype == "Mehrfamilienhaus":
+                return f"Mehrfamilienhaus mit {dwelling_units(int(shape.layout.rooms or 0))} Wohneinheiten {where}"
+            return f"{adjective[_NOUN_GENDER[shape.subtype]]} {shape.subtype}{extra} {where}"
         case PropertyType.land:
             return rng.choice(
                 (
-                    f"Erschlossenes Baugrundstück mit {de_number(layout.plot_area or 0)} m² {where}",
+                    f"Erschlossenes Baugrundstück mit {de_number(shape.layout.plot_area or 0)} m² {where}",
                     f"Sonniges Baugrundstück in ruhiger Lage {where}",
                     f"Baugrundstück für Ihr Einfamilienhaus {where}",
                 )
             )
         case PropertyType.commercial:
-            area = de_number(layout.living_area or 0)
-            if subtype == "Büro":
+            area = de_number(shape.layout.living_area or 0)
+            if shape.subtype == "Büro":
                 return rng.choice((f"Moderne Bürofläche mit {area} m² {where}", f"Helle Büroetage {where}"))
             return rng.choice(
                 (f"Ladenlokal in frequentierter Lage {where}", f"Ladenfläche mit Schaufensterfront {where}")
             )
         case PropertyType.parking:
-            return f"Tiefgaragenstellplatz {where}" if subtype == "Tiefgaragenstellplatz" else f"Einzelgarage {where}"
+            garage = "Tiefgaragenstellplatz" if shape.subtype == "Tiefgaragenstellplatz" else "Einzelgarage"
+            return f"{garage} {where}"
 
 
-def description(
-    rng: random.Random,
-    property_type: PropertyType,
-    subtype: str,
-    marketing: MarketingType,
-    layout: Layout,
-    building: Building,
-    features: list[Feature],
-    place: DemoPlace,
-    district: str,
-) -> str:
-    sentences = [_introduction(rng, property_type, subtype, layout, building, place, district)]
-    phrases = [rng.choice(_description_words(f, subtype)) for f in features if f in _DESCRIPTION_FEATURES]
-    if property_type in (PropertyType.apartment, PropertyType.house) and rng.random() < 0.6:
-        old = (building.year_built or 9999) < 1919
+def description(rng: random.Random, shape: ListingShape) -> str:
+    sentences = [_introduction(rng, shape)]
+    phrases = [rng.choice(_description_words(f, shape.subtype)) for f in shape.features if f in _DESCRIPTION_FEATURES]
+    if shape.property_type in (PropertyType.apartment, PropertyType.house) and rng.random() < 0.6:
+        old = (shape.building.year_built or 9999) < 1919
         phrases.append(rng.choice(_FLOORINGS_OLD if old else _FLOORINGS))
     if phrases:
         singular, plural = rng.choice(_FEATURE_LEADS)
         sentences.append(f"{singular if len(phrases) == 1 else plural} {_join(phrases)}.")
-    if building.listed:
+    if shape.building.listed:
         sentences.append("Das Gebäude steht unter Denkmalschutz.")
-    if Feature.pets_allowed in features:
+    if Feature.pets_allowed in shape.features:
         sentences.append("Haustiere sind nach Absprache willkommen.")
     if len(sentences) < 4:
         location = rng.choice(_LOCATION_SENTENCES)
-        sentences.append(location.format(district=district, in_district=in_district(district), city=place.name))
+        district = shape.district
+        sentences.append(location.format(district=district, in_district=in_district(district), city=shape.place.name))
     if len(sentences) < 4 and rng.random() < 0.5:
-        sentences.append(rng.choice(_CLOSING_BUY if marketing == MarketingType.buy else _CLOSING_RENT))
+        sentences.append(rng.choice(_CLOSING_BUY if shape.marketing == MarketingType.buy else _CLOSING_RENT))
     return " ".join(sentences)
 
 
-def _introduction(
-    rng: random.Random,
-    property_type: PropertyType,
-    subtype: str,
-    layout: Layout,
-    building: Building,
-    place: DemoPlace,
-    district: str,
-) -> str:
-    area = de_number(layout.living_area or 0)
-    plot = de_number(layout.plot_area or 0)
-    where = in_district(district)
-    match property_type:
+def _introduction(rng: random.Random, shape: ListingShape) -> str:
+    area = de_number(shape.layout.living_area or 0)
+    plot = de_number(shape.layout.plot_area or 0)
+    where = in_district(shape.district)
+    match shape.property_type:
         case PropertyType.apartment:
-            year = building.year_built or DEMO_NOW.year
+            year = shape.building.year_built or DEMO_NOW.year
             phrase = next((p for limit, p in _BUILDING_PHRASES if year < limit), _NEW_BUILDING_PHRASE)
             building_phrase = phrase.format(year=year, decade=year // 10 * 10)
-            floor = _floor_label(layout.floor or 0, subtype)
-            noun = subtype if subtype in ("Maisonette", "Penthouse") else "Wohnung"
+            floor = _floor_label(shape.layout.floor or 0, shape.subtype)
+            noun = shape.subtype if shape.subtype in ("Maisonette", "Penthouse") else "Wohnung"
             adjective = rng.choice(_ADJECTIVES_EXISTING)["weak"]
-            rooms = de_number(layout.rooms or 1)
+            rooms = de_number(shape.layout.rooms or 1)
             return (
                 f"{_DEMONSTRATIVES[_NOUN_GENDER[noun]]} {adjective} {rooms}-Zimmer-{noun} im {floor} "
                 f"{building_phrase} {where} bietet rund {area} m² Wohnfläche."
             )
         case PropertyType.house:
-            year = f", Baujahr {building.year_built}," if building.year_built else ""
+            year = f", Baujahr {shape.building.year_built}," if shape.building.year_built else ""
             return (
-                f"{_DEMONSTRATIVES[_NOUN_GENDER[subtype]]} {subtype} {where}{year} bietet auf rund {area} m² "
-                f"Wohnfläche {layout.rooms:.0f} Zimmer und steht auf einem {plot} m² großen Grundstück."
+                f"{_DEMONSTRATIVES[_NOUN_GENDER[shape.subtype]]} {shape.subtype} {where}{year} bietet auf rund "
+                f"{area} m² Wohnfläche {shape.layout.rooms:.0f} Zimmer und steht auf einem {plot} m² großen Grundstück."
             )
         case PropertyType.land:
             return rng.choice(
@@ -206,17 +181,17 @@ def _introduction(
                 )
             )
         case PropertyType.commercial:
-            if subtype == "Büro":
+            if shape.subtype == "Büro":
                 return (
-                    f"Die Bürofläche mit rund {area} m² im {_floor_label(layout.floor or 0, subtype)} gliedert "
-                    f"sich in {layout.rooms:.0f} Räume, eine Teeküche und getrennte Sanitärbereiche."
+                    f"Die Bürofläche mit rund {area} m² im {_floor_label(shape.layout.floor or 0, shape.subtype)} "
+                    f"gliedert sich in {shape.layout.rooms:.0f} Räume, eine Teeküche und getrennte Sanitärbereiche."
                 )
             return (
                 f"Das Ladenlokal mit rund {area} m² Verkaufsfläche besticht durch eine große Schaufensterfront "
                 f"in frequentierter Lage {where}."
             )
         case PropertyType.parking:
-            if subtype == "Tiefgaragenstellplatz":
+            if shape.subtype == "Tiefgaragenstellplatz":
                 return (
                     f"Angeboten wird ein Tiefgaragenstellplatz in einer gepflegten Wohnanlage {where}; "
                     "die Zufahrt erfolgt bequem über ein elektrisches Rolltor."

@@ -47,10 +47,6 @@ KM_PER_DEGREE_LAT = 110.574
 KM_PER_DEGREE_LON_EQUATOR = 111.320
 
 
-def _utc(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
-
 def _seeded(path: Path, listings: int, seed: int = 7) -> tuple[Engine, SeedSummary]:
     engine = make_engine(f"sqlite:///{path}")
     upgrade(engine)
@@ -117,7 +113,7 @@ def test_every_office_has_an_owner_and_staff_and_seekers_are_plausible(engine: E
     assert len({u.email for u in users.values()}) == len(users)
     assert all(re.fullmatch(r"[a-z0-9.\-]+@(example\.org|example\.com|athaus-demo\.example)", u.email) for u in seekers)
     assert 0.2 < sum(u.phone is not None for u in seekers) / len(seekers) < 0.8
-    assert all(_utc(u.created_at) < DEMO_NOW for u in users.values())
+    assert all(u.created_at < DEMO_NOW for u in users.values())
     # One hash per distinct password, shared by all users with it (hashing is the expensive part).
     assert len({u.password_hash for u in users.values()}) == 2
 
@@ -128,9 +124,9 @@ def test_every_office_has_an_owner_and_staff_and_seekers_are_plausible(engine: E
 def test_office_one_has_unanswered_inquiries_open_proposals_and_drafts(engine: Engine) -> None:
     two_days_ago = DEMO_NOW - dt.timedelta(days=2)
     inquiries = [i for i in _rows(engine, Inquiry, Inquiry.id) if i.office_id == 1]
-    stale = [i for i in inquiries if i.status == "open" and _utc(i.created_at) < two_days_ago]
+    stale = [i for i in inquiries if i.status == "open" and i.created_at < two_days_ago]
     assert len(stale) >= 5
-    assert any(i.status == "open" and _utc(i.created_at) >= two_days_ago for i in inquiries)  # new ones too
+    assert any(i.status == "open" and i.created_at >= two_days_ago for i in inquiries)  # new ones too
     proposals = [p for p in _rows(engine, Proposal, Proposal.id) if p.office_id == 1]
     assert sum(p.status == "open" for p in proposals) >= 3
 
@@ -144,10 +140,10 @@ def test_office_one_has_unanswered_inquiries_open_proposals_and_drafts(engine: E
         assert action.payload["body"].startswith("Guten Tag") and action.summary
         assert re.fullmatch(r"[0-9a-f]{64}", action.token_hash)
         if action.status == "pending":
-            assert _utc(action.expires_at) == DEMO_NOW + dt.timedelta(days=2)
+            assert action.expires_at == DEMO_NOW + dt.timedelta(days=2)
         else:
-            assert _utc(action.expires_at) < DEMO_NOW
-        assert _utc(action.created_at) <= DEMO_NOW
+            assert action.expires_at < DEMO_NOW
+        assert action.created_at <= DEMO_NOW
 
 
 # --- inquiries ---
@@ -172,13 +168,13 @@ def test_inquiries_go_to_the_office_of_their_listing_with_alternating_threads(
         listing = listings[inquiry.listing_id]
         assert inquiry.office_id == listing.office_id
         assert listing.status == "published" and users[inquiry.seeker_id].kind == "seeker"
-        created = _utc(inquiry.created_at)
-        assert DEMO_NOW - WINDOW <= created <= DEMO_NOW and created > _utc(listing.published_at)
+        created = inquiry.created_at
+        assert DEMO_NOW - WINDOW <= created <= DEMO_NOW and created > listing.published_at
         messages = threads[inquiry.id]
         assert 1 <= len(messages) <= 4
         assert [m.author for m in messages] == ["seeker", "office", "seeker", "office"][: len(messages)]
-        assert _utc(messages[0].created_at) == created
-        assert _utc(inquiry.last_message_at) == _utc(messages[-1].created_at) <= DEMO_NOW
+        assert messages[0].created_at == created
+        assert inquiry.last_message_at == messages[-1].created_at <= DEMO_NOW
         if inquiry.status == "open":
             assert len(messages) == 1
         if inquiry.status == "answered":
@@ -193,7 +189,7 @@ def test_inquiries_go_to_the_office_of_their_listing_with_alternating_threads(
         assert profile["name"] == users[inquiry.seeker_id].name and profile["email"] == users[inquiry.seeker_id].email
         assert profile["household"] and ("financing" in profile) == (listing.marketing_type == "buy")
     # Some open inquiries wait on purpose for days.
-    assert any(i.status == "open" and DEMO_NOW - _utc(i.created_at) > dt.timedelta(days=3) for i in inquiries)
+    assert any(i.status == "open" and DEMO_NOW - i.created_at > dt.timedelta(days=3) for i in inquiries)
 
 
 # --- saved searches, Treffer, proposals ---
@@ -242,7 +238,7 @@ def test_search_orders_carry_valid_catalog_filters(engine: Engine) -> None:
         assert (criteria.city is None) != (criteria.near is None) and criteria.marketing_type is not None
         assert order.user_id in seekers and order.name
         assert order.frequency in {"instant", "daily", "weekly"} and order.status in {"active", "paused", "ended"}
-        assert _utc(order.created_at) <= _utc(order.updated_at) <= DEMO_NOW
+        assert order.created_at <= order.updated_at <= DEMO_NOW
     statuses = Counter(order.status for order in orders)
     assert statuses["active"] > statuses["paused"] + statuses["ended"] > 0
     assert 0.25 < sum(order.approachable for order in orders) / len(orders) < 0.55
@@ -267,14 +263,14 @@ def test_matches_belong_to_a_search_and_fit_its_criteria(engine: Engine) -> None
         listing = listings[match.listing_id]
         assert order.status == "active" and listing.status == "published"
         assert _fits(engine, CatalogFilters.model_validate(order.criteria), listing), (match.ref, order.criteria)
-        created = _utc(match.created_at)
-        assert DEMO_NOW - WINDOW <= created <= DEMO_NOW and created >= _utc(order.created_at)
+        created = match.created_at
+        assert DEMO_NOW - WINDOW <= created <= DEMO_NOW and created >= order.created_at
         if match.kind == "price_drop":
             assert match.detail["new_price"] == listing.price < match.detail["old_price"]
         if match.kind == "status_change":
             assert match.detail == {"old_status": "reserved", "new_status": "published"}
         if match.kind == "new_listing":
-            assert _utc(listing.published_at) >= _utc(order.created_at)
+            assert listing.published_at >= order.created_at
 
 
 def test_proposals_offer_own_listings_to_approachable_searches(engine: Engine) -> None:
@@ -290,7 +286,7 @@ def test_proposals_offer_own_listings_to_approachable_searches(engine: Engine) -
         assert listing.office_id == proposal.office_id and listing.status == "published"
         assert _fits(engine, CatalogFilters.model_validate(order.criteria), listing)
         assert (proposal.decided_at is None) == (proposal.status == "open")
-        assert DEMO_NOW - WINDOW <= _utc(proposal.created_at) <= DEMO_NOW
+        assert DEMO_NOW - WINDOW <= proposal.created_at <= DEMO_NOW
 
 
 # --- valuations and status history ---
@@ -328,7 +324,7 @@ def test_offices_one_and_two_have_a_status_history(engine: Engine) -> None:
         assert (changes[0].old_status, changes[0].new_status) == (None, "draft")
         assert all(a.new_status == b.old_status for a, b in zip(changes, changes[1:], strict=False))
         assert changes[-1].new_status == listing.status
-        assert all(_utc(c.changed_at) <= DEMO_NOW for c in changes)
+        assert all(c.changed_at <= DEMO_NOW for c in changes)
 
 
 # --- the catalog stays as it was, the accounts are deterministic ---

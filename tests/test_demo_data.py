@@ -15,8 +15,7 @@ from shared.catalog.indexing import search_fields, term_rows
 from shared.db.migrate import upgrade
 from shared.db.models import CatalogState, Listing, ListingFeature, ListingTerm, Office, Place
 from shared.db.session import make_engine
-from shared.demo import DEMO_NOW, SeedSummary, seed_demo
-from shared.demo.generate import CatalogNotEmptyError
+from shared.demo import DEMO_NOW, CatalogNotEmptyError, SeedSummary, seed_demo
 from shared.demo.places import DEMO_PLACES
 
 LISTINGS = 600

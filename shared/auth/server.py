@@ -1,10 +1,15 @@
-"""The built-in OAuth 2.1 authorization server: RFC 8414 metadata, authorize, token, revocation, registration.
+"""The built-in OAuth 2.1 authorization server: RFC 8414 metadata, authorization requests, token, revocation,
+registration.
 
 From the SDK it takes the metadata model and handler, the dynamic client registration handler (RFC 7591)
-and the wire models. Authorize, token and revocation are our own: they require the RFC 8707 `resource`
+and the wire models. Authorization, token and revocation are our own: they require the RFC 8707 `resource`
 and bind everything to it, put RFC 9207 `iss` into every authorization response, accept Client ID
 Metadata Documents, rotate refresh tokens with reuse detection, and accept public clients at
-revocation, none of which the SDK handlers do. The sign-in itself is in `shared.web.consent`.
+revocation, none of which the SDK handlers do.
+
+What a browser sees is not here: `shared.web.consent` serves the authorization endpoint, the login and the
+consent page on top of this module (`check_request`, `seal`/`unseal`, `respond`), so this layer knows
+nothing of pages.
 """
 
 from __future__ import annotations
@@ -12,10 +17,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import anyio.to_thread
 from mcp.server.auth.handlers.metadata import MetadataHandler
@@ -43,7 +48,6 @@ from shared.auth.clients import ClientRegistry
 from shared.auth.signing import Signer
 from shared.db.session import Database
 from shared.settings import Settings
-from shared.web.pages import CONSENT_PATH, error_page
 
 log = logging.getLogger("athaus.oauth")
 T = TypeVar("T")
@@ -72,6 +76,15 @@ class PendingAuthorization:
     server: ServerName
     resource: str
     scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ShownError:
+    """A refused authorization request that must not go back to the client (unknown client, unregistered
+    redirect URI): the browser shows it to the person instead, in German."""
+
+    title: str
+    message: str
 
 
 class AuthorizationServer:
@@ -135,19 +148,21 @@ class AuthorizationServer:
             }
         )
 
-    async def authorize(self, request: Request) -> Response:
-        params = request.query_params
+    async def check_request(self, params: Mapping[str, str]) -> PendingAuthorization | ShownError | Response:
+        """An authorization request (code flow, PKCE S256, RFC 8707 resource) checked: the authorization to
+        sign in and consent to, an error for the browser to show, or the error response at the client's
+        registered redirect URI."""
         client_id = params.get("client_id")
         client = await self.clients.get(client_id) if client_id else None
         if client is None:
-            return error_page(
+            return ShownError(
                 "Unbekannte Anwendung",
                 "Die Anwendung, die diese Anmeldung gestartet hat, ist bei Athaus nicht bekannt. Bitte die Verbindung in der Anwendung neu einrichten.",
             )
         redirect_uri = client.redirect_uri_for(params.get("redirect_uri"))
         if redirect_uri is None:
             # Never redirect to an address the client did not register: show the error here.
-            return error_page(
+            return ShownError(
                 "Ungültige Rücksprungadresse",
                 "Die Anwendung hat eine Rücksprungadresse angegeben, die für sie nicht registriert ist. Die Anmeldung wurde abgebrochen.",
             )
@@ -169,7 +184,7 @@ class AuthorizationServer:
         unknown = [scope for scope in requested if scope not in offered]
         if unknown:
             return refuse("invalid_scope", f"Unbekannte Rechte für diesen Server: {' '.join(unknown)}")
-        pending = PendingAuthorization(
+        return PendingAuthorization(
             client_id=client.client_id,
             redirect_uri=redirect_uri,
             state=state,
@@ -178,13 +193,12 @@ class AuthorizationServer:
             resource=self.settings.resource_url(server.value),
             scopes=tuple(scope for scope in offered if scope in requested),
         )
-        return RedirectResponse(f"{CONSENT_PATH}?anfrage={quote(self.seal(pending))}", status_code=303, headers={"Cache-Control": "no-store"})
 
     async def token(self, request: Request) -> Response:
         form = await request.form()
         client = await self.clients.authenticate(form, request.headers.get("authorization"))
         if client is None:
-            return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
+            return _client_refused()
         grant_type = _text(form, "grant_type")
         if grant_type not in ("authorization_code", "refresh_token"):
             return _token_error("unsupported_grant_type", "Unterstützt: authorization_code und refresh_token.")
@@ -239,7 +253,7 @@ class AuthorizationServer:
         form = await request.form()
         client = await self.clients.authenticate(form, request.headers.get("authorization"))
         if client is None:
-            return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
+            return _client_refused()
         token = _text(form, "token")
         if not token:
             return _token_error("invalid_request", "token ist Pflicht.")
@@ -258,8 +272,6 @@ class AuthorizationServer:
                 endpoint=cors_middleware(MetadataHandler(self.metadata()).handle, ["GET", "OPTIONS"]),
                 methods=["GET", "OPTIONS"],
             ),
-            # No CORS on /authorize: a browser navigates there, scripts have no business calling it.
-            Route("/authorize", endpoint=self.authorize, methods=["GET"]),
             Route("/token", endpoint=_api(self.token), methods=["POST", "OPTIONS"]),
             Route("/revoke", endpoint=_api(self.revoke), methods=["POST", "OPTIONS"]),
             Route("/register", endpoint=_api(registration.handle), methods=["POST", "OPTIONS"]),
@@ -282,6 +294,10 @@ def _api(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
 def _text(form: FormData, key: str) -> str | None:
     value = form.get(key)
     return value if isinstance(value, str) and value else None
+
+
+def _client_refused() -> Response:
+    return _token_error("invalid_client", "Die Anwendung konnte nicht authentifiziert werden.", status=401)
 
 
 def _token_error(error: str, description: str, status: int = 400) -> Response:

@@ -6,7 +6,10 @@ the generator derives all other prices from them. Residents (rounded) weight how
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from shared.demo.randomness import Weighted
 
 
 @dataclass(frozen=True)
@@ -327,6 +330,10 @@ DEMO_PLACES: tuple[DemoPlace, ...] = (
         2800, 8.5, 65_000, "03643",
     ),
 )
+
+# Big cities get more listings (and offices) than small towns, but not in proportion: every place should have some.
+PLACES_BY_SIZE = Weighted({place: math.sqrt(place.residents) for place in DEMO_PLACES})
+PLACE_BY_NAME = {place.name: place for place in DEMO_PLACES}
 
 
 # District names that read wrong after a bare "in" ("in der List", "auf dem Kaßberg"); the suffix rule does the rest.

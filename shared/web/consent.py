@@ -1,4 +1,5 @@
-"""Login and consent of the built-in authorization server, as German server-rendered pages.
+"""The browser side of the built-in authorization server: its authorization endpoint, login and consent, as
+German server-rendered pages.
 
 Stateless on the server: the pending authorization request travels signed in the `anfrage` parameter,
 the login is a signed cookie. Every form carries a CSRF token bound to a cookie nonce (signed
@@ -10,13 +11,15 @@ from __future__ import annotations
 import functools
 import hmac
 import secrets
-from urllib.parse import quote, urlsplit
+from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import anyio.to_thread
+from mcp.server.auth.routes import AUTHORIZATION_PATH
 from sqlalchemy import func, select
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from contract.rights import ServerName
@@ -24,10 +27,20 @@ from shared.auth import tokens
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.passwords import hash_password, verify_password
-from shared.auth.server import AuthorizationServer, PendingAuthorization
+from shared.auth.server import AuthorizationServer, PendingAuthorization, ShownError
 from shared.auth.signing import Signer
 from shared.db.models import User
-from shared.web.pages import CONSENT_PATH, LOGIN_PATH, consent_page, error_page, login_page, refusal_page, secured, see_other
+from shared.web.pages import (
+    CONSENT_PATH,
+    LOGIN_PATH,
+    carrying,
+    consent_page,
+    error_page,
+    login_page,
+    refusal_page,
+    secured,
+    see_other,
+)
 
 SESSION_COOKIE = "athaus_sitzung"
 CSRF_COOKIE = "athaus_csrf"
@@ -38,6 +51,15 @@ EXPIRED = (
     "Anmeldung abgelaufen",
     "Diese Anmeldung ist abgelaufen oder unvollständig. Bitte die Verbindung in der Anwendung erneut starten.",
 )
+
+
+@dataclass(frozen=True)
+class _Visit:
+    """A request to the login or consent page: its form (None for GET) and the authorization it works on."""
+
+    form: FormData | None
+    request_token: str
+    pending: PendingAuthorization
 
 
 @functools.cache
@@ -57,18 +79,30 @@ class SignInPages:
 
     def routes(self) -> list[BaseRoute]:
         return [
+            # No CORS on the authorization endpoint: a browser navigates there, scripts have no business calling it.
+            Route(AUTHORIZATION_PATH, endpoint=self.authorize, methods=["GET"]),
             Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
             Route(CONSENT_PATH, endpoint=self.consent, methods=["GET", "POST"]),
         ]
 
+    async def authorize(self, request: Request) -> Response:
+        """Where the client sends the browser: on to login and consent, or the refusal."""
+        checked = await self.server.check_request(request.query_params)
+        if isinstance(checked, ShownError):
+            return error_page(checked.title, checked.message)
+        if isinstance(checked, PendingAuthorization):
+            return RedirectResponse(
+                carrying(CONSENT_PATH, self.server.seal(checked)), status_code=303, headers={"Cache-Control": "no-store"}
+            )
+        return checked
+
     async def login(self, request: Request) -> Response:
-        form = await request.form() if request.method == "POST" else None
-        if form is not None and not self._csrf_valid(request, form):
-            return _csrf_refused()
-        request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
-        pending = self.server.unseal(request_token)
-        client = await self.server.clients.get(pending.client_id) if pending else None
-        if pending is None or client is None or request_token is None:
+        visit = await self._visit(request)
+        if isinstance(visit, Response):
+            return visit
+        form, request_token, pending = visit.form, visit.request_token, visit.pending
+        client = await self.server.clients.get(pending.client_id)
+        if client is None:
             return error_page(*EXPIRED)
         nonce, csrf_token = self._csrf_pair(request)
         page = functools.partial(
@@ -84,21 +118,18 @@ class SignInPages:
         user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
         if user_id is None:
             return self._with_csrf_cookie(page(email=email, failed=True), nonce)
-        response = see_other(f"{CONSENT_PATH}?anfrage={quote(request_token)}")
+        response = see_other(carrying(CONSENT_PATH, request_token))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
         return response
 
     async def consent(self, request: Request) -> Response:
-        form = await request.form() if request.method == "POST" else None
-        if form is not None and not self._csrf_valid(request, form):
-            return _csrf_refused()
-        request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
-        pending = self.server.unseal(request_token)
-        if pending is None or request_token is None:
-            return error_page(*EXPIRED)
+        visit = await self._visit(request)
+        if isinstance(visit, Response):
+            return visit
+        form, request_token, pending = visit.form, visit.request_token, visit.pending
         account = await anyio.to_thread.run_sync(self._account, self._session_user(request))
         if account is None:
-            return see_other(f"{LOGIN_PATH}?anfrage={quote(request_token)}")
+            return see_other(carrying(LOGIN_PATH, request_token))
         allowed = allowed_scopes(account, pending.server)
         if form is not None:
             chosen = [value for value in form.getlist("scope") if isinstance(value, str)]
@@ -126,6 +157,17 @@ class SignInPages:
             csrf_token=csrf_token,
         )
         return self._with_csrf_cookie(page, nonce)
+
+    async def _visit(self, request: Request) -> _Visit | Response:
+        """A POST must carry a valid CSRF token; both methods a pending authorization that is still valid."""
+        form = await request.form() if request.method == "POST" else None
+        if form is not None and not self._csrf_valid(request, form):
+            return _csrf_refused()
+        request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
+        pending = self.server.unseal(request_token)
+        if pending is None or request_token is None:
+            return error_page(*EXPIRED)
+        return _Visit(form, request_token, pending)
 
     async def _decide(
         self, pending: PendingAuthorization, account: Account, chosen: list[str], allowed: frozenset[str], decision: str | None

@@ -42,6 +42,11 @@ button.primary{background:#a0522d;color:#fff}
 """
 
 
+def carrying(path: str, request_token: str) -> str:
+    """The address of a sign-in page with the pending authorization request it works on."""
+    return f"{path}?anfrage={quote(request_token)}"
+
+
 def secured(response: Response) -> Response:
     response.headers.update(SECURITY_HEADERS)
     return response
@@ -69,7 +74,7 @@ def _hidden(csrf_token: str, request_token: str) -> str:
 
 
 def _other_account(request_token: str, user_name: str) -> str:
-    return f'<p><a href="{LOGIN_PATH}?anfrage={quote(request_token)}">Nicht {escape(user_name)}? Mit einem anderen Konto anmelden</a></p>'
+    return f'<p><a href="{escape(carrying(LOGIN_PATH, request_token))}">Nicht {escape(user_name)}? Mit einem anderen Konto anmelden</a></p>'
 
 
 def error_page(title: str, message: str, status: int = 400) -> Response:

@@ -1,0 +1,20 @@
+"""What every part of the demo accounts draws on: one random stream, the offices, the people and the listings."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from shared.demo.accounts.people import People
+from shared.demo.accounts.stock import DemoListing, Stock
+from shared.demo.offices import DemoOffice
+
+
+@dataclass
+class Ground:
+    rng: random.Random
+    offices: dict[int, DemoOffice]
+    people: People
+    stock: Stock
+    pool: list[DemoListing]  # published listings in random order, for searches and inquiries
+    office_listings: dict[int, list[DemoListing]]  # every listing of the offices 1 and 2, by id

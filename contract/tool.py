@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from contract.labels import unlabelled_fields
 from contract.rights import Right, ServerName, right_rank
+from contract.wire import compact_schema, reserved_field_names
 
 
 class Effect(StrEnum):
@@ -90,9 +91,19 @@ class ToolSpec:
         return Annotations(read_only, destructive, idempotent, open_world or self.open_world)
 
     def input_schema(self) -> dict[str, Any]:
-        return self.input_model.model_json_schema(mode="validation")
+        """The input schema as `tools/list` sends it (contract/wire.py)."""
+        return compact_schema(self.input_model, output=False)
 
     def output_schema(self) -> dict[str, Any]:
+        """The output schema as `tools/list` sends it: the shape of structuredContent (contract/wire.py)."""
+        return compact_schema(self.output_model, output=True)
+
+    def documented_input_schema(self) -> dict[str, Any]:
+        """The input model's full schema, nested objects as definitions, for the docs."""
+        return self.input_model.model_json_schema(mode="validation")
+
+    def documented_output_schema(self) -> dict[str, Any]:
+        """The output model's full schema, field descriptions included, for the docs."""
         return self.output_model.model_json_schema(mode="serialization")
 
     def security_schemes(self) -> list[dict[str, Any]]:
@@ -117,6 +128,9 @@ def _check(spec: ToolSpec, server: ServerName) -> None:
         fail(f"right {spec.right.key!r} belongs to server {spec.right.server.value!r}")
     if not spec.title or not spec.description:
         fail("title and description are required (German)")
+    reserved = reserved_field_names(spec.output_model)
+    if reserved:
+        fail(f"output fields named like the wire's own keys: {', '.join(reserved)} (see contract/wire.py)")
     unlabelled = unlabelled_fields(spec.output_model)
     if unlabelled:
         fail(f"output fields shown in the text without a German label: {', '.join(unlabelled)} (see contract/labels.py)")

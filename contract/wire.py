@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from contract.envelope import AbsenceReason
+from contract.labels import nested_models
 
 ABSENT_KEY = "absent"
 NOT_COLLECTED_KEY = "not_collected"
@@ -190,6 +191,7 @@ def compact_schema(model: type[BaseModel], *, output: bool) -> dict[str, Any]:
     kept_defs = {name: _inline(defs[name], defs, keep) for name in sorted(keep) if name in defs}
     if output:  # an inlined definition may have left an empty shape behind
         root, kept_defs = _shape(root), {name: _shape(d) for name, d in kept_defs.items()}
+        root = {"type": "object", **root}  # the 2025-11-25 schema requires it of an output schema
     if kept_defs:
         root["$defs"] = kept_defs
     return root
@@ -235,3 +237,22 @@ def compact_value(result: BaseModel) -> dict[str, Any]:
     if not_collected:
         compact[NOT_COLLECTED_KEY] = not_collected
     return compact
+
+
+def reserved_field_names(model: type[BaseModel]) -> list[str]:
+    """`Model.field` for every field reachable from `model` that is named like a key the wire adds itself."""
+    found: list[str] = []
+    seen: set[type[BaseModel]] = set()
+
+    def visit(current: type[BaseModel]) -> None:
+        if current in seen:
+            return
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            if name in RESERVED_KEYS and current.__name__ != "Absent":
+                found.append(f"{current.__name__}.{name}")
+            for nested in nested_models(info.annotation):
+                visit(nested)
+
+    visit(model)
+    return found

@@ -20,6 +20,7 @@ from shared.auth.principal import Principal
 from shared.db.models import OfficeMember
 from shared.db.session import Database
 from tests.conftest import FIXED_NOW, Caller, make_context
+from tests.wire_helpers import absence, amount
 
 RESOURCE = "http://127.0.0.1:8000/makler/mcp"
 ALL_STATUSES = ["draft", "published", "reserved", "sold", "let", "withdrawn"]
@@ -229,7 +230,7 @@ def test_situation_report_counts_equal_independent_sql(office_id: int, office: d
         if answered:
             assert figures["average_first_response_hours"] == pytest.approx(sum(answered) / len(answered), abs=0.05)
         else:
-            assert figures["average_first_response_hours"]["reason"] == "empty_in_source"
+            assert absence(report, figures, "average_first_response_hours") == "empty_in_source"
 
 
 def test_situation_report_has_something_to_show_for_office_one(office: dict[int, Caller]) -> None:
@@ -289,8 +290,8 @@ def test_stock_search_echoes_all_statuses_and_an_explicit_status_narrows(office:
     assert drafts["request"]["statuses"] == {"value": ["draft"], "source": "caller"}
     expected = {ref for (ref,) in sql(demo_db, "SELECT ref FROM listings WHERE office_id = 1 AND status = 'draft'")}
     assert {i["listing_id"] for i in drafts["items"]} == expected and drafts["total"] == len(expected) > 0
-    assert all(i["status"] == "draft" and i["published_at"]["reason"] == "empty_in_source" for i in drafts["items"])
-    assert all(i["resource_uri"]["reason"] == "empty_in_source" for i in drafts["items"])
+    assert all(i["status"] == "draft" and absence(drafts, i, "published_at") == "empty_in_source" for i in drafts["items"])
+    assert all(absence(drafts, i, "resource_uri") == "empty_in_source" for i in drafts["items"])
     assert everything["total"] > drafts["total"]
     statuses = {i["status"] for i in walk(office[1], "search_listings", {"limit": 50})}
     assert statuses - {"published"}, "other statuses than published are in the stock"
@@ -354,7 +355,7 @@ def test_get_listing_has_everything_for_the_next_decision(office: dict[int, Call
     if history:
         assert [h["new_status"] for h in result["status_history"]] == [s for (s,) in history]
     else:
-        assert result["status_history"]["reason"] == "empty_in_source"
+        assert absence(result, result, "status_history") == "empty_in_source"
     assert result["check"]["listing_id"] == ref and len(result["check"]["rules"]) == 8
     assert result["proposals"]["total"] == scalar(demo_db, "SELECT count(*) FROM proposals WHERE listing_id = :l", l=listing_id)
     drafts = scalar(
@@ -496,7 +497,7 @@ def test_price_plausibility_is_not_checkable_with_few_comparables(demo_db: Datab
     result = as_office(demo_db, office_id)("check_listing", {"listing_id": ref})
     plausibility = rule(result, "price_plausibility")
     assert plausibility["verdict"] == "not_checkable" and "mindestens 5" in plausibility["message"]
-    assert result["price_comparison"]["absent"] is True
+    assert absence(result, result, "price_comparison") is not None
 
 
 # --- estimate_value -----------------------------------------------------------------------------------------------------
@@ -520,7 +521,7 @@ def test_estimate_uses_only_published_comparables_of_the_same_kind_and_city(offi
         assert (status, city, marketing, kind) == ("published", "Berlin", "buy", "apartment")
     median = statistics.median(price / area for _, price, area in rows)
     value = result["value_range"]
-    assert value["low"]["amount"] <= median * 70 <= value["high"]["amount"]
+    assert amount(value["low"]) <= median * 70 <= amount(value["high"])
     assert value["price_per_sqm_median"] == pytest.approx(median, abs=0.01)
     excluded = scalar(
         demo_db,

@@ -12,6 +12,7 @@ from contract.broker import SERVER as BROKER_SERVER
 from contract.search import SERVER as SEARCH_SERVER
 from shared.db.models import Listing
 from tests.conftest import Caller
+from tests.wire_helpers import absence, amount
 
 ALL_PROPERTY_TYPES = ["apartment", "house", "land", "commercial", "parking"]
 
@@ -41,17 +42,17 @@ def test_include_false_returns_less(search: Caller) -> None:
     narrow = search("search_listings", {"city": "Leipzig", "limit": 5, "include": {"energy": False, "features": False}})
     assert ids(full) == ids(narrow)
     assert all("status" in item["energy"] for item in full["items"])
-    assert [item["energy"] for item in narrow["items"]] == [
-        {"absent": True, "reason": "not_collected", "note": "Nicht abgefragt; mit include.energy = true enthalten."}
-    ] * len(narrow["items"])
-    assert all(item["features"]["reason"] == "not_collected" for item in narrow["items"])
+    assert [item["energy"] for item in narrow["items"]] == [None] * len(narrow["items"])
+    assert narrow["not_collected"]["energy"] == "Nicht abgefragt; mit include.energy = true enthalten."
+    assert all(absence(narrow, item, "features") == "not_collected" for item in narrow["items"])
+    assert "not_collected" not in full or "energy" not in full["not_collected"]
     assert narrow["request"]["include"]["value"] == {"description": False, "energy": False, "features": False, "photos": False}
 
 
 def test_include_true_adds_the_part(search: Caller) -> None:
     without = search("search_listings", {"city": "Leipzig", "limit": 3})
     with_text = search("search_listings", {"city": "Leipzig", "limit": 3, "include": {"description": True}})
-    assert all(item["description"]["reason"] == "not_collected" for item in without["items"])
+    assert all(absence(without, item, "description") == "not_collected" for item in without["items"])
     assert all(isinstance(item["description"], str) and item["description"] for item in with_text["items"])
 
 
@@ -76,7 +77,7 @@ def test_non_empty_result_has_no_hint_and_no_suggestions(search: Caller) -> None
 # Rule 4: no description explains an empty result away.
 @pytest.mark.parametrize("spec", [*SEARCH_SERVER.tools, *BROKER_SERVER.tools], ids=lambda s: f"{s.right.server.value}-{s.name}")
 def test_descriptions_do_not_explain_empty_results_away(spec: Any) -> None:
-    text = (spec.description + str(spec.input_schema()) + str(spec.output_schema())).casefold()
+    text = (spec.description + str(spec.input_schema()) + str(spec.documented_output_schema())).casefold()
     for phrase in ("usually means", "likely", "wahrscheinlich", "bedeutet meist", "meistens", "vermutlich"):
         assert phrase not in text, f"{spec.name}: {phrase!r}"
 
@@ -138,7 +139,7 @@ def test_price_order_puts_price_on_request_last(search: Caller) -> None:
         if not page["completeness"]["next_cursor"]:
             break
         args["cursor"] = page["completeness"]["next_cursor"]
-    prices = [i["price"].get("amount") for i in walked]
+    prices = [amount(i["price"]) for i in walked]
     known = [p for p in prices if p is not None]
     assert known == sorted(known)
     assert prices[len(known):] == [None] * (len(prices) - len(known)), "price on request must come last"
@@ -152,13 +153,16 @@ def test_absence_says_why(search: Caller, demo_db: Any) -> None:
         hidden_address = session.scalar(select(Listing.ref).where(~Listing.address_published, Listing.status == "published").limit(1))
         at_viewing = session.scalar(select(Listing.ref).where(Listing.energy_status == "at_viewing", Listing.status == "published").limit(1))
         missing = session.scalar(select(Listing.ref).where(Listing.energy_status == "missing", Listing.status == "published").limit(1))
-    assert search("get_listing", {"listing_id": on_request})["costs"]["price"]["reason"] == "withheld"
-    address = search("get_listing", {"listing_id": hidden_address})["address"]
-    assert address["street"]["reason"] == "withheld" and address["coordinates_exact"] is False
-    assert search("get_listing", {"listing_id": at_viewing})["energy"]["energy_class"]["reason"] == "withheld"
-    assert search("get_listing", {"listing_id": missing})["energy"]["energy_value"]["reason"] == "empty_in_source"
-    summary = search("search_listings", {"query": "Balkon", "limit": 1})["items"][0]
-    assert summary["photos"]["reason"] == "not_collected"
+    priced = search("get_listing", {"listing_id": on_request})
+    assert absence(priced, priced["costs"], "price") == "withheld"
+    located = search("get_listing", {"listing_id": hidden_address})
+    assert absence(located, located["address"], "street") == "withheld" and located["address"]["coordinates_exact"] is False
+    viewing = search("get_listing", {"listing_id": at_viewing})
+    assert absence(viewing, viewing["energy"], "energy_class") == "withheld"
+    unknown = search("get_listing", {"listing_id": missing})
+    assert absence(unknown, unknown["energy"], "energy_value") == "empty_in_source"
+    page = search("search_listings", {"query": "Balkon", "limit": 1})
+    assert absence(page, page["items"][0], "photos") == "not_collected"
 
 
 # Rule 14: a filter on a value some listings do not give says how many it excluded.

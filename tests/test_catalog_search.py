@@ -13,6 +13,7 @@ from search_server.server import DEFINITION as SEARCH
 from shared.catalog.indexing import bump_revision
 from shared.db.models import Listing
 from tests.conftest import Caller, make_context
+from tests.wire_helpers import amount
 
 
 def walk(search: Caller, args: dict[str, Any]) -> tuple[list[str], int]:
@@ -97,7 +98,7 @@ def test_filters_hold_on_every_hit(search: Caller) -> None:
     assert len(ids) == total > 0
     for item in search("search_listings", args)["items"]:
         assert item["marketing_type"] == "rent" and item["city"] == "Berlin"
-        assert item["rooms"] >= 2 and item["price"]["amount"] <= 2500 and "balcony" in item["features"]
+        assert item["rooms"] >= 2 and amount(item["price"]) <= 2500 and "balcony" in item["features"]
 
 
 def test_postal_code_prefix(search: Caller) -> None:

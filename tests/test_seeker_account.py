@@ -18,6 +18,7 @@ from shared.db.models import Inquiry, InquiryMessage, Listing, Match, SearchOrde
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from tests.conftest import FIXED_NOW, Caller, make_context
+from tests.wire_helpers import absence, amount
 
 ACCOUNT_TOOLS = ["list_search_orders", "list_matches", "list_inquiries", "get_inquiry"]
 RESOURCE = "http://127.0.0.1:8000/suche/mcp"
@@ -435,9 +436,9 @@ def test_match_items_carry_kind_detail_and_the_listing(search: Caller, demo_db: 
         match_ref, detail = match.ref, dict(match.detail)
     result = search.as_(seeker(user_id))("list_matches", {"since": LONG_AGO, "kinds": ["price_drop"], "limit": 50})
     item = next(i for i in result["items"] if i["match_id"] == match_ref)
-    assert item["kind_label"] == "Preissenkung"
-    assert item["detail"]["old_price"] == {"amount": detail["old_price"], "currency": "EUR"}
-    assert item["detail"]["new_price"] == {"amount": detail["new_price"], "currency": "EUR"}
+    assert item["kind"] == "price_drop" and "kind_label" not in item  # the German label is in the text only
+    assert amount(item["detail"]["old_price"]) == detail["old_price"]
+    assert amount(item["detail"]["new_price"]) == detail["new_price"]
     assert item["detail"]["old_status"] is None and item["detail"]["proposed_by"] is None
     assert item["listing"]["listing_id"] == item["listing_id"] == listing_ref
     assert item["summary"].startswith("Preissenkung zu „")
@@ -449,8 +450,9 @@ def test_include_false_leaves_parts_of_the_listing_out(search: Caller, demo_db: 
     full = as_lena("get_inquiry", {"inquiry_id": inquiry})
     narrow = as_lena("get_inquiry", {"inquiry_id": inquiry, "include": {"energy": False, "features": False}})
     assert "status" in full["listing"]["energy"]
-    assert narrow["listing"]["energy"] == {"absent": True, "reason": "not_collected", "note": "Nicht abgefragt; mit include.energy = true enthalten."}
-    assert narrow["listing"]["features"]["reason"] == "not_collected"
+    assert narrow["listing"]["energy"] is None
+    assert narrow["not_collected"]["energy"] == "Nicht abgefragt; mit include.energy = true enthalten."
+    assert absence(narrow, narrow["listing"], "features") == "not_collected"
     wide = as_lena("get_inquiry", {"inquiry_id": inquiry, "include": {"description": True}})
     assert isinstance(wide["listing"]["description"], str)
 

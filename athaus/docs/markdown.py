@@ -141,7 +141,7 @@ def _input_rows(schema: _Schema, node: dict[str, Any]) -> list[list[str]]:
 
 
 def inputs_table(spec: ToolSpec) -> list[str]:
-    root = spec.input_schema()
+    root = spec.documented_input_schema()
     schema = _Schema(root)
     if not root.get("properties"):
         return ["**Eingaben:** keine.", ""]
@@ -165,7 +165,7 @@ def _output_rows(schema: _Schema, node: dict[str, Any], envelope: bool) -> list[
 
 
 def outputs_table(spec: ToolSpec) -> list[str]:
-    root = spec.output_schema()
+    root = spec.documented_output_schema()
     schema = _Schema(root)
     envelope = "completeness" in root.get("properties", {})
     header = ["Feld", "Typ", "kann null sein", "Beschreibung"]

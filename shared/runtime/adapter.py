@@ -26,6 +26,7 @@ from contract.envelope import Page, Tally
 from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
 from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
+from contract.wire import compact_value
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.runtime import envelope
 from shared.runtime.context import ToolContext
@@ -160,7 +161,7 @@ class ToolRunner:
             output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
             if not isinstance(output, spec.output_model):
                 raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
-            structured = output.model_dump(mode="json")
+            structured = compact_value(output)
             problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
             if problems:
                 raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
@@ -225,7 +226,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
                 raise MCPError(code=types.INVALID_PARAMS, message=failure.message, data={ERROR_META_KEY: failure.code.value}) from None
             contents = [
                 types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=render(model)),
-                types.TextResourceContents(uri=params.uri, mime_type="application/json", text=model.model_dump_json()),
+                types.TextResourceContents(uri=params.uri, mime_type="application/json", text=json.dumps(compact_value(model), ensure_ascii=False)),
             ]
             if resource.right.scope is None:
                 return types.ReadResourceResult(contents=contents)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import mcp_types as types
+import pytest
 from sqlalchemy import select
 
 from shared.db.models import Listing
@@ -61,13 +63,41 @@ def test_missing_price_is_an_input_required_result_for_eliciting_clients(search:
     assert list(asked.input_requests) == ["ask:price"]
     assert not hasattr(asked, "structured_content") and not hasattr(asked, "is_error")
 
-    answer = types.ElicitResult(action="accept", content={"price": 500000})
-    params = types.CallToolRequestParams(name="calculate_purchase_costs", arguments={"listing_id": ref}, input_responses={"ask:price": answer})
-    import anyio
-
-    answered = anyio.run(search.runner.call, params, ELICITING_CLIENT)
+    answered = answered_with(search, {"listing_id": ref}, {"ask:price": types.ElicitResult(action="accept", content={"price": 500000})})
     assert isinstance(answered, types.CallToolResult) and not answered.is_error
     assert answered.structured_content["price"] == 500000.0
+
+
+def answered_with(search: Caller, arguments: dict[str, Any], responses: dict[str, types.ElicitResult]) -> Any:
+    params = types.CallToolRequestParams(name="calculate_purchase_costs", arguments=arguments, input_responses=responses)
+    return anyio.run(search.runner.call, params, ELICITING_CLIENT)
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_a_declined_question_ends_in_one_input_required_error_not_the_same_question_again(
+    search: Caller, demo_db: Any, action: str
+) -> None:
+    ref = _price_on_request_buy(demo_db)
+    result = answered_with(search, {"listing_id": ref}, {"ask:price": types.ElicitResult(action=action)})
+    assert isinstance(result, types.CallToolResult) and result.is_error
+    assert result.meta["athaus/code"] == "INPUT_REQUIRED" and result.content[0].text.count("?") == 1
+    accepted = answered_with(search, {"listing_id": ref}, {"ask:price": types.ElicitResult(action="accept", content={"price": 1})})
+    assert isinstance(accepted, types.CallToolResult) and not accepted.is_error
+
+
+def test_an_answer_to_a_question_that_was_not_asked_is_ignored(search: Caller, demo_db: Any) -> None:
+    with demo_db.read_only() as session:
+        ref, state = session.execute(
+            select(Listing.ref, Listing.state).where(
+                Listing.marketing_type == "buy", Listing.status == "published", Listing.price.is_not(None), Listing.state != "Bayern"
+            ).limit(1)
+        ).one()
+    unasked = {"ask:state": types.ElicitResult(action="accept", content={"state": "Bayern"})}
+    result = answered_with(search, {"listing_id": ref, "contract_date": "2026-11-30"}, unasked)
+    assert isinstance(result, types.CallToolResult) and not result.is_error
+    assert result.structured_content["state"] == state
+    plain = search("calculate_purchase_costs", {"listing_id": ref, "contract_date": "2026-11-30"})
+    assert result.structured_content == plain
 
 
 def test_empty_result_is_no_question(search: Caller) -> None:

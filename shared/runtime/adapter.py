@@ -88,15 +88,13 @@ def _client_can_elicit(meta: Mapping[str, Any] | None) -> bool:
     return "elicitation" in capabilities
 
 
-def _answers(params: types.CallToolRequestParams) -> dict[str, Any]:
-    """Answers to our earlier question, keyed by the argument they fill."""
-    answers: dict[str, Any] = {}
-    for key, response in (params.input_responses or {}).items():
-        if isinstance(response, types.ElicitResult) and response.action == "accept" and response.content:
-            argument = key.removeprefix("ask:")
-            if argument in response.content:
-                answers[argument] = response.content[argument]
-    return answers
+UNANSWERED = "Die Rückfrage wurde nicht beantwortet, daher ist nichts berechnet worden. {question}"
+
+
+def _response_to(params: types.CallToolRequestParams, question: Question) -> types.ElicitResult | None:
+    """The client's response to exactly this question, if it sent one (answers to other keys are ignored)."""
+    response = (params.input_responses or {}).get(f"ask:{question.argument}")
+    return response if isinstance(response, types.ElicitResult) else None
 
 
 def _question_result(question: Question) -> types.InputRequiredResult:
@@ -129,7 +127,7 @@ class ToolRunner:
         try:
             result = missing_right(
                 spec, caller, self.context.settings.resource_metadata_url(self.definition.spec.name.value)
-            ) or await self._run(spec, {**(params.arguments or {}), **_answers(params)}, meta, replace(self.context, caller=caller))
+            ) or await self._run(spec, params, meta, replace(self.context, caller=caller))
             if isinstance(result, types.CallToolResult) and result.is_error:
                 outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
             elif isinstance(result, types.InputRequiredResult):
@@ -149,31 +147,49 @@ class ToolRunner:
             )
 
     async def _run(
-        self, spec: ToolSpec, arguments: dict[str, Any], meta: Mapping[str, Any] | None, context: ToolContext
+        self, spec: ToolSpec, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, context: ToolContext
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """Run the handler; when it asks a question the client already answered, run it once more with the answer.
+
+        An answer fills only the argument the handler asks for, and only when the handler asks: what the caller
+        sent is never overridden by an answer to a question that was not asked. A declined or cancelled
+        question ends in one INPUT_REQUIRED error, not in the same question again."""
+        arguments = dict(params.arguments or {})
         try:
-            args = spec.input_model.model_validate(arguments)
-        except ValidationError as invalid:
-            return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
-        handler = self.definition.handlers[spec.name]
-        try:
-            raw = await anyio.to_thread.run_sync(handler, args, context)
-            output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
-            if not isinstance(output, spec.output_model):
-                raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
-            structured = compact_value(output)
-            problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
-            if problems:
-                raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
+            try:
+                return await self._execute(spec, arguments, context)
+            except InputNeeded as needed:
+                response = _response_to(params, needed.question)
+                if response is None:
+                    raise
+                answer = (response.content or {}).get(needed.question.argument) if response.action == "accept" else None
+                if answer is None:
+                    return error_result(ErrorCode.INPUT_REQUIRED, UNANSWERED.format(question=needed.question.message))
+                return await self._execute(spec, {**arguments, needed.question.argument: answer}, context)
         except ToolFailure as failure:
             return error_result(failure.code, failure.message)
         except InputNeeded as needed:
-            if _client_can_elicit(meta):
+            if _client_can_elicit(meta) and _response_to(params, needed.question) is None:
                 return _question_result(needed.question)
             return error_result(ErrorCode.INPUT_REQUIRED, needed.question.message)
         except Exception:
             log.exception("tool %s failed", spec.name)
             return error_result(ErrorCode.INTERNAL, INTERNAL_MESSAGE)
+
+    async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext) -> types.CallToolResult:
+        """Validate, run the handler, build and check the result; raises what the handler raises."""
+        try:
+            args = spec.input_model.model_validate(arguments)
+        except ValidationError as invalid:
+            return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
+        raw = await anyio.to_thread.run_sync(self.definition.handlers[spec.name], args, context)
+        output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
+        if not isinstance(output, spec.output_model):
+            raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
+        structured = compact_value(output)
+        problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
+        if problems:
+            raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
         return types.CallToolResult(content=[types.TextContent(type="text", text=render(output))], structured_content=structured)
 
 

@@ -108,6 +108,7 @@ class ListResult(ContractModel, Generic[ItemT]):
     match_type: Literal["matches", "none"]
     request: dict[str, EffectiveValue] = Field(description="The request as executed, defaults included, with where each value came from.")
     sort_key: str = Field(description="The total order of the items (unique key last).")
+    sort_key_label: str | None = Field(default=None, description="The same order in German words, for the text.")
     warnings: list[ResultWarning] = Field(default_factory=list)
     freshness: Freshness
     hint: str | None = Field(default=None, description="Only on an empty result: the next step, built from this request.")
@@ -125,6 +126,7 @@ class Page(Generic[ItemT]):
     sort_key: str
     freshness: Freshness
     next_cursor: str | None = None
+    sort_key_label: str | None = None  # the order in German words, for the text
     incomplete: list[IncompleteReason] = field(default_factory=list)
     warnings: list[ResultWarning] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)

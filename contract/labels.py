@@ -1,32 +1,51 @@
-"""The German label a result text shows for an output field, declared on the field itself:
+"""The German label a result text shows for a field, declared on the field itself, with how it is written:
 
-    listing_id: Annotated[str, Label("Inserat")] = Field(description=...)
+    living_area: Annotated[float | Absent, Label("Wohnfläche", unit="m²")] = Field(description=...)
 
 `NOT_IN_TEXT` keeps a field out of the text (it stays in structuredContent). The label is metadata only: it
 never changes a JSON schema. `unlabelled_fields` names every field a text would show without a label; the
-contract refuses such a tool when it is declared.
+contract refuses such a tool when it is declared. Input fields carry labels too: the text names the request
+as executed in German.
 """
 
 from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 
+class Style(StrEnum):
+    """How a number is written: German notation by default; a year without separator ("1913"); a duration in
+    hours as hours up to two days and as days beyond ("10 Tage"); a whole number ("3.396 €/m²")."""
+
+    number = "number"
+    year = "year"
+    hours = "hours"
+    whole = "whole"
+
+
 @dataclass(frozen=True)
 class Label:
     text: str | None  # None: the field is not shown in the text
+    unit: str | None = None  # written after the value: "68,9 m²"; in a list line the unit stands for the label
+    bare: bool = False  # in a list line the value stands alone (a number, a title, a place)
+    brief: bool = True  # False: left out of list lines, shown in the details only
+    style: Style = Style.number
 
 
 NOT_IN_TEXT = Label(None)
 
+# Echoed scopes that are no input of the tool: what the login or the tool itself fixed.
+SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand"}
+
 # What the text of a list or count shows from its envelope by fixed rules, never by field labels.
 ENVELOPE_FIELDS = frozenset({"status", "completeness", "match_type", "request", "warnings", "freshness", "hint", "suggestions"})
-LIST_HEAD_FIELDS = frozenset({"returned", "total", "sort_key", "items"})
+LIST_HEAD_FIELDS = frozenset({"returned", "total", "sort_key", "sort_key_label", "items"})
 
 
 def label_of(info: FieldInfo) -> Label | None:

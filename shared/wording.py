@@ -11,9 +11,9 @@ def not_widened(what: str) -> str:
     return f"Der Server hat {what} nicht erweitert"
 
 
-NOT_WIDENED = f"{not_widened('die Anfrage')}; die ausgeführte Anfrage steht unter request."
+NOT_WIDENED = f"{not_widened('die Anfrage')}; die Antwort nennt die Anfrage, wie sie ausgeführt wurde."
 SUGGESTIONS_UNSEARCHED = (
-    "Die Vorschläge unter suggestions sind aus deiner Eingabe abgeleitet und vom Server nicht gesucht: "
+    "Die Vorschläge sind aus deiner Eingabe abgeleitet und vom Server nicht gesucht: "
     "rufe das Werkzeug damit erneut auf, wenn einer passt."
 )
 

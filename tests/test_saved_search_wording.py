@@ -82,5 +82,5 @@ def test_a_price_in_words_and_per_square_metre() -> None:
 
 
 def test_not_widened_is_one_sentence() -> None:
-    assert NOT_WIDENED == "Der Server hat die Anfrage nicht erweitert; die ausgeführte Anfrage steht unter request."
+    assert NOT_WIDENED == "Der Server hat die Anfrage nicht erweitert; die Antwort nennt die Anfrage, wie sie ausgeführt wurde."
     assert not_widened("Gebiet und Wohnfläche") == "Der Server hat Gebiet und Wohnfläche nicht erweitert"

@@ -17,6 +17,7 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from shared.runtime import render
 from tests.conftest import FIXED_NOW, Caller, make_context
 from tests.wire_helpers import absence, amount
 
@@ -35,7 +36,7 @@ def utc(value: dt.datetime) -> dt.datetime:
 
 
 def when(value: dt.datetime) -> str:
-    return value.strftime("%d.%m.%Y %H:%M UTC")
+    return render.when(value)
 
 
 def walk(caller: Caller, tool: str, args: dict[str, Any]) -> list[dict[str, Any]]:
@@ -493,7 +494,8 @@ def test_list_inquiries_says_who_wrote_last_and_whether_the_provider_replied(sea
 def test_text_is_german_and_complete_on_its_own(search: Caller, lena: int) -> None:
     result = search.as_(seeker(lena)).raw("list_matches", {})
     text = result.content[0].text
-    assert "DEFAULT_SCOPE_APPLIED" in text and "Ausgeführte Anfrage: since=" in text
+    warning = next(w for w in result.structured_content["warnings"] if w["code"] == "DEFAULT_SCOPE_APPLIED")
+    assert f"Hinweis: {warning['message']}" in text and "DEFAULT_SCOPE_APPLIED" not in text
     listed = search.as_(seeker(lena)).raw("list_matches", {"since": LONG_AGO, "limit": 1})
     assert listed.structured_content["items"][0]["summary"] in listed.content[0].text
 

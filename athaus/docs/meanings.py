@@ -52,6 +52,7 @@ ENVELOPE_FIELDS: dict[str, str] = {
     "sort_key": (
         "Die vollständige Reihenfolge der Einträge; der eindeutige Schlüssel steht zuletzt, sodass sich Seiten nie überschneiden."
     ),
+    "sort_key_label": "Dieselbe Reihenfolge in deutschen Worten, für den Text der Antwort.",
     "warnings": "Hinweise mit festem Code und einem deutschen Satz, etwa wenn ein Standardumfang angewandt wurde.",
     "freshness": (
         "Wann sich die Daten zuletzt geändert haben (`data_as_of`) und zu welchem Datenstand Antwort und Cursor "

@@ -190,7 +190,7 @@ class ToolRunner:
         problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
         if problems:
             raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
-        return types.CallToolResult(content=[types.TextContent(type="text", text=render(output))], structured_content=structured)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=render(output, spec.input_model))], structured_content=structured)
 
 
 def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:

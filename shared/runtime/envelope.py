@@ -53,7 +53,7 @@ def build(result: Page[Any] | Tally, output_model: type[BaseModel]) -> BaseModel
                 0,
                 IncompleteReason(
                     code=ReasonCode.MORE_PAGES_AVAILABLE,
-                    message="Es gibt weitere Seiten: dieselben Argumente mit cursor = next_cursor senden.",
+                    message="Es gibt weitere Seiten; die nächste holt derselbe Aufruf mit dem cursor dieser Antwort.",
                 ),
             )
         empty = not result.items and result.next_cursor is None
@@ -61,6 +61,7 @@ def build(result: Page[Any] | Tally, output_model: type[BaseModel]) -> BaseModel
             **_common(result, empty=empty, reasons=reasons, next_cursor=result.next_cursor),
             returned=len(result.items),
             sort_key=result.sort_key,
+            sort_key_label=result.sort_key_label,
             items=result.items,
         )
     return output_model(

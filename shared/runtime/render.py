@@ -1,52 +1,87 @@
 """German text of every result, made from the structured result alone (a host that shows a card gives its
-model only this text, so it must be complete on its own)."""
+model only this text, so it must be complete on its own).
+
+How a field is written is declared on the field (`contract/labels.py`): its label, its unit, whether it stands
+bare in a list line, whether a list line shows it at all. This module knows no field by name.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import typing
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
-from contract.envelope import AbsenceReason, Absent, ListResult, Suggestion
-from contract.labels import has_envelope, is_text_leaf, label_of, shown_fields
+from contract.envelope import AbsenceReason, Absent, EffectiveValue, ListResult, Suggestion
+from contract.labels import SCOPE_LABELS, Label, Style, has_envelope, is_text_leaf, label_of, shown_fields
 from contract.vocabulary import LABELS
-from shared.german import date_text, euro, number
+from shared.german import date_text, euro, number, plural
 
+GERMAN_TIME = ZoneInfo("Europe/Berlin")
 ABSENCE = {
     AbsenceReason.not_collected: "nicht abgefragt",
     AbsenceReason.empty_in_source: "keine Angabe",
     AbsenceReason.withheld: "zurückgehalten",
 }
+PLAIN = Label("")
+DAYS_FROM_HOURS = 48  # a wait of more than two days reads better in days
+# Where an echoed value came from, as the text says it; the server's own defaults are not echoed in the text
+# (a default that narrows the result is named in a warning).
+SOURCES_SHOWN = {"caller": "", "cursor": " (aus dem cursor)", "login": " (aus der Anmeldung)", "tool": " (fest für dieses Werkzeug)"}
 
 
-def value_text(value: Any) -> str:
+def when(value: dt.datetime) -> str:
+    """A point in time as a German reader expects it: local time in Germany."""
+    return value.astimezone(GERMAN_TIME).strftime("%d.%m.%Y %H:%M")
+
+
+def _number(value: float, style: Style) -> str:
+    if style is Style.year:
+        return str(int(value))
+    if style is Style.whole:
+        return number(round(value), 0)
+    if style is Style.hours:
+        if value > DAYS_FROM_HOURS:
+            return plural(round(value / 24), "Tag", "Tage")
+        return f"{number(round(value, 1))} Std."
+    if isinstance(value, float) and value % 1:
+        return number(round(value, 2)).rstrip("0").rstrip(",")
+    return number(value)
+
+
+def value_text(value: Any, label: Label = PLAIN) -> str:
+    """One value in German, with its unit where the label declares one."""
     if isinstance(value, Absent):
         return f"– ({ABSENCE[value.reason]}: {value.note})"
     if isinstance(value, bool):
-        return "ja" if value else "nein"
-    if isinstance(value, StrEnum):
-        return LABELS.get(value, value.value)
-    if isinstance(value, int | float):
-        return number(value)
-    if isinstance(value, dt.datetime):
-        return value.strftime("%d.%m.%Y %H:%M UTC")
-    if isinstance(value, dt.date):
-        return date_text(value)
-    if isinstance(value, BaseModel) and {"amount", "currency"} <= set(type(value).model_fields):
-        return euro(value.amount)
-    if isinstance(value, list):
+        text = "ja" if value else "nein"
+    elif isinstance(value, StrEnum):
+        text = LABELS.get(value, value.value)
+    elif isinstance(value, int | float):
+        text = _number(value, label.style)
+    elif isinstance(value, dt.datetime):
+        text = when(value)
+    elif isinstance(value, dt.date):
+        text = date_text(value)
+    elif isinstance(value, BaseModel) and is_text_leaf(type(value)) and "amount" in type(value).model_fields:
+        return euro(value.amount) if not label.unit else f"{euro(value.amount)} {label.unit}"
+    elif isinstance(value, list):
         return ", ".join(value_text(v) for v in value) if value else "–"
-    return str(value)
+    else:
+        text = str(value)
+    return f"{text} {label.unit}" if label.unit and label.style is not Style.hours else text
 
 
-def _label(model: BaseModel, name: str) -> str:
+def _label(model: BaseModel | type[BaseModel], name: str) -> Label:
     """The German label declared on the field (the contract refuses a shown field without one)."""
-    label = label_of(type(model).model_fields[name])
+    fields = (model if isinstance(model, type) else type(model)).model_fields
+    label = label_of(fields[name])
     if label is None or label.text is None:
-        raise LookupError(f"{type(model).__name__}.{name} is shown without a German label")
-    return label.text
+        raise LookupError(f"{name} is shown without a German label")
+    return label
 
 
 def _is_leaf(value: Any) -> bool:
@@ -63,96 +98,174 @@ def render_object(model: BaseModel, indent: str = "") -> list[str]:
     lines: list[str] = []
     for name in shown_fields(type(model)):
         value = _labelled(model, name)
+        label = _label(model, name)
         if value is None:
             continue
-        if _is_leaf(value) and not (isinstance(value, list) and value and isinstance(value[0], BaseModel)):
-            lines.append(f"{indent}{_label(model, name)}: {value_text(value)}")
-        elif isinstance(value, list):
-            lines.append(f"{indent}{_label(model, name)}:")
-            for item in value:
-                lines.append(f"{indent}  - " + item_line(item))
+        if isinstance(value, list) and value and isinstance(value[0], BaseModel):
+            lines.append(f"{indent}{label.text}:")
+            lines.extend(f"{indent}  - {item_line(item)}" for item in value)
+        elif _is_leaf(value):
+            lines.append(f"{indent}{label.text}: {value_text(value, label)}")
         else:
-            lines.append(f"{indent}{_label(model, name)}:")
+            lines.append(f"{indent}{label.text}:")
             lines.extend(render_object(value, indent + "  "))
     return lines
 
 
 def item_line(item: BaseModel) -> str:
-    """One line per list item: its present scalar fields, labelled where a bare value would be unclear."""
+    """One line per list item: what it is first (bare values), then its present fields, briefly."""
     parts: list[str] = []
     for name in shown_fields(type(item)):
+        label = _label(item, name)
         value = _labelled(item, name)
-        if value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
+        if not label.brief or value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
             continue
-        if isinstance(value, BaseModel) and not _is_leaf(value):
+        if not _is_leaf(value) or (isinstance(value, list) and isinstance(value[0], BaseModel)):
             continue
-        if isinstance(value, list) and isinstance(value[0], BaseModel):
-            continue
-        text = value_text(value)
-        parts.append(text if name in {"listing_id", "title", "city", "postal_code", "value", "label"} else f"{_label(item, name)} {text}")
+        text = value_text(value, label)
+        parts.append(text if label.bare or label.unit else f"{label.text} {text}")
     return " · ".join(parts)
 
 
-def _suggestion_line(suggestion: Suggestion) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in suggestion.arguments.items())
-    return f"- {suggestion.reason} ({args})"
+# --- the envelope ------------------------------------------------------------------------------------------
 
 
-def _envelope_lines(result: BaseModel) -> list[str]:
-    data = result
-    lines: list[str] = []
-    completeness = data.completeness  # type: ignore[attr-defined]
-    if completeness.complete:
-        lines.append("Vollständig: ja, die Antwort deckt die ganze Anfrage ab.")
+def _nouns(result: ListResult[Any]) -> tuple[str, str]:
+    item_type = type(result).model_fields["items"].annotation
+    for candidate in typing.get_args(item_type):
+        if isinstance(candidate, type) and hasattr(candidate, "nouns"):
+            return candidate.nouns  # type: ignore[no-any-return]
+    return ("Eintrag", "Einträge")
+
+
+def _head(result: ListResult[Any]) -> str:
+    one, many = _nouns(result)
+    if result.total is not None:
+        head = f"{plural(result.total, one, many)} insgesamt, diese Seite zeigt {result.returned}."
     else:
-        reasons = "; ".join(f"{r.code.value}: {r.message}" for r in completeness.reasons)
-        lines.append(f"Vollständig: nein ({reasons})")
+        head = f"Diese Seite zeigt {plural(result.returned, one, many)}."
+    if result.sort_key_label:
+        head += f" Reihenfolge: {result.sort_key_label}."
+    return head
+
+
+def _request_value(value: Any, annotation: Any) -> str:
+    """An echoed input value in German: enum values by their German label, nested inputs with their labels."""
+    if value is None:
+        return "–"
+    if isinstance(value, list):
+        return ", ".join(_request_value(v, annotation) for v in value)
+    if isinstance(value, dict):
+        model = _model_in(annotation)
+        if model is None:
+            return ", ".join(f"{k} {_request_value(v, None)}" for k, v in value.items() if v is not None)
+        parts = []
+        for key, item in value.items():
+            info = model.model_fields.get(key)
+            label = label_of(info) if info else None
+            if item is None or label is None or label.text is None:
+                continue
+            parts.append(f"{label.text} {_request_value(item, info.annotation if info else None)}")
+        return ", ".join(parts)
+    enum = _enum_in(annotation)
+    if enum is not None and isinstance(value, str):
+        try:
+            return LABELS.get(enum(value), value)
+        except ValueError:
+            return value
+    if isinstance(value, bool):
+        return "ja" if value else "nein"
+    if isinstance(value, int | float):
+        return _number(value, Style.number)
+    return f"„{value}“" if isinstance(value, str) else str(value)
+
+
+def _enum_in(annotation: Any) -> type[StrEnum] | None:
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return annotation
+    for argument in typing.get_args(annotation):
+        found = _enum_in(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in typing.get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def _input_label(name: str, request_model: type[BaseModel] | None) -> tuple[str, Any]:
+    """The German label of an input (or of a scope the login or the tool fixed) and the input's type."""
+    info = request_model.model_fields.get(name) if request_model else None
+    label = label_of(info) if info else None
+    if label is not None and label.text:
+        return label.text, info.annotation if info else None
+    return SCOPE_LABELS.get(name, name), None
+
+
+def _request_line(request: dict[str, EffectiveValue], request_model: type[BaseModel] | None) -> str | None:
+    """What the caller set, and what the login or the tool fixed."""
+    parts = []
+    for name, effective in request.items():
+        source = SOURCES_SHOWN.get(effective.source.value)
+        if source is None:
+            continue
+        text, annotation = _input_label(name, request_model)
+        parts.append(f"{text} {_request_value(effective.value, annotation)}{source}")
+    return "Ausgeführt mit: " + "; ".join(parts) + "." if parts else None
+
+
+def _suggestion_line(suggestion: Suggestion, request_model: type[BaseModel] | None) -> str:
+    changes = []
+    for name, value in suggestion.arguments.items():
+        text, annotation = _input_label(name, request_model)
+        changes.append(f"{text} {_request_value(value, annotation)}" if value is not None else f"ohne {text}")
+    return f"Vorschlag (nicht gesucht): {suggestion.reason} ({'; '.join(changes)})"
+
+
+def _envelope_lines(result: Any, request_model: type[BaseModel] | None) -> list[str]:
+    lines: list[str] = []
+    completeness = result.completeness
+    if completeness.complete:
+        lines.append("Vollständig: die Antwort deckt die ganze Anfrage ab.")
+    else:
+        lines.append("Unvollständig: " + " ".join(r.message for r in completeness.reasons))
     if completeness.next_cursor:
-        lines.append(f"Nächste Seite: cursor = {completeness.next_cursor}")
-    for warning in data.warnings:  # type: ignore[attr-defined]
-        lines.append(f"Warnung {warning.code.value}: {warning.message}")
-    request = ", ".join(
-        f"{name}={_request_value(v.value)}"
-        + (" (Standard)" if v.source.value == "default" else "")
-        for name, v in data.request.items()  # type: ignore[attr-defined]
-    )
-    lines.append(f"Ausgeführte Anfrage: {request}")
-    if data.hint:  # type: ignore[attr-defined]
-        lines.append(data.hint)  # type: ignore[attr-defined]
-    for suggestion in data.suggestions or []:  # type: ignore[attr-defined]
-        lines.append(_suggestion_line(suggestion))
-    lines.append(f"Datenstand: {value_text(data.freshness.data_as_of)}")  # type: ignore[attr-defined]
+        lines.append(f"Nächste Seite: dieselben Argumente mit cursor = {completeness.next_cursor}")
+    lines.extend(f"Hinweis: {warning.message}" for warning in result.warnings)
+    echoed = _request_line(result.request, request_model)
+    if echoed:
+        lines.append(echoed)
+    if result.hint:
+        lines.append(result.hint)
+    lines.extend(_suggestion_line(s, request_model) for s in result.suggestions or [])
+    lines.append(f"Datenstand: {when(result.freshness.data_as_of)}")
     return lines
 
 
-def _request_value(value: Any) -> str:
-    if value is None:
-        return "keine Einschränkung"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_request_value(v)}" for k, v in value.items() if v is not None) + "}"
-    return value_text(value)
-
-
-def render(result: BaseModel) -> str:
+def render(result: BaseModel, request_model: type[BaseModel] | None = None) -> str:
+    """The text of `result`; `request_model` (the tool's input model) names the echoed request in German."""
     if isinstance(result, ListResult):
-        head = (
-            f"{result.returned} Einträge auf dieser Seite, {result.total} insgesamt (Reihenfolge: {result.sort_key})."
-            if result.total is not None
-            else f"{result.returned} Einträge auf dieser Seite (Reihenfolge: {result.sort_key})."
-        )
-        lines = [head, *(f"- {item_line(item)}" for item in result.items), *_envelope_lines(result)]
+        lines = [_head(result), *(f"- {item_line(item)}" for item in result.items), *_envelope_lines(result, request_model)]
         return "\n".join(lines)
     if has_envelope(type(result)):
         lines = [line for name in shown_fields(type(result)) for line in _field_lines(result, name)]
-        return "\n".join([*lines, *_envelope_lines(result)])
+        return "\n".join([*lines, *_envelope_lines(result, request_model)])
     return "\n".join(render_object(result))
 
 
 def _field_lines(result: BaseModel, name: str) -> list[str]:
     value = getattr(result, name)
+    label = _label(result, name)
     if isinstance(value, list) and value and isinstance(value[0], BaseModel):
-        lines = [f"{_label(result, name)}:"]
+        lines = [f"{label.text}:"]
         for item in value:
             lines.extend(render_object(item, "  "))
         return lines
-    return [f"{_label(result, name)}: {value_text(value)}"]
+    return [f"{label.text}: {value_text(value, label)}"]

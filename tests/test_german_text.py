@@ -1,0 +1,184 @@
+"""German throughout: every tool of both servers, called over the demo data, answers with a text that contains
+no output field name and no enum value from the code. Structured keys stay English; the text is for people
+and models that read German.
+
+Every declared tool needs at least one case here, so a new tool is read too."""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from broker_server.server import DEFINITION as BROKER
+from contract.labels import nested_models
+from contract.server import ServerSpec
+from search_server.server import DEFINITION as SEARCH
+from shared.auth.principal import Principal
+from shared.db.models import Inquiry, Listing, OfficeMember, User
+from shared.db.session import Database
+from shared.demo import DEMO_ACCOUNTS
+from tests.conftest import Caller, make_context
+
+BROKER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+SEEKER = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
+# Tokens that are data, not words of the text: cursors, URLs, e-mail addresses, ids.
+NOT_WORDS = re.compile(r"\S{40,}|https?://\S+|\S+@\S+")
+
+
+def enum_values(model: type[BaseModel], seen: set[type[BaseModel]] | None = None) -> set[str]:
+    seen = seen if seen is not None else set()
+    if model in seen:
+        return set()
+    seen.add(model)
+    values: set[str] = set()
+    for info in model.model_fields.values():
+        values |= {member.value for enum in _enums(info.annotation) for member in enum}
+        for nested in nested_models(info.annotation):
+            values |= enum_values(nested, seen)
+    return values
+
+
+def _enums(annotation: Any) -> Iterator[type[StrEnum]]:
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        yield annotation
+    for argument in typing.get_args(annotation):
+        yield from _enums(argument)
+
+
+def field_names(model: type[BaseModel], seen: set[type[BaseModel]] | None = None) -> set[str]:
+    seen = seen if seen is not None else set()
+    if model in seen:
+        return set()
+    seen.add(model)
+    names = set(model.model_fields)
+    for info in model.model_fields.values():
+        for nested in nested_models(info.annotation):
+            names |= field_names(nested, seen)
+    return names
+
+
+def forbidden_words(server: ServerSpec) -> set[str]:
+    words: set[str] = set()
+    for tool in server.tools:
+        words |= field_names(tool.output_model) | enum_values(tool.output_model) | enum_values(tool.input_model)
+    return {w for w in words if len(w) > 1}
+
+
+def english_in(text: str, words: set[str]) -> list[str]:
+    readable = NOT_WORDS.sub(" ", text)
+    found = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", readable)) & words
+    return sorted(found)
+
+
+def principal(db: Database, email: str, scopes: frozenset[str]) -> Principal:
+    with db.read_only() as session:
+        user = session.scalar(select(User).where(User.email == email))
+        membership = session.scalar(select(OfficeMember).where(OfficeMember.user_id == user.id))
+        return Principal(
+            user_id=user.id,
+            kind=user.kind,
+            office_id=membership.office_id if membership else None,
+            office_role=membership.role if membership else None,
+            scopes=scopes,
+            resource="test",
+        )
+
+
+Case = tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]
+
+
+def search_cases(db: Database) -> list[tuple[str, dict[str, Any]]]:
+    with db.read_only() as session:
+        listing = session.scalar(select(Listing.ref).where(Listing.status == "published", Listing.marketing_type == "rent").limit(1))
+        on_request = session.scalar(select(Listing.ref).where(Listing.status == "published", Listing.price_on_request).limit(1))
+        seeker_id = session.scalar(select(User.id).where(User.email == SEEKER.email))
+        inquiry = session.scalar(select(Inquiry.ref).where(Inquiry.seeker_id == seeker_id).limit(1))
+    return [
+        ("search_listings", {"query": "Balkon", "city": "Leipzig", "limit": 10}),
+        ("search_listings", {"query": "Schlossgespenst Balkon", "city": "Leipzig", "max_price": 900}),
+        ("search_listings", {"marketing_type": "rent", "near": {"place": "Leipzig", "radius_km": 5}, "sort": "price_desc", "limit": 3}),
+        ("count_listings", {"city": "Leipzig"}),
+        ("count_listings", {"query": "Schlossgespenst"}),
+        ("get_listing", {"listing_id": listing}),
+        ("get_listing", {"listing_id": on_request}),
+        ("calculate_purchase_costs", {"price": 400000, "state": "Bayern"}),
+        ("list_search_orders", {}),
+        ("list_matches", {}),
+        ("list_matches", {"since": "2026-01-01T00:00:00Z", "limit": 3}),
+        ("list_inquiries", {"limit": 3}),
+        ("get_inquiry", {"inquiry_id": inquiry}),
+    ]
+
+
+def broker_cases(db: Database, office_id: int) -> list[tuple[str, dict[str, Any]]]:
+    with db.read_only() as session:
+        own = session.scalar(select(Listing.ref).where(Listing.office_id == office_id, Listing.status == "published").limit(1))
+        draft = session.scalar(select(Listing.ref).where(Listing.office_id == office_id, Listing.status == "draft").limit(1))
+        inquiry = session.scalar(select(Inquiry.ref).where(Inquiry.office_id == office_id).limit(1))
+    return [
+        ("show_situation_report", {}),
+        ("search_listings", {"limit": 10}),
+        ("search_listings", {"query": "Schlossgespenst", "statuses": ["draft"]}),
+        ("get_listing", {"listing_id": own}),
+        ("get_listing", {"listing_id": draft or own}),
+        ("check_listing", {"listing_id": draft or own}),
+        ("search_inquiries", {"limit": 5}),
+        ("get_inquiry", {"inquiry_id": inquiry}),
+        ("estimate_value", {"listing_id": own}),
+        ("estimate_value", {"city": "Leipzig", "property_type": "apartment", "marketing_type": "buy", "living_area": 70}),
+        ("list_valuations", {"limit": 5}),
+        ("list_proposals", {"limit": 5}),
+    ]
+
+
+def all_cases(db: Database) -> Iterator[tuple[Caller, ServerSpec, str, dict[str, Any]]]:
+    context = make_context(db)
+    seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)))
+    broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)))
+    for name, args in search_cases(db):
+        yield seeker, SEARCH.spec, name, args
+    for name, args in broker_cases(db, BROKER_OWNER.office_id):
+        yield broker, BROKER.spec, name, args
+
+
+def test_every_tool_of_both_servers_has_a_case(demo_db: Database) -> None:
+    covered = {(spec.name.value, name) for _, spec, name, _ in all_cases(demo_db)}
+    declared = {(spec.name.value, tool.name) for spec in (SEARCH.spec, BROKER.spec) for tool in spec.tools}
+    assert declared - covered == set()
+
+
+def test_every_text_is_german(demo_db: Database) -> None:
+    problems = []
+    words = {SEARCH.spec.name: forbidden_words(SEARCH.spec), BROKER.spec.name: forbidden_words(BROKER.spec)}
+    for caller, spec, name, args in all_cases(demo_db):
+        result = caller.raw(name, args)
+        text = result.content[0].text
+        assert not result.is_error, (name, args, text)
+        found = english_in(text, words[spec.name])
+        if found:
+            problems.append(f"{spec.name.value}/{name} {args}: {found}")
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_check_finds_english_in_a_text() -> None:
+    assert english_in("Preis: 950 € · marketing_type rent · https://x.example/rent", {"marketing_type", "rent"}) == ["marketing_type", "rent"]
+    assert english_in("Miete: 950 € kalt", {"marketing_type", "rent"}) == []
+
+
+def test_years_are_written_without_thousands_separator_and_long_waits_in_days(demo_db: Database) -> None:
+    caller = next(c for c, _, name, _ in all_cases(demo_db) if name == "get_listing")
+    listing = next(args for _, _, name, args in all_cases(demo_db) if name == "get_listing")
+    text = caller.raw("get_listing", listing).content[0].text
+    year = caller("get_listing", listing)["year_built"]
+    if year is not None:
+        assert f"Baujahr: {year}" in text and f"Baujahr: {year // 1000}.{year % 1000:03d}" not in text
+    broker = next(c for c, spec, name, _ in all_cases(demo_db) if name == "show_situation_report")
+    report = broker.raw("show_situation_report", {}).content[0].text
+    assert "(Stunden)" not in report and re.search(r"\d+ Tage", report)

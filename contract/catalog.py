@@ -95,8 +95,8 @@ class CatalogFilters(ContractModel):
         max_length=100,
         description=(
             "Ort; Schreibung egal (ue = ü, St. = Sankt). Eine eindeutige Kurzform wird ergänzt und unter warnings "
-            "genannt (Freiburg = Freiburg im Breisgau), eine mehrdeutige erfragt; ein unbekannter Ort ist ein Fehler, "
-            "der die ähnlichsten nennt."
+            "genannt (Freiburg, Freiburg i. Br. = Freiburg im Breisgau), eine mehrdeutige erfragt; ein unbekannter Ort "
+            "ist ein Fehler, der die ähnlichsten nennt."
         ),
     )
     postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(

@@ -56,7 +56,7 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
         scope = Scope(session, args)
         page = scope.page(session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now())
         items = [listing_view.summary(row, args.include, scope.distance_km(row)) for row in page.rows]
-        hint, suggestions = scope.empty_hint(session) if page.total == 0 else (None, [])
+        hint, suggestions = scope.next_steps(session) if page.total == 0 else (None, [])
     return Page(
         items=items,
         total=page.total,
@@ -92,7 +92,7 @@ def count_listings(args: CountListingsInput, ctx: ToolContext) -> Tally:
                 facets.append(Facet(name=name, buckets=_buckets(pairs, str)))
             else:
                 facets.append(Facet(name=name, buckets=_price_buckets(session, scope, args.marketing_type)))
-        hint, suggestions = scope.empty_hint(session) if total == 0 else (None, [])
+        hint, suggestions = scope.next_steps(session) if total == 0 else (None, [])
     return Tally(
         total=total,
         request=scope.request(args),

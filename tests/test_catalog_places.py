@@ -62,7 +62,17 @@ def test_saint_and_st_read_alike() -> None:
 
 
 # A unique short form is applied and said; the full name needs no word.
-@pytest.mark.parametrize(("short", "name"), [("Freiburg", "Freiburg im Breisgau"), ("frankfurt", "Frankfurt am Main"), ("Halle", "Halle (Saale)")])
+@pytest.mark.parametrize(
+    ("short", "name"),
+    [
+        ("Freiburg", "Freiburg im Breisgau"),
+        ("frankfurt", "Frankfurt am Main"),
+        ("Halle", "Halle (Saale)"),
+        ("Frankfurt a. M.", "Frankfurt am Main"),
+        ("Frankfurt/Main", "Frankfurt am Main"),
+        ("Freiburg i. Br.", "Freiburg im Breisgau"),
+    ],
+)
 def test_a_unique_short_form_is_applied_and_said(search: Caller, demo_db: Database, short: str, name: str) -> None:
     shortened = total(search, city=short)
     full = total(search, city=name)
@@ -89,9 +99,21 @@ def test_a_misspelt_place_is_invalid_and_names_the_nearest(search: Caller) -> No
     assert code == "INVALID_ARGUMENT"
     assert message == (
         "Den Ort 'Leipzg' kennt der Katalog nicht; am ähnlichsten sind Leipzig, Mainz und Weimar: bitte city mit einem "
-        "bekannten Ortsnamen oder einer PLZ erneut senden."
+        "bekannten Ortsnamen oder einer PLZ erneut senden, einen Stadtteil mit query."
     )
     assert search("search_listings", {"city": "Leipzig", "limit": 1})["total"] > 0
+
+
+def test_a_first_word_is_never_shortened(search: Caller) -> None:
+    code, message = search.error("count_listings", {"city": "Frank"})
+    assert code == "INVALID_ARGUMENT" and message.startswith("Den Ort 'Frank' kennt der Katalog nicht; am ähnlichsten sind Frankfurt am Main, ")
+
+
+def test_a_district_is_no_place_but_the_error_names_the_city(search: Caller) -> None:
+    code, message = search.error("count_listings", {"city": "Berlin-Mitte"})
+    assert code == "INVALID_ARGUMENT"
+    assert message.startswith("Den Ort 'Berlin-Mitte' kennt der Katalog nicht; am ähnlichsten sind Berlin, ")
+    assert message.endswith(", einen Stadtteil mit query.")
 
 
 def test_a_misspelt_short_form_names_its_place(search: Caller) -> None:

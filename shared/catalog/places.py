@@ -4,7 +4,7 @@ The one resolver for `city`, `near.place`, `postal_codes` and estimate_value's p
 place alike, and none answers "nothing there" because it did not understand one:
 
 - case, umlauts (ü = ue), hyphens, brackets, spaces and "St."/"Sankt" do not matter ("halle saale" is Halle (Saale));
-- a unique short form is applied and said ("Freiburg" is Freiburg im Breisgau: VALUE_NORMALISED);
+- a unique short form is applied and said ("Freiburg", "Freiburg i. Br." are Freiburg im Breisgau: VALUE_NORMALISED);
 - an ambiguous short form asks one question naming the candidates;
 - an unknown name or postal code is INVALID_ARGUMENT naming the nearest known ones.
 
@@ -29,6 +29,7 @@ from shared.db.models import Place
 
 NEAREST_SHOWN = 3
 _SAINT = {"st": "sankt"}
+_CONNECTING = frozenset("a am an auf bei d der die i im in ob vor".split())  # Frankfurt a. M., Freiburg i. Br.
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,15 @@ def _edits(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _starts_with(key: str, short: str) -> bool:
-    """`short` is the leading whole words of `key`: 'frankfurt' of 'frankfurt am main', never 'frank'."""
-    return key.startswith(short + " ")
+def _shortens(short: str, key: str) -> bool:
+    """`short` names the place `key` in fewer letters: its leading words ('frankfurt' of 'frankfurt am main'), later
+    words abbreviated ('frankfurt m', 'freiburg i br'), connecting words left out ('frankfurt main'). The first
+    word must be whole: 'frank' shortens nothing."""
+    typed = [w for w in short.split() if w not in _CONNECTING]
+    full = [w for w in key.split() if w not in _CONNECTING]
+    if not typed or len(typed) > len(full) or typed[0] != full[0] or short == key:
+        return False
+    return all(f.startswith(t) for t, f in zip(typed[1:], full[1:], strict=False))
 
 
 def _all_places(session: Session) -> list[PlaceMatch]:
@@ -91,9 +98,9 @@ def _listed(names: list[str], last: str = "und") -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {last} {names[-1]}"
 
 
-def resolve_place(session: Session, text: str, argument: str) -> PlaceMatch:
+def resolve_place(session: Session, text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
     """The catalog's place that `text` (a name, not a postal code) names; `argument` is the input field, for the
-    question and the error."""
+    question and the error; `district_in_query`: the tool's query finds districts, and an error says so."""
     if (exact := _exact(session, text)) is not None:
         return exact
     if text.strip().isdigit():
@@ -107,7 +114,7 @@ def resolve_place(session: Session, text: str, argument: str) -> PlaceMatch:
     same = [p for p in places if place_key(p.name) == key]
     if len(same) == 1:
         return same[0]
-    shortened = same or [p for p in places if key and _starts_with(place_key(p.name), key)]
+    shortened = same or [p for p in places if _shortens(key, place_key(p.name))]
     if len(shortened) == 1:
         return PlaceMatch(shortened[0].name, shortened[0].latitude, shortened[0].longitude, short_form=True)
     if shortened:
@@ -121,10 +128,11 @@ def resolve_place(session: Session, text: str, argument: str) -> PlaceMatch:
         )
     nearest = _nearest(places, key) if key else []
     known = f"; am ähnlichsten sind {_listed(nearest)}" if nearest else ""
+    district = ", einen Stadtteil mit query" if district_in_query else ""
     raise ToolFailure(
         ErrorCode.INVALID_ARGUMENT,
         f"Den Ort {text.strip()!r} kennt der Katalog nicht{known}: bitte {argument} mit einem bekannten Ortsnamen oder einer "
-        "PLZ erneut senden.",
+        f"PLZ erneut senden{district}.",
     )
 
 
@@ -161,10 +169,12 @@ def resolve_postal_code(session: Session, code: str, argument: str) -> PlaceMatc
     return PlaceMatch(str(row[0]), float(row[1]), float(row[2]))
 
 
-def resolve_place_or_code(session: Session, text: str, argument: str) -> PlaceMatch:
+def resolve_place_or_code(session: Session, text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
     """A place name or a 5-digit postal code, as `near.place` takes it."""
     code = text.strip()
-    return resolve_postal_code(session, code, argument) if code.isdigit() and len(code) == 5 else resolve_place(session, text, argument)
+    if code.isdigit() and len(code) == 5:
+        return resolve_postal_code(session, code, argument)
+    return resolve_place(session, text, argument, district_in_query=district_in_query)
 
 
 def normalised_warning(argument: str, typed: str, match: PlaceMatch) -> ResultWarning | None:
@@ -191,7 +201,7 @@ def resolve_filters(session: Session, filters: CatalogFilters) -> ResolvedPlaces
     updates: dict[str, Any] = {}
     warnings: list[ResultWarning] = []
     if filters.city:
-        match = resolve_place(session, filters.city, "city")
+        match = resolve_place(session, filters.city, "city", district_in_query=True)
         updates["city"] = match.name
         warnings += filter(None, [normalised_warning("city", filters.city, match)])
     if filters.postal_codes:
@@ -199,7 +209,7 @@ def resolve_filters(session: Session, filters: CatalogFilters) -> ResolvedPlaces
     centre = None
     near = filters.near
     if near is not None and near.place:
-        match = resolve_place_or_code(session, near.place, "near.place")
+        match = resolve_place_or_code(session, near.place, "near.place", district_in_query=True)
         warnings += filter(None, [normalised_warning("near.place", near.place, match)])
         is_code = near.place.strip().isdigit()
         if not is_code:

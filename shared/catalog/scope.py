@@ -179,7 +179,7 @@ class ListingScope:
             for clause in words[:MAX_COUNTED_WORDS]
         }
 
-    def empty_hint(self, session: Session) -> tuple[str, list[Suggestion]]:
+    def next_steps(self, session: Session) -> tuple[str, list[Suggestion]]:
         """The request-specific hint and the suggestions of an empty result (counting each word alone)."""
         counts = self.word_counts(session)
         return empty_hint(self.filters, self.centre, counts), suggestions_for(self.filters, counts)

@@ -3,19 +3,19 @@ what is missing), finds the comparables; the estimate itself is `shared.valuatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from broker_server.lookups import own_listing
 from contract.broker_estimate import VALUED_TYPES, EstimateSubject, EstimateValueInput, EstimateValueOutput
+from contract.envelope import ResultWarning
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared import valuation
+from shared.catalog import places
 from shared.catalog import search as engine
 from shared.comparables import find_comparables
-from shared.db.models import Place
 from shared.db.scoped import OfficeData
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
@@ -28,6 +28,7 @@ class Subject:
     data: EstimateSubject  # as the result names it
     row_id: int | None  # the office's listing it comes from, left out of its own comparables
     published: bool  # that listing is in the public catalog
+    place_warnings: list[ResultWarning] = field(default_factory=list)  # a short form of the place, applied
 
 
 def _ask(argument: str, message: str, schema: dict[str, object]) -> InputNeeded:
@@ -82,14 +83,7 @@ def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
         raise _ask("living_area", "Wie groß ist die Wohnfläche in m²?", {"type": "number", "exclusiveMinimum": 0, "title": "Wohnfläche m²"})
     if args.property_type not in VALUED_TYPES:
         raise _not_valued(args.property_type, "bitte apartment, house oder commercial angeben.")
-    city = args.city
-    if city is None and args.postal_code and not args.postal_codes:
-        city = session.scalar(select(Place.name).where(Place.postal_code == args.postal_code).order_by(Place.name).limit(1))
-        if city is None:
-            raise ToolFailure(
-                ErrorCode.NOT_FOUND,
-                f"Die PLZ {args.postal_code} kennt der Katalog nicht: bitte den Ort mit city angeben.",
-            )
+    city, place_warnings = _place(session, args)
     data = EstimateSubject(
         listing_id=None,
         source="caller",
@@ -102,7 +96,18 @@ def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
         rooms=args.rooms,
         year_built=args.year_built,
     )
-    return Subject(data, None, False)
+    return Subject(data, None, False, place_warnings)
+
+
+def _place(session: Session, args: EstimateValueInput) -> tuple[str | None, list[ResultWarning]]:
+    """The object's place resolved against the catalog's places (shared.catalog.places), as the catalog search does."""
+    if args.postal_codes:
+        places.check_postal_codes(session, args.postal_codes, "postal_codes")
+    by_code = places.resolve_postal_code(session, args.postal_code, "postal_code") if args.postal_code else None
+    if args.city is None:
+        return (by_code.name if by_code and not args.postal_codes else None), []
+    match = places.resolve_place(session, args.city, "city")
+    return match.name, [w for w in [places.normalised_warning("city", args.city, match)] if w]
 
 
 def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueOutput:
@@ -120,7 +125,9 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
             area=area,
             exclude_id=subject.row_id,
         )
-    return valuation.estimate(args, subject.data, found, area=area, subject_published=subject.published, freshness=snap.freshness)
+    result = valuation.estimate(args, subject.data, found, area=area, subject_published=subject.published, freshness=snap.freshness)
+    result.warnings[:0] = subject.place_warnings
+    return result
 
 
 HANDLERS: dict[str, Handler] = {"estimate_value": estimate_value}

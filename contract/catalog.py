@@ -49,7 +49,9 @@ SORT_KEYS: dict[SortOrder, str] = {
 class Near(ContractModel):
     """A circle: around a place (name or PLZ) or around a point."""
 
-    place: Annotated[str | None, Label("Ort")] = Field(default=None, description="Ort oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'.")
+    place: Annotated[str | None, Label("Ort")] = Field(
+        default=None, description="Ort (aufgelöst wie city) oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'."
+    )
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2, description="Breitengrad des Mittelpunkts (WGS84).")
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1, description="Längengrad des Mittelpunkts (WGS84).")
     radius_km: Annotated[float, Label("Umkreis km")] = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
@@ -64,6 +66,9 @@ class Near(ContractModel):
         return self
 
 
+RANGES = (("min_price", "max_price"), ("min_warm_rent", "max_warm_rent"), ("min_living_area", "max_living_area"), ("min_rooms", "max_rooms"))
+
+
 class CatalogFilters(ContractModel):
     """Filters shared by search_listings and count_listings. An omitted filter means: all of it."""
 
@@ -71,13 +76,12 @@ class CatalogFilters(ContractModel):
         default=None,
         max_length=200,
         description=(
-            "Volltext über Titel, Beschreibung, Ort, Stadtteil, Objektart und Ausstattung. Syntax: Wörter mit "
-            "Leerzeichen müssen alle vorkommen (UND); \"Südbalkon mit Blick\" in Anführungszeichen sucht die Wörter "
-            "direkt hintereinander; Balk* sucht Wörter, die so beginnen (mind. 3 Zeichen vor dem Stern); -Erbpacht "
-            "schließt ein Wort aus. Gesucht wird nach ganzen Wörtern, Groß-/Kleinschreibung egal, ä = ae, ß = ss. "
-            "Füllwörter (und, mit, in, der, …) werden ignoriert. Zusammengesetzte Wörter werden in Bestandteile aus "
-            "dem Immobilien-Wortschatz zerlegt (Balkon findet Südbalkon, Garten findet Gartenanteil); andere Teile "
-            "findet nur der Präfix-Stern (Altbau*)."
+            "Volltext (Titel, Beschreibung, Ort, Stadtteil, Objektart, Ausstattung) nach ganzen Wörtern, "
+            "Groß-/Kleinschreibung egal, ä = ae. Leerzeichen = UND; OR = oder, UND bindet stärker (Altbau Balkon OR "
+            "Loggia = Altbau und Balkon, oder Loggia); \"ruhige Lage\" = direkt hintereinander; Balk* = Wortanfang (ab 3 "
+            "Zeichen); -Erbpacht schließt aus. Zusammensetzungen werden nach Immobilien-Wortschatz zerlegt (Balkon findet "
+            "Südbalkon), sonst hilft * (Altbau*); Süd-Balkon = Südbalkon. Nicht gesucht, unter warnings genannt: "
+            "Füllwörter, Wörter ohne a–z oder Ziffern, Operatoren wie ~ ? + NOT Klammern. Bleibt nichts, ist das ein Fehler."
         ),
     )
     marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = Field(  # type: ignore[valid-type]
@@ -86,13 +90,28 @@ class CatalogFilters(ContractModel):
     property_types: Annotated[list[lenient(PropertyType)] | None, Label("Objektarten")] = Field(  # type: ignore[valid-type]
         default=None, description="Objektarten; weggelassen: alle. Deutsche Wörter (Wohnung, Haus) gehen auch."
     )
-    city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100, description="Ort, genauer Name, z. B. 'Frankfurt am Main'.")
+    city: Annotated[str | None, Label("Ort")] = Field(
+        default=None,
+        max_length=100,
+        description=(
+            "Ort; Schreibung egal (ue = ü, St. = Sankt). Eine eindeutige Kurzform wird ergänzt und unter warnings "
+            "genannt (Freiburg, Freiburg i. Br. = Freiburg im Breisgau), eine mehrdeutige erfragt; ein unbekannter Ort "
+            "ist ein Fehler, der die ähnlichsten nennt."
+        ),
+    )
     postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
-        default=None, description="PLZ (5 Ziffern) oder PLZ-Anfang (2–4 Ziffern, z. B. '80' für 80xxx)."
+        default=None, description="PLZ (5 Ziffern) oder PLZ-Anfang (2–4 Ziffern, z. B. '80' für 80xxx); eine unbekannte ist ein Fehler."
     )
     near: Annotated[Near | None, Label("Umkreis")] = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
     min_price: Annotated[float | None, Label("Preis ab")] = Field(default=None, ge=0, description="Mindestpreis in EUR (Kaufpreis bzw. Kaltmiete).")
     max_price: Annotated[float | None, Label("Preis bis")] = Field(default=None, ge=0, description="Höchstpreis in EUR (Kaufpreis bzw. Kaltmiete).")
+    min_warm_rent: Annotated[float | None, Label("Warmmiete ab")] = Field(default=None, ge=0, description="Mindestwarmmiete in EUR.")
+    max_warm_rent: Annotated[float | None, Label("Warmmiete bis")] = Field(
+        default=None,
+        ge=0,
+        description="Höchstwarmmiete in EUR (Kaltmiete + Nebenkosten + Heizkosten; nur Miete); Inserate ohne bekannte "
+        "Warmmiete fallen heraus und werden unter warnings gezählt.",
+    )
     min_living_area: Annotated[float | None, Label("Wohnfläche ab m²")] = Field(default=None, ge=0, description="Mindestwohnfläche in m².")
     max_living_area: Annotated[float | None, Label("Wohnfläche bis m²")] = Field(default=None, ge=0, description="Höchstwohnfläche in m².")
     min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Mindestzahl Zimmer (halbe Zimmer zählen als 0,5).")
@@ -101,12 +120,24 @@ class CatalogFilters(ContractModel):
         default=None, description="Ausstattung, die alle vorhanden sein muss (balcony, garden, elevator, …)."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _answer_to_near_place(cls, data: object) -> object:
+        """The answer to the question which place near.place means arrives keyed by that argument ("near.place")."""
+        if isinstance(data, dict) and "near.place" in data:
+            data = dict(data)
+            near = data.get("near")
+            data["near"] = {**(near if isinstance(near, dict) else {}), "place": data.pop("near.place")}
+        return data
+
     @model_validator(mode="after")
     def _ranges(self) -> CatalogFilters:
-        for low, high in (("min_price", "max_price"), ("min_living_area", "max_living_area"), ("min_rooms", "max_rooms")):
+        for low, high in RANGES:
             lo, hi = getattr(self, low), getattr(self, high)
             if lo is not None and hi is not None and lo > hi:
                 raise ValueError(f"{low} ({lo:g}) ist größer als {high} ({hi:g})")
+        if self.marketing_type is MarketingType.buy and (self.min_warm_rent is not None or self.max_warm_rent is not None):
+            raise ValueError("min_warm_rent und max_warm_rent gelten nur für Miete (marketing_type rent)")
         return self
 
 
@@ -114,7 +145,7 @@ class IncludeFields(ContractModel):
     """Which parts each hit carries. Every member is explicit; false leaves the part out (reason not_collected)."""
 
     description: bool = Field(default=False, description="Beschreibungstext.")
-    energy: bool = Field(default=True, description="Energieausweis (Klasse, Kennwert, Status).")
+    energy: bool = Field(default=True, description="Energieausweis (Status, Kennwert); die Effizienzklasse steht immer am Treffer.")
     features: bool = Field(default=True, description="Ausstattungsliste.")
     photos: bool = Field(default=False, description="Fotos (Adressen und Bildunterschriften).")
 
@@ -136,10 +167,12 @@ class Money(ContractModel):
     currency: Literal["EUR"] = "EUR"
 
 
+WARM_RENT = "Kaltmiete + Nebenkosten + Heizkosten, nur wenn alle bekannt sind (Miete)."
+
+
 class EnergySummary(ContractModel):
     status: Annotated[EnergyStatus, Label("Status")]
     status_label: str
-    energy_class: Annotated[str | Absent, Label("Effizienzklasse")]
     energy_value: Annotated[float | Absent, Label("Kennwert kWh/(m²·a)")] = Field(description="kWh/(m²·a)")
 
 
@@ -158,11 +191,13 @@ class ListingSummary(ContractModel):
     postal_code: Annotated[str, Label("PLZ")]
     city: Annotated[str, Label("Ort")]
     district: Annotated[str | Absent, Label("Stadtteil")]
-    price: Annotated[Money | Absent, Label("Preis")]
+    price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete.")
+    warm_rent: Annotated[Money | Absent, Label("Warmmiete")] = Field(description=WARM_RENT)
     price_per_sqm: Annotated[float | Absent, Label("€/m²")]
     living_area: Annotated[float | Absent, Label("Wohnfläche m²")]
     plot_area: Annotated[float | Absent, Label("Grundstück m²")]
     rooms: Annotated[float | Absent, Label("Zimmer")]
+    energy_class: Annotated[str | Absent, Label("Effizienzklasse")]
     features: Annotated[list[Feature] | Absent, Label("Ausstattung")]
     energy: Annotated[EnergySummary | Absent, Label("Energieausweis")]
     photos: Annotated[list[Photo] | Absent, Label("Fotos")]
@@ -236,6 +271,7 @@ class Costs(ContractModel):
     price_per_sqm: Annotated[float | Absent, Label("€/m²")]
     service_charges: Annotated[Money | Absent, Label("Hausgeld/Nebenkosten")] = Field(description="Hausgeld (Kauf) bzw. Nebenkosten (Miete) pro Monat.")
     heating_costs: Annotated[Money | Absent, Label("Heizkosten")]
+    warm_rent: Annotated[Money | Absent, Label("Warmmiete")] = Field(description=WARM_RENT)
     deposit: Annotated[str | Absent, Label("Kaution")] = Field(description="Kaution, wie angegeben.")
     commission: Annotated[str | Absent, Label("Provision")] = Field(description="Käuferprovision bzw. Mieterprovision, wie das Inserat sie angibt.")
     commission_percent: Annotated[float | Absent, Label("Provision in %")]
@@ -309,7 +345,7 @@ TOOLS: list[ToolSpec] = [
         title="Inserate suchen",
         description=(
             "Durchsucht alle veröffentlichten Inserate (Kauf und Miete) mit Volltext und Filtern: Vermarktungsart, "
-            "Objektart, Ort, PLZ, Umkreis um einen Ort oder Punkt, Preis, Wohnfläche, Zimmer, Ausstattung. Ein "
+            "Objektart, Ort, PLZ, Umkreis um einen Ort oder Punkt, Preis, Warmmiete, Wohnfläche, Zimmer, Ausstattung. Ein "
             "weggelassener Filter heißt: alles davon; die ausgeführte Anfrage steht im Ergebnis unter request. "
             "Die Reihenfolge ist total (bei Gleichstand Inseratsnummer aufsteigend); sort_key nennt sie. Ergebnisse "
             "kommen seitenweise: solange completeness.complete false ist und next_cursor gesetzt, mit denselben "
@@ -341,7 +377,7 @@ TOOLS: list[ToolSpec] = [
         name="get_listing",
         title="Exposé abrufen",
         description=(
-            "Ein veröffentlichtes Inserat mit allem, was man zum Entscheiden braucht: Kosten, Flächen, "
+            "Ein veröffentlichtes Inserat mit allem, was man zum Entscheiden braucht: Kosten mit Warmmiete, Flächen, "
             "Energieausweis mit den Pflichtangaben nach GEG §87, Ausstattung, Anbieter, Fotos, Verfügbarkeit. "
             "Jedes fehlende Feld sagt, warum es fehlt: keine Angabe des Anbieters (empty_in_source) oder "
             "zurückgehalten (withheld, z. B. 'Preis auf Anfrage' oder die genaue Adresse, die der Anbieter erst auf "

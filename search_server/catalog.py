@@ -25,8 +25,6 @@ from contract.vocabulary import MarketingType, PropertyType, label
 from shared import german, listing_view
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, PublicScope
-from shared.catalog.scope import empty_hint as _empty_hint
-from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.runtime import render
 from shared.runtime.context import ToolContext
@@ -47,7 +45,9 @@ class Scope(PublicScope):
     """The resolved scope of one public catalog request, with its request echo."""
 
     def request(self, args: CatalogFilters, exclude: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
-        return effective_request(args, ALL_OF_IT, exclude)
+        """The request as executed: places as the catalog spells them, and rent only where a warm rent is asked for."""
+        implied = {**ALL_OF_IT, "marketing_type": MarketingType.rent.value} if engine.warm_rent_filtered(args) else ALL_OF_IT
+        return effective_request(self.executed(args), implied, exclude)
 
 
 def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[ListingSummary]:
@@ -56,6 +56,7 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
         scope = Scope(session, args)
         page = scope.page(session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now())
         items = [listing_view.summary(row, args.include, scope.distance_km(row)) for row in page.rows]
+        hint, suggestions = scope.next_steps(session) if page.total == 0 else (None, [])
     return Page(
         items=items,
         total=page.total,
@@ -64,8 +65,8 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
         freshness=snap.freshness,
         next_cursor=page.next_cursor,
         warnings=scope.warnings,
-        suggestions=suggestions_for(args) if page.total == 0 else [],
-        empty_hint=_empty_hint(args, scope.centre) if page.total == 0 else None,
+        suggestions=suggestions,
+        empty_hint=hint,
     )
 
 
@@ -91,14 +92,15 @@ def count_listings(args: CountListingsInput, ctx: ToolContext) -> Tally:
                 facets.append(Facet(name=name, buckets=_buckets(pairs, str)))
             else:
                 facets.append(Facet(name=name, buckets=_price_buckets(session, scope, args.marketing_type)))
+        hint, suggestions = scope.next_steps(session) if total == 0 else (None, [])
     return Tally(
         total=total,
         request=scope.request(args),
         freshness=snap.freshness,
         body={"facets": facets},
         warnings=scope.warnings,
-        suggestions=suggestions_for(args) if total == 0 else [],
-        empty_hint=_empty_hint(args, scope.centre) if total == 0 else None,
+        suggestions=suggestions,
+        empty_hint=hint,
     )
 
 

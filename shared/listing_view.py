@@ -60,6 +60,23 @@ def price_text(listing: Listing) -> str:
     return euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
 
 
+def warm_rent_of(listing: Listing) -> Money | Absent:
+    """Cold rent + service charges + heating costs, only where every part is known: the rule LISTING_WARM_RENT
+    applies in SQL (a test keeps both alike)."""
+    if listing.marketing_type != MarketingType.rent:
+        return Absent(reason=AbsenceReason.empty_in_source, note="Kauf: keine Miete.")
+    if listing.price is None and listing.price_on_request:
+        return Absent(reason=AbsenceReason.withheld, note=f"Kaltmiete auf Anfrage ({PRICE_ON_REQUEST}), daher keine Warmmiete.")
+    parts = (("keine Kaltmiete", listing.price), ("keine Nebenkosten", listing.service_charges), ("keine Heizkosten", listing.heating_costs))
+    missing = [what for what, value in parts if value is None]
+    if missing:
+        return Absent(
+            reason=AbsenceReason.empty_in_source,
+            note=f"Der Anbieter hat {' und '.join(missing)} angegeben; die Warmmiete gibt es nur mit allen Teilen.",
+        )
+    return Money(amount=sum(value for _, value in parts))  # type: ignore[misc]
+
+
 def price_per_sqm(listing: Listing) -> float | Absent:
     price = price_of(listing)
     if isinstance(price, Absent):
@@ -78,7 +95,6 @@ def _energy_class(listing: Listing) -> str | Absent:
 def energy_summary(listing: Listing) -> EnergySummary:
     return EnergySummary(
         **labelled("status", EnergyStatus(listing.energy_status)),
-        energy_class=_energy_class(listing),
         energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
     )
 
@@ -115,10 +131,12 @@ def summary(listing: Listing, include: IncludeFields, distance: float | None) ->
         city=listing.city,
         district=given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
         price=price_of(listing),
+        warm_rent=warm_rent_of(listing),
         price_per_sqm=price_per_sqm(listing),
         living_area=given(listing.living_area, "keine Wohnfläche"),  # type: ignore[arg-type]
         plot_area=given(listing.plot_area, "keine Grundstücksfläche"),  # type: ignore[arg-type]
         rooms=given(listing.rooms, "keine Zimmerzahl"),  # type: ignore[arg-type]
+        energy_class=_energy_class(listing),
         features=features_of(listing) if include.features else not_requested("features"),
         energy=energy_summary(listing) if include.energy else not_requested("energy"),
         photos=photos_of(listing) if include.photos else not_requested("photos"),
@@ -167,6 +185,7 @@ def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDet
             if listing.service_charges is not None
             else no_entry("kein Hausgeld" if not rent else "keine Nebenkosten"),
             heating_costs=Money(amount=listing.heating_costs) if listing.heating_costs is not None else no_entry("keine Heizkosten"),
+            warm_rent=warm_rent_of(listing),
             deposit=given(listing.deposit, "keine Kaution"),  # type: ignore[arg-type]
             commission=given(listing.commission, "keine Provision"),  # type: ignore[arg-type]
             commission_percent=given(listing.commission_percent, "keinen Provisionssatz"),  # type: ignore[arg-type]

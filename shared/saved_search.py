@@ -45,6 +45,7 @@ def criteria_text(filters: CatalogFilters) -> str:
     parts.extend(place_texts(filters))
     for low, high, unit in (
         (filters.min_price, filters.max_price, " €"),
+        (filters.min_warm_rent, filters.max_warm_rent, " € warm"),
         (filters.min_living_area, filters.max_living_area, " m²"),
         (filters.min_rooms, filters.max_rooms, " Zimmer"),
     ):

@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,16 +71,25 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
     drop()
 
 
+@contextmanager
+def seeded_database(tmp: Path, name: str, listings: int = 300) -> Iterator[Database]:
+    """A demo catalog of its own (migrated, seeded), dropped afterwards: for tests that change data."""
+    url, drop = _fresh_database_url(tmp, name)
+    db = Database.from_url(url)
+    upgrade(db.engine)
+    seed_demo(db.engine, listings=listings)
+    try:
+        yield db
+    finally:
+        db.engine.dispose()
+        drop()
+
+
 @pytest.fixture
 def scratch_db(tmp_path: Path) -> Iterator[Database]:
     """A small demo catalog of its own, for tests that change data."""
-    url, drop = _fresh_database_url(tmp_path, "scratch")
-    db = Database.from_url(url)
-    upgrade(db.engine)
-    seed_demo(db.engine, listings=300)
-    yield db
-    db.engine.dispose()
-    drop()
+    with seeded_database(tmp_path, "scratch") as db:
+        yield db
 
 
 def make_context(db: Database, now: dt.datetime = FIXED_NOW) -> ToolContext:

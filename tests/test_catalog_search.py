@@ -208,9 +208,9 @@ def test_bad_arguments_are_named(search: Caller, arguments: dict[str, Any], fiel
     assert message.startswith(f"Das Argument {field} ") or message.startswith("Die Angaben passen nicht zusammen: ")
 
 
-def test_unknown_place_is_not_found(search: Caller) -> None:
+def test_unknown_place_is_an_invalid_argument(search: Caller) -> None:
     code, message = search.error("search_listings", {"near": {"place": "Atlantis"}})
-    assert code == "NOT_FOUND" and "'Atlantis'" in message
+    assert code == "INVALID_ARGUMENT" and "'Atlantis'" in message
 
 
 def test_get_listing_of_a_draft_is_not_found(search: Caller, demo_db: Any) -> None:

@@ -15,7 +15,13 @@ from shared.db.session import Database
 from tests.conftest import _fresh_database_url
 
 # Alembic cannot compare indexes over expressions (DESC NULLS LAST); their DDL is checked below instead.
-EXPRESSION_INDEXES = {"ix_listings_newest": {"postgresql": "published_at DESC NULLS LAST, id", "sqlite": "published_at DESC, id"}}
+EXPRESSION_INDEXES = {
+    "ix_listings_newest": {"postgresql": "published_at DESC NULLS LAST, id", "sqlite": "published_at DESC, id"},
+    "ix_listings_warm_rent": {
+        "postgresql": "(status, marketing_type, (((price + service_charges) + heating_costs)), id)",
+        "sqlite": "(status, marketing_type, (price + service_charges + heating_costs), id)",
+    },
+}
 
 
 def _index_name(diff: Any) -> str | None:

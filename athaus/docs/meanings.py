@@ -166,13 +166,18 @@ WARNING_MEANINGS: dict[WarningCode, str] = {
         "Der Suchindex ist älter als üblich; neue oder geänderte Einträge fehlen vielleicht. `freshness` nennt den Stand."
     ),
     WarningCode.VALUE_NORMALISED: (
-        "Ein Eingabewert wurde vereinheitlicht, etwa „Wohnung“ zu `apartment`; `request` zeigt den verwendeten Wert."
+        "Ein Eingabewert wurde vereinheitlicht, etwa „Wohnung“ zu `apartment` oder die eindeutige Kurzform „Freiburg“ "
+        "zu „Freiburg im Breisgau“; `request` zeigt den verwendeten Wert."
     ),
-    WarningCode.TERMS_IGNORED: "Wörter der Volltextsuche wurden nicht gesucht, etwa Füllwörter; die Meldung nennt sie.",
+    WarningCode.TERMS_IGNORED: (
+        "Teile der Volltextsuche wurden nicht gesucht: Füllwörter, Wörter ohne Buchstaben a–z oder Ziffern, Operatoren, "
+        "die es nicht gibt (etwa ~ oder NOT); die Meldung nennt jedes und was stattdessen gesucht wurde."
+    ),
     WarningCode.PRICE_ON_REQUEST_EXCLUDED: (
         "Ein Preisfilter schließt Inserate mit „Preis auf Anfrage“ aus, weil ihr Preis nicht bekannt ist."
     ),
     WarningCode.VALUE_UNKNOWN_EXCLUDED: (
-        "Ein Filter schließt Einträge aus, deren Wert für dieses Feld unbekannt ist, etwa eine fehlende Wohnfläche."
+        "Ein Filter schließt Einträge aus, deren Wert für dieses Feld unbekannt ist, etwa eine fehlende Wohnfläche oder "
+        "eine Warmmiete ohne angegebene Heizkosten."
     ),
 }

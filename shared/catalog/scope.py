@@ -1,7 +1,8 @@
 """The scope of one catalog request, shared by the public catalog and an office's own stock.
 
-Both read the same filters (`CatalogFilters`) the same way: place centre, full text, ranges, what a
-range filter excludes (rule 14), the warnings and the request-specific part of an empty hint. They
+Both read the same filters (`CatalogFilters`) the same way: places resolved against the catalog
+(`shared.catalog.places`), full text, ranges, what a range filter excludes (rule 14), the warnings and, on an
+empty result, the hint with each word counted alone and the suggestions. They
 differ only in the fixed scope: the public catalog shows published listings of every office
 (`PublicScope`: `engine.base_conditions`), an office's stock shows its own listings in the statuses the
 caller asks for (`StockScope`: status from the argument, office from `OfficeData`). Both page alike
@@ -13,17 +14,19 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session, selectinload
 
 from contract.catalog import CatalogFilters, SortOrder
-from contract.envelope import ResultWarning, WarningCode
+from contract.envelope import ResultWarning, Suggestion, WarningCode
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType
+from shared.catalog import places
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery, parse
+from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
 from shared.paging.cursor import CursorCodec
@@ -37,25 +40,29 @@ ALL_FILTERS: dict[str, Any] = {
     "features": [],
 }
 
-UNKNOWN_VALUE = {"price": f"ohne Preis ({PRICE_ON_REQUEST})", "living_area": "ohne Angabe der Wohnfläche", "rooms": "ohne Angabe der Zimmerzahl"}
+UNKNOWN_VALUE = {
+    "price": f"ohne Preis ({PRICE_ON_REQUEST})",
+    "warm_rent": "ohne bekannte Warmmiete (Kaltmiete, Nebenkosten oder Heizkosten nicht angegeben)",
+    "living_area": "ohne Angabe der Wohnfläche",
+    "rooms": "ohne Angabe der Zimmerzahl",
+}
+ArgsT = TypeVar("ArgsT", bound=CatalogFilters)
+MAX_COUNTED_WORDS = 8  # an empty result counts each word alone: one query per word, bounded
 
 
-def resolve_centre(session: Session, filters: CatalogFilters) -> engine.Centre | None:
-    near = filters.near
-    if near is None:
-        return None
-    if near.place:
-        resolved = engine.resolve_place(session, near.place)
-        if resolved is None:
-            raise ToolFailure(
-                ErrorCode.NOT_FOUND,
-                f"Den Ort {near.place!r} kennt der Katalog nicht: bitte einen deutschen Ortsnamen oder eine PLZ "
-                "angeben oder near mit latitude und longitude senden.",
-            )
-        latitude, longitude, name = resolved
-        return engine.Centre(latitude, longitude, near.radius_km, name)
-    assert near.latitude is not None and near.longitude is not None  # the contract validates the pair
-    return engine.Centre(near.latitude, near.longitude, near.radius_km, f"{near.latitude:.4f}, {near.longitude:.4f}")
+def parse_query(filters: CatalogFilters) -> ParsedQuery:
+    """The parsed full text; a query with nothing searchable left is refused, never run as a search over everything."""
+    if not filters.query:
+        return ParsedQuery()
+    parsed = parse(filters.query)
+    if parsed.is_empty:
+        ignored = f", nicht gesucht wird {parsed.ignored_text()}" if parsed.ignored else ""
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"In query {filters.query!r} ist nichts zu suchen{ignored}: bitte Wörter aus Buchstaben a–z, Umlauten oder Ziffern "
+            "senden oder query weglassen.",
+        )
+    return parsed
 
 
 def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict[str, int]) -> list[ResultWarning]:
@@ -67,20 +74,31 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
                 message=f"Umkreis nicht angegeben: der Standard von {filters.near.radius_km:g} km wurde verwendet.",
             )
         )
+    if engine.warm_rent_filtered(filters) and filters.marketing_type is None:
+        warnings.append(
+            ResultWarning(
+                code=WarningCode.DEFAULT_SCOPE_APPLIED,
+                message="Eine Warmmiete haben nur Mietinserate: gesucht wurde nur unter Miete (marketing_type rent).",
+            )
+        )
     if (ignored := parsed.ignored_warning()) is not None:
         warnings.append(ignored)
     for name, n in excluded.items():
         code = WarningCode.PRICE_ON_REQUEST_EXCLUDED if name == "price" else WarningCode.VALUE_UNKNOWN_EXCLUDED
+        arguments = " und ".join(f"{bound}_{name}" for bound in ("min", "max") if getattr(filters, f"{bound}_{name}") is not None)
         warnings.append(
-            ResultWarning(code=code, message=f"{n} sonst passende Inserate {UNKNOWN_VALUE[name]} fallen durch den Filter auf {name}.")
+            ResultWarning(code=code, message=f"{n} sonst passende Inserate {UNKNOWN_VALUE[name]} fallen durch den Filter {arguments}.")
         )
     return warnings
 
 
-def empty_hint(filters: CatalogFilters, centre: engine.Centre | None) -> str:
+def empty_hint(filters: CatalogFilters, centre: engine.Centre | None, word_counts: dict[str, int] | None = None) -> str:
     parts = []
     if filters.query:
         parts.append(f"Volltext {filters.query!r} sucht ganze Wörter; ein Wortanfang mit * findet auch Zusammensetzungen.")
+    if word_counts:
+        counted = ", ".join(f"{word} {n}" for word, n in word_counts.items())
+        parts.append(f"Jedes Wort allein (mit den übrigen Filtern) findet so viele Inserate: {counted}.")
     if centre is not None:
         parts.append(f"Umkreis: {centre.radius_km:g} km um {centre.label}.")
     if not parts:
@@ -124,25 +142,47 @@ class ListingPage:
 
 
 class ListingScope:
-    """The resolved scope of one request over listings: the filters, the parsed full text, the centre, the SQL
-    conditions and what each range filter excludes. The public catalog and an office's stock differ only in
-    `_base_conditions` (their fixed scope, with every filter but the ranges)."""
+    """The resolved scope of one request over listings: the filters (places as the catalog spells them), the parsed
+    full text, the centre, the SQL conditions and what each range filter excludes. The public catalog and an
+    office's stock differ only in `_base_conditions` (their fixed scope, with every filter but the ranges)."""
 
     def __init__(self, session: Session, filters: CatalogFilters) -> None:
-        self.filters = filters
-        self.parsed = parse(filters.query) if filters.query else ParsedQuery()
-        self.centre = resolve_centre(session, filters)
-        self.base: list[ColumnElement[bool]] = self._base_conditions()
-        self.ranges = engine.range_conditions(filters)
+        self.parsed = parse_query(filters)
+        resolved = places.resolve_filters(session, filters)
+        self.filters, self.centre, self.place_warnings = resolved.filters, resolved.centre, resolved.warnings
+        self.base: list[ColumnElement[bool]] = self._base_conditions(self.parsed)
+        self.ranges = engine.range_conditions(self.filters)
         self.conditions = [*self.base, *(c for parts in self.ranges.values() for c in parts)]
         self.excluded = engine.unknown_value_counts(session, self.base, self.ranges)
 
-    def _base_conditions(self) -> list[ColumnElement[bool]]:
+    def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
         raise NotImplementedError
+
+    def executed(self, args: ArgsT) -> ArgsT:
+        """`args` as executed: every place as the catalog spells it (the warnings say which were short forms)."""
+        changed = {name: getattr(self.filters, name) for name in ("city", "near") if getattr(self.filters, name) != getattr(args, name)}
+        return args.model_copy(update=changed) if changed else args
 
     @property
     def warnings(self) -> list[ResultWarning]:
-        return filter_warnings(self.filters, self.parsed, self.excluded)
+        return [*self.place_warnings, *filter_warnings(self.filters, self.parsed, self.excluded)]
+
+    def word_counts(self, session: Session) -> dict[str, int]:
+        """On an empty result of several words: how many listings each word alone finds with every other filter
+        (the first MAX_COUNTED_WORDS words, one count each), so the caller sees which word finds nothing."""
+        words = self.parsed.searched
+        if len(words) < 2:
+            return {}
+        others = [*self._base_conditions(ParsedQuery()), *(c for parts in self.ranges.values() for c in parts)]
+        return {
+            clause.typed: engine.count(session, [*others, *engine.text_conditions(ParsedQuery(groups=[[clause]]))])
+            for clause in words[:MAX_COUNTED_WORDS]
+        }
+
+    def next_steps(self, session: Session) -> tuple[str, list[Suggestion]]:
+        """The request-specific hint and the suggestions of an empty result (counting each word alone)."""
+        counts = self.word_counts(session)
+        return empty_hint(self.filters, self.centre, counts), suggestions_for(self.filters, counts)
 
     def distance_km(self, listing: Listing) -> float | None:
         """Distance from the centre of `near`; None without one."""
@@ -174,8 +214,8 @@ class ListingScope:
 class PublicScope(ListingScope):
     """The public catalog: published listings of every office."""
 
-    def _base_conditions(self) -> list[ColumnElement[bool]]:
-        return engine.base_conditions(self.filters, self.parsed, self.centre)
+    def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
+        return engine.base_conditions(self.filters, parsed, self.centre)
 
 
 class StockScope(ListingScope):
@@ -186,7 +226,7 @@ class StockScope(ListingScope):
         self.office = office
         super().__init__(session, filters)
 
-    def _base_conditions(self) -> list[ColumnElement[bool]]:
+    def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
         office_scope = self.office.listings().whereclause
         assert office_scope is not None  # OfficeData always filters by the office
-        return [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, self.parsed, self.centre)]
+        return [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, parsed, self.centre)]

@@ -16,10 +16,10 @@ from sqlalchemy.orm import Session, aliased
 
 from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import Freshness
-from contract.vocabulary import ListingStatus
+from contract.vocabulary import ListingStatus, MarketingType
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import normalise
-from shared.db.models import CatalogState, Listing, ListingFeature, ListingTerm, Place
+from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
 from shared.paging.cursor import binding_hash
 from shared.paging.keyset import KeysetOrder
 
@@ -53,19 +53,6 @@ def snapshot(session: Session) -> Snapshot:
     return Snapshot(state.revision, state.updated_at)
 
 
-def resolve_place(session: Session, text: str) -> tuple[float, float, str] | None:
-    """A place name or PLZ → its centre (mean of its known postal areas)."""
-    key = text.strip()
-    column = Place.postal_code if key.isdigit() else Place.name_key
-    value = key if key.isdigit() else normalise(key)
-    row = session.execute(
-        select(func.avg(Place.latitude), func.avg(Place.longitude), func.min(Place.name)).where(column == value)
-    ).one()
-    if row[0] is None:
-        return None
-    return float(row[0]), float(row[1]), str(row[2])
-
-
 def _upper_bound(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
@@ -73,29 +60,39 @@ def _upper_bound(prefix: str) -> str:
 def _term_condition(table: Any, term: Term) -> ColumnElement[bool]:
     if term.prefix:
         return and_(table.term >= term.text, table.term < _upper_bound(term.text))
-    return table.term == term.text
+    return table.term == term.text if not term.also else table.term.in_(term.spellings)
 
 
-def _clause_listing_ids(clause: Clause) -> Select[Any]:
+def _listing_ids(terms: tuple[Term, ...], step: int) -> Select[Any]:
+    """Listings with `terms` at positions `step` apart: 1 for words in order, 0 for parts of one compound word."""
     first = aliased(ListingTerm)
-    query = select(first.listing_id).where(_term_condition(first, clause.terms[0]))
+    query = select(first.listing_id).where(_term_condition(first, terms[0]))
     previous = first
-    for term in clause.terms[1:]:
+    for term in terms[1:]:
         following = aliased(ListingTerm)
         query = query.join(
             following,
-            and_(following.listing_id == first.listing_id, following.position == previous.position + 1, _term_condition(following, term)),
+            and_(following.listing_id == first.listing_id, following.position == previous.position + step, _term_condition(following, term)),
         )
         previous = following
     return query
 
 
+def _clause_condition(clause: Clause) -> ColumnElement[bool]:
+    """A hyphenated word matches however the text spells the compound: as separate words in order ("DG-Wohnung",
+    "Dachgeschoss Wohnung"), closed ("Dachgeschosswohnung") or as parts of a longer compound the index split."""
+    matches = Listing.id.in_(_listing_ids(clause.terms, 1))
+    if clause.closed is not None:
+        matches = or_(matches, Listing.id.in_(_listing_ids((clause.closed,), 1)), Listing.id.in_(_listing_ids(clause.terms, 0)))
+    return ~matches if clause.excluded else matches
+
+
 def text_conditions(parsed: ParsedQuery) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    for clause in parsed.clauses:
-        matches = Listing.id.in_(_clause_listing_ids(clause))
-        conditions.append(~matches if clause.excluded else matches)
-    return conditions
+    """The full text as conditions: one per clause without OR; with OR one condition over the alternatives."""
+    groups = [[_clause_condition(clause) for clause in group] for group in parsed.groups]
+    if len(groups) == 1:
+        return groups[0]
+    return [or_(*(and_(*group) for group in groups))] if groups else []
 
 
 def near_conditions(centre: Centre) -> list[ColumnElement[bool]]:
@@ -119,9 +116,14 @@ def distance_km(centre: Centre, latitude: float, longitude: float) -> float:
 
 RANGE_COLUMNS = {
     "price": Listing.price,
+    "warm_rent": LISTING_WARM_RENT,
     "living_area": Listing.living_area,
     "rooms": Listing.rooms,
 }
+
+
+def warm_rent_filtered(filters: CatalogFilters) -> bool:
+    return filters.min_warm_rent is not None or filters.max_warm_rent is not None
 
 
 def range_conditions(filters: CatalogFilters) -> dict[str, list[ColumnElement[bool]]]:
@@ -144,6 +146,8 @@ def base_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: Centre
     conditions: list[ColumnElement[bool]] = [Listing.status.in_(PUBLIC_STATUSES)]
     if filters.marketing_type is not None:
         conditions.append(Listing.marketing_type == filters.marketing_type.value)
+    elif warm_rent_filtered(filters):  # only a rental has a warm rent; the scope says so (DEFAULT_SCOPE_APPLIED)
+        conditions.append(Listing.marketing_type == MarketingType.rent.value)
     if filters.property_types:
         conditions.append(Listing.property_type.in_(sorted({p.value for p in filters.property_types})))
     if filters.city:

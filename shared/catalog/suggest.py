@@ -8,10 +8,10 @@ from __future__ import annotations
 from contract.catalog import CatalogFilters
 from contract.envelope import Suggestion
 from contract.vocabulary import label
-from shared.catalog.query import parse
-from shared.catalog.text import normalise
+from shared.catalog.query import Clause, ParsedQuery, Term, parse
 
 MIN_SUGGESTED_PREFIX = 4  # shorter prefixes match half the catalog: that is no next step
+MAX_DROPPED_ONE_BY_ONE = 3
 _ENDINGS = ("en", "er", "es", "e", "n", "s")
 
 
@@ -26,28 +26,63 @@ def shorter_variants(word: str) -> list[str]:
     return [v + "*" for v in variants if len(v) >= MIN_SUGGESTED_PREFIX]
 
 
-def prefix_suggestions(query: str) -> list[Suggestion]:
-    """The query with one plain word (not a prefix, phrase or exclusion) searched as a shorter word start."""
+def _plain_word(clause: Clause) -> str | None:
+    """The word of a clause that is one plain word (no prefix, phrase or exclusion) long enough to shorten."""
+    if clause.excluded or len(clause.terms) != 1 or clause.terms[0].prefix or len(clause.terms[0].text) < MIN_SUGGESTED_PREFIX + 2:
+        return None
+    return clause.terms[0].text
+
+
+def _query_of(clauses: list[Clause]) -> str:
+    return " ".join(c.typed for c in clauses)
+
+
+def _prefix_suggestions(parsed: ParsedQuery) -> list[Suggestion]:
+    """Each plain word searched as a shorter word start, within its own alternative: a suggestion never carries an OR."""
     suggestions: list[Suggestion] = []
-    raw_tokens = query.split()
-    for token in raw_tokens:
-        word = normalise(token)
-        if token.endswith("*") or len(word) < MIN_SUGGESTED_PREFIX + 2 or not word.isalnum():
-            continue
-        for variant in shorter_variants(word):
-            replaced = " ".join(variant if t == token else t for t in raw_tokens)
-            suggestions.append(Suggestion(arguments={"query": replaced}, reason=f"'{token}' als Wortanfang {variant} suchen"))
+    for group in parsed.groups:
+        for clause in group:
+            word = _plain_word(clause)
+            for variant in shorter_variants(word) if word else []:
+                query = _query_of([Clause((Term(variant),), typed=variant) if c is clause else c for c in group])
+                suggestions.append(Suggestion(arguments={"query": query}, reason=f"'{clause.typed}' als Wortanfang {variant} suchen"))
     return suggestions
 
 
-def _query_suggestions(query: str) -> list[Suggestion]:
+def _drop_suggestions(parsed: ParsedQuery, counts: dict[str, int]) -> list[Suggestion]:
+    """Without the words that find nothing alone; if every word finds something, without one word at a time (the
+    most frequent first: the narrowest change first). Each alternative of an OR on its own."""
+    nothing = {word for word, n in counts.items() if n == 0}
+    suggestions: list[Suggestion] = []
+    for group in parsed.groups:
+        kept = [c for c in group if c.typed not in nothing]
+        if nothing and kept and len(kept) < len(group) and any(not c.excluded for c in kept):
+            dropped = ", ".join(c.typed for c in group if c.typed in nothing)
+            suggestions.append(Suggestion(arguments={"query": _query_of(kept)}, reason=f"ohne {dropped} (findet allein nichts)"))
+    if nothing or parsed.has_alternatives:
+        return suggestions
+    group = parsed.groups[0]
+    for clause in sorted((c for c in group if c.typed in counts), key=lambda c: -counts[c.typed])[:MAX_DROPPED_ONE_BY_ONE]:
+        rest = [c for c in group if c is not clause]
+        if any(not c.excluded for c in rest):
+            suggestions.append(Suggestion(arguments={"query": _query_of(rest)}, reason=f"ohne {clause.typed}"))
+    return suggestions
+
+
+def prefix_suggestions(query: str) -> list[Suggestion]:
+    """The query with one plain word (not a prefix, phrase or exclusion) searched as a shorter word start."""
+    return _prefix_suggestions(parse(query))
+
+
+def _query_suggestions(query: str, counts: dict[str, int]) -> list[Suggestion]:
     suggestions: list[Suggestion] = []
     parsed = parse(query)
-    if any(len(c.terms) > 1 for c in parsed.clauses) and '"' in query:
-        suggestions.append(
-            Suggestion(arguments={"query": query.replace('"', "")}, reason="Wörter der Phrase einzeln statt direkt hintereinander suchen")
-        )
-    return suggestions + prefix_suggestions(query)
+    if not parsed.has_alternatives and any(c.typed.startswith(('"', '-"')) and len(c.terms) > 1 for c in parsed.clauses):
+        unquoted = _query_of(parsed.groups[0]).replace('"', "")
+        suggestions.append(Suggestion(arguments={"query": unquoted}, reason="Wörter der Phrase einzeln statt direkt hintereinander suchen"))
+    if not counts:  # one word: its shorter starts; several: drop what finds nothing, never keep it in another form
+        return suggestions + _prefix_suggestions(parsed)
+    return suggestions + _drop_suggestions(parsed, counts)
 
 
 def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:
@@ -63,6 +98,8 @@ def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:
     for name, text in (
         ("max_price", "ohne Höchstpreis"),
         ("min_price", "ohne Mindestpreis"),
+        ("max_warm_rent", "ohne Höchstwarmmiete"),
+        ("min_warm_rent", "ohne Mindestwarmmiete"),
         ("min_living_area", "ohne Mindestwohnfläche"),
         ("max_living_area", "ohne Höchstwohnfläche"),
         ("min_rooms", "ohne Mindestzimmerzahl"),
@@ -84,6 +121,8 @@ def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:
     return suggestions
 
 
-def suggestions_for(filters: CatalogFilters) -> list[Suggestion]:
-    query = _query_suggestions(filters.query) if filters.query else []
+def suggestions_for(filters: CatalogFilters, word_counts: dict[str, int] | None = None) -> list[Suggestion]:
+    """Next steps for an empty result; `word_counts` (each word alone, see ListingScope.word_counts) lets the
+    suggestions drop what finds nothing instead of changing a harmless word."""
+    query = _query_suggestions(filters.query, word_counts or {}) if filters.query else []
     return [*query, *_filter_suggestions(filters)]

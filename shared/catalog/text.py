@@ -34,6 +34,30 @@ COMPOUND_PARTS = frozenset(
 )
 
 
+# Abbreviations of listing texts, read as the word they stand for and back ("DG-Wohnung" finds "Dachgeschosswohnung",
+# "Dachgeschoss" finds "DG"). Applied when a query is parsed, so the index needs no second spelling.
+ABBREVIATIONS = {
+    "dg": "dachgeschoss",
+    "eg": "erdgeschoss",
+    "og": "obergeschoss",
+    "ug": "untergeschoss",
+    "ebk": "einbaukueche",
+    "tg": "tiefgarage",
+    "efh": "einfamilienhaus",
+    "mfh": "mehrfamilienhaus",
+    "dhh": "doppelhaushaelfte",
+    "whg": "wohnung",
+    "wfl": "wohnflaeche",
+}
+_EXPANDED = {full: short for short, full in ABBREVIATIONS.items()}
+
+
+def other_spellings(word: str) -> tuple[str, ...]:
+    """What else a searched word matches: its abbreviation or what it abbreviates (normalised words)."""
+    other = ABBREVIATIONS.get(word) or _EXPANDED.get(word)
+    return (other,) if other else ()
+
+
 def normalise(text: str) -> str:
     """Casefold, spell umlauts out (ä → ae), drop accents: 'Süd-Balkon' → 'sued-balkon'."""
     folded = text.casefold().translate(_UMLAUTS)
@@ -67,16 +91,36 @@ def compound_parts(word: str) -> tuple[str, ...]:
 
 
 FIELD_GAP = 10  # position gap between fields, so a phrase never spans title and description
+_RUN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a word, or words joined by hyphens ("dg-wohnung")
+
+
+def hyphen_runs(text: str) -> list[list[str]]:
+    """The words of a text grouped by hyphenation, in order: 'Süd-Balkon und Garten' → [[sued, balkon], [und], [garten]]."""
+    return [run.split("-") for run in _RUN.findall(normalise(text))]
+
+
+def joined(parts: Iterable[str]) -> str:
+    """The closed spelling of a hyphenated word ('dg-wohnung' → 'dgwohnung'): indexed and searched alike, so
+    'Süd-Balkon' and 'Südbalkon' find each other."""
+    return "".join(parts)[:64]
 
 
 def index_terms(fields: Iterable[str]) -> list[tuple[int, str]]:
-    """(position, term) pairs for a listing's text fields: every word plus its compound parts."""
+    """(position, term) pairs for a listing's text fields: every word plus its compound parts; a hyphenated word
+    also as its closed spelling (and that one's parts) at the position of its first word."""
     terms: list[tuple[int, str]] = []
     position = 0
     for field in fields:
-        for word in words(field):
-            terms.append((position, word[:64]))
-            terms.extend((position, part) for part in compound_parts(word))
-            position += 1
+        for run in hyphen_runs(field):
+            if len(run) > 1:
+                closed = joined(run)
+                terms.append((position, closed))
+                terms.extend((position, part) for part in compound_parts(closed))
+            for word in run:
+                if word in STOP_WORDS:
+                    continue
+                terms.append((position, word[:64]))
+                terms.extend((position, part) for part in compound_parts(word))
+                position += 1
         position += FIELD_GAP
     return sorted(set(terms))

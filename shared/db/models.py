@@ -164,6 +164,12 @@ class Listing(Base):
 Index("ix_listings_newest", Listing.status, Listing.published_at.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
 Index("ix_listings_newest", Listing.status, Listing.published_at.desc(), Listing.id).ddl_if(dialect="sqlite")
 
+# A rental's warm rent: cold rent + service charges + heating costs, NULL unless every part is known (SQL's + does
+# exactly that). An expression rather than a stored column, so no writer can leave it disagreeing with its parts;
+# the expression index serves min/max_warm_rent as an index on a column would (only rentals are ever asked for it).
+LISTING_WARM_RENT = Listing.price + Listing.service_charges + Listing.heating_costs
+Index("ix_listings_warm_rent", Listing.status, Listing.marketing_type, LISTING_WARM_RENT, Listing.id)
+
 
 class ListingFeature(Base):
     __tablename__ = "listing_features"

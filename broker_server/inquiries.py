@@ -33,7 +33,16 @@ from contract.broker_inquiries import (
 )
 from contract.envelope import AbsenceReason, Absent, Page, Suggestion
 from contract.errors import ErrorCode, ToolFailure
-from contract.vocabulary import SHARED_PROFILE_LABELS, InquirySort, InquiryStatus, ListingStatus, MarketingType, MessageAuthor
+from contract.vocabulary import (
+    SHARED_PROFILE_LABELS,
+    InquirySort,
+    InquiryStatus,
+    ListingStatus,
+    MarketingType,
+    MessageAuthor,
+    PendingActionKind,
+    stored_label,
+)
 from shared.awaiting_reply import awaiting_reply_since, message_count, office_replied
 from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
 from shared.catalog.suggest import prefix_suggestions
@@ -310,6 +319,7 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
             OpenDraft(
                 confirmation_id=d.ref,
                 action=d.kind,
+                action_label=stored_label(PendingActionKind, d.kind),
                 summary=d.summary,
                 prepared_by=names.get(d.user_id) or Absent(reason=AbsenceReason.empty_in_source, note="Nicht von einem Mitglied des Büros."),
                 created_at=d.created_at,

@@ -92,7 +92,7 @@ def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[Valuati
         suggestions=[removal("listing_id", "Bewertungen aller Objekte und Eigentümer-Kontakte")] if empty and args.listing_id else [],
         empty_hint=(
             ("Für dieses Objekt ist keine Bewertung gespeichert." if args.listing_id else "Dein Büro hat keine Bewertung gespeichert.")
-            + " Eine neue Schätzung macht estimate_value, speichern save_valuation."
+            + " Eine neue Schätzung macht estimate_value."
         )
         if empty
         else None,

@@ -154,7 +154,8 @@ class ThreadMessage(ContractModel):
 
 class OpenDraft(ContractModel):
     confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
-    action: Annotated[str, Label("Art")] = Field(description="Art, z. B. send_reply.")
+    action: Annotated[str, Label("Art")] = Field(description="Art des vorbereiteten Schritts, z. B. eine Antwort zu senden; action_label nennt sie deutsch.")
+    action_label: str
     summary: Annotated[str, Label("Inhalt")]
     prepared_by: Annotated[str | Absent, Label("vorbereitet von")]
     created_at: Annotated[dt.datetime, Label("vom")]
@@ -247,7 +248,7 @@ class SearchCriteria(ContractModel):
 
 
 class ProposalSummary(ContractModel):
-    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer; für decide_proposal.")
+    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer, z. B. P-000007.")
     status: Annotated[ProposalStatus, Label("Status")] = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Vorschlag entstand.")
     decided_at: Annotated[dt.datetime | None, Label("entschieden")] = Field(description="Wann entschieden wurde; null, solange offen.")
@@ -320,7 +321,7 @@ TOOLS: list[ToolSpec] = [
             "angenommene und abgelehnte auf Wunsch. Offene Vorschläge erscheinen nur, solange die/der Suchende der "
             "Ansprache zustimmt und den Suchauftrag nicht beendet hat. Je Vorschlag das Objekt (Nummer, Titel, Preis, "
             "Status) und der Suchauftrag in Kurzform (Ort, Objektart, Preisspanne); die/der Suchende erscheint nur "
-            "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Entscheiden: decide_proposal. Neueste "
+            "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Neueste "
             f"zuerst, bei Gleichstand die Vorschlagsnummer. {PAGING}"
         ),
         input_model=ListProposalsInput,

@@ -180,7 +180,7 @@ class ListingInquiries(ContractModel):
 
 class OpenDraft(ContractModel):
     confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
-    kind: Annotated[str, Label("Art")] = Field(description="send_reply, decide_proposal, …")
+    kind: Annotated[str, Label("Art")] = Field(description="Art des vorbereiteten Schritts (eine Antwort senden, einen Vorschlag entscheiden); kind_label nennt sie deutsch.")
     kind_label: str
     subject_ref: Annotated[str, Label("betrifft")] = Field(description="Die Anfrage oder der Vorschlag, auf die sie wirkt.")
     summary: Annotated[str, Label("Inhalt")]

@@ -102,7 +102,7 @@ class MatchItem(ContractModel):
     match_id: Annotated[str, Label("Treffer")] = Field(description="Nummer des Treffers, z. B. T-000031.")
     kind: Annotated[MatchKind, Label("Art")]
     kind_label: str
-    match_state: Annotated[MatchState, Label("Markierung")] = Field(description="Wie du den Treffer markiert hast (update_match): new, seen, interesting, not_interested.")
+    match_state: Annotated[MatchState, Label("Markierung")] = Field(description="Wie du den Treffer markiert hast: new (neu), seen (gesehen), interesting (interessant), not_interested (nicht interessant).")
     match_state_label: str
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Treffer entstand.")
     search_order_id: Annotated[str, Label("Suchauftrag")]

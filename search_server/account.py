@@ -194,7 +194,7 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
     hint = None
     if total == 0:
         if not account_has_orders:
-            hint = "Dein Konto hat keinen Suchauftrag; mit save_search_order legst du einen an."
+            hint = "Dein Konto hat keinen Suchauftrag."
         else:
             hint = f"Keiner deiner Suchaufträge hat den Status {_labels(statuses)}."
             suggestions.append(Suggestion(arguments={"status": None}, reason="Suchaufträge in jedem Status zeigen"))
@@ -285,7 +285,7 @@ def _default_since_warning(since: dt.datetime, older: int) -> ResultWarning:
 
 def _matches_hint(args: ListMatchesInput, since: dt.datetime, since_default: bool, has_orders: bool) -> str:
     if not has_orders:
-        return "Dein Konto hat keinen Suchauftrag; Treffer entstehen nur zu gespeicherten Suchaufträgen (save_search_order)."
+        return "Dein Konto hat keinen Suchauftrag; Treffer entstehen nur zu gespeicherten Suchaufträgen."
     parts = [f"Gesucht wurden Treffer seit {_when(since)}" + (" (Standard: 14 Tage vor jetzt)" if since_default else "")]
     if args.search_order_id:
         parts.append(f"nur zum Suchauftrag {args.search_order_id}")
@@ -490,7 +490,7 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
     hint = None
     if total == 0:
         if not account_has_inquiries:
-            hint = "Du hast noch keine Anfrage gestellt; mit draft_inquiry entwirfst du eine an den Anbieter eines Inserats."
+            hint = "Du hast noch keine Anfrage an den Anbieter eines Inserats gestellt."
         else:
             limits = []
             if statuses:

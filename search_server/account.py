@@ -194,7 +194,10 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
     hint = None
     if total == 0:
         if not account_has_orders:
-            hint = "Dein Konto hat keinen Suchauftrag."
+            hint = (
+                "Dein Konto hat keinen Suchauftrag. Im Katalog suchen kannst du mit search_listings; einen Suchauftrag "
+                "anlegen kann dieser Server noch nicht."
+            )
         else:
             hint = f"Keiner deiner Suchaufträge hat den Status {_labels(statuses)}."
             suggestions.append(Suggestion(arguments={"status": None}, reason="Suchaufträge in jedem Status zeigen"))
@@ -285,7 +288,10 @@ def _default_since_warning(since: dt.datetime, older: int) -> ResultWarning:
 
 def _matches_hint(args: ListMatchesInput, since: dt.datetime, since_default: bool, has_orders: bool) -> str:
     if not has_orders:
-        return "Dein Konto hat keinen Suchauftrag; Treffer entstehen nur zu gespeicherten Suchaufträgen."
+        return (
+            "Dein Konto hat keinen Suchauftrag; Treffer entstehen nur zu gespeicherten Suchaufträgen. Neue Inserate findest "
+            "du mit search_listings."
+        )
     parts = [f"Gesucht wurden Treffer seit {_when(since)}" + (" (Standard: 14 Tage vor jetzt)" if since_default else "")]
     if args.search_order_id:
         parts.append(f"nur zum Suchauftrag {args.search_order_id}")
@@ -490,7 +496,10 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
     hint = None
     if total == 0:
         if not account_has_inquiries:
-            hint = "Du hast noch keine Anfrage an den Anbieter eines Inserats gestellt."
+            hint = (
+                "Du hast noch keine Anfrage an den Anbieter eines Inserats gestellt. Inserate findest du mit search_listings; "
+                "eine Anfrage stellen kann dieser Server noch nicht."
+            )
         else:
             limits = []
             if statuses:

@@ -366,13 +366,13 @@ def test_empty_search_orders_with_a_status_filter(search: Caller, demo_db: Datab
 def test_an_account_without_rows_says_how_to_start(search: Caller, nobody: int) -> None:
     as_nobody = search.as_(seeker(nobody))
     orders = as_nobody("list_search_orders")
-    assert orders["total"] == 0 and orders["status"] == "complete" and "save_search_order" in orders["hint"]
+    assert orders["total"] == 0 and orders["status"] == "complete" and "search_listings" in orders["hint"]
     assert orders["request"]["status"] == {"value": ["active", "paused", "ended"], "source": "default"}
     matches = as_nobody("list_matches", {"since": LONG_AGO})
     assert matches["total"] == 0 and "keinen Suchauftrag" in matches["hint"] and matches["suggestions"] == []
     assert matches["request"]["search_order_id"] == {"value": [], "source": "default"}
     inquiries = as_nobody("list_inquiries")
-    assert inquiries["total"] == 0 and "draft_inquiry" in inquiries["hint"]
+    assert inquiries["total"] == 0 and "search_listings" in inquiries["hint"]
 
 
 # --- content -----------------------------------------------------------------------------------------

@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Select, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from broker_server.checks import check_result
-from broker_server.lookups import office_name, own_listing
+from broker_server.lists import office_scope
+from broker_server.lookups import own_listing
 from contract.broker_stock import (
     SORT_KEYS_STOCK,
     GetStockListingInput,
@@ -32,7 +33,7 @@ from contract.broker_stock import (
 )
 from contract.envelope import AbsenceReason, Absent, Page, Suggestion
 from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus, label, labelled
-from shared import listing_view
+from shared import listing_view, publishing
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, StockScope, empty_hint
 from shared.catalog.suggest import suggestions_for
@@ -67,8 +68,25 @@ def _published_at(listing: Listing) -> dt.datetime | Absent:
 # --- search_listings -------------------------------------------------------------------------------------------
 
 
-def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None) -> StockListing:
+class CheckedStockScope(StockScope):
+    """The office's stock, narrowed to what can (or cannot) be published on `today` where the caller asks for it:
+    the publishing check's blocking rules as SQL (`publishing.publishable_condition`), so totals and pages are exact."""
+
+    def __init__(self, session: Session, args: SearchStockInput, statuses: Sequence[str], office: OfficeData, today: dt.date) -> None:
+        self.publishable = args.publishable
+        self.today = today
+        super().__init__(session, args, statuses, office)
+
+    def _base_conditions(self) -> list[ColumnElement[bool]]:
+        base = super()._base_conditions()
+        if self.publishable is None:
+            return base
+        return [*base, publishing.publishable_condition(self.publishable, self.today)]
+
+
+def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None, today: dt.date) -> StockListing:
     summary = listing_view.summary(listing, args.include, distance)
+    failed = publishing.failed_blocking_rules(listing, today)
     return StockListing.model_validate(
         {
             **dict(summary),
@@ -77,37 +95,46 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
             **labelled("status", ListingStatus(listing.status)),
             "created_at": listing.created_at,
             "updated_at": listing.updated_at,
+            "publishable": not failed,
+            "failed_rules": [r.rule for r in failed],
+            "failed_rule_labels": [r.rule_label for r in failed],
         }
     )
 
 
-def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData) -> str:
-    """A cursor is bound to the filters, the statuses, the order and the office."""
+def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData, today: dt.date) -> str:
+    """A cursor is bound to the filters, the statuses, the order and the office, and with `publishable` to the day
+    it was evaluated on: a walk across midnight ends instead of changing its set unnoticed."""
     catalog = engine.binding(args, args.sort)
-    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id})
+    checked = {"publishable": args.publishable, "day": today.isoformat()} if args.publishable is not None else None
+    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id, "checked": checked})
 
 
 def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListing]:
     office = ctx.office()
     now = ctx.now()
+    today = now.date()
     statuses = [s for s in ALL_STATUSES if s in {v.value for v in args.statuses}] if args.statuses else ALL_STATUSES
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        name = office_name(session, office)
-        scope = StockScope(session, args, statuses, office)
-        page = scope.page(session, ctx.cursors, args, binding=_stock_binding(args, statuses, office), revision=snap.revision, now=now)
-        items = [_stock_item(row, args, scope.distance_km(row)) for row in page.rows]
+        echoed_office = office_scope(session, office)
+        scope = CheckedStockScope(session, args, statuses, office, today)
+        binding = _stock_binding(args, statuses, office, today)
+        page = scope.page(session, ctx.cursors, args, binding=binding, revision=snap.revision, now=now)
+        items = [_stock_item(row, args, scope.distance_km(row), today) for row in page.rows]
     suggestions: list[Suggestion] = []
     hint = None
     if page.total == 0:
         suggestions = suggestions_for(args)
         if args.statuses:
             suggestions.append(Suggestion(arguments={"statuses": None}, reason="alle Status"))
-        hint = f"Durchsucht wurde nur der Bestand von {name}. " + empty_hint(args, scope.centre)
+        if args.publishable is not None:
+            suggestions.append(Suggestion(arguments={"publishable": None}, reason="veröffentlichbare und nicht veröffentlichbare"))
+        hint = f"Durchsucht wurde nur der Bestand von {echoed_office['office'].value}. " + empty_hint(args, scope.centre)
     return Page(
         items=items,
         total=page.total,
-        request=effective_request(args, {**ALL_FILTERS, "statuses": ALL_STATUSES, "office": name}, exclude={"cursor"}),
+        request=effective_request(args, {**ALL_FILTERS, "statuses": ALL_STATUSES}, exclude={"cursor"}) | echoed_office,
         sort_key=SORT_KEYS_STOCK[args.sort],
         freshness=snap.freshness,
         next_cursor=page.next_cursor,

@@ -65,9 +65,10 @@ class SearchInquiriesInput(ContractModel):
         ge=0,
         le=3650,
         description=(
-            "Nur Anfragen, die seit mindestens so vielen Tagen auf eine Antwort des Büros warten: die älteste Nachricht "
-            "der/des Suchenden nach der letzten Nachricht des Büros (ohne Büronachricht: die erste) ist mindestens so "
-            "viele Tage alt (gemessen an request.as_of). 0: alle, die gerade auf das Büro warten."
+            "Nur Anfragen, die seit mindestens so vielen Tagen auf eine Antwort des Büros warten: offen, und die älteste "
+            "Nachricht der/des Suchenden nach der letzten Nachricht des Büros (ohne Büronachricht: die erste) ist "
+            "mindestens so viele Tage alt (gemessen an request.as_of). Beantwortete und geschlossene Anfragen warten nie, "
+            "wer auch zuletzt schrieb. 0: alle, die gerade auf das Büro warten, dieselben wie im Lagebericht."
         ),
     )
     query: str | None = Field(
@@ -107,7 +108,7 @@ class InquirySummary(ContractModel):
     age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang (bis request.as_of).")
     office_replied: Annotated[bool, Label("Büro hat geantwortet")] = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
     awaiting_reply_since: Annotated[dt.datetime | None, Label("wartet auf das Büro seit")] = Field(
-        description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
+        description="Seit wann die offene Anfrage auf das Büro wartet: älteste unbeantwortete Nachricht der/des Suchenden; null, wenn sie nicht wartet (beantwortet oder geschlossen)."
     )
     days_awaiting_reply: Annotated[int | None, Label("Tage ohne Antwort")] = Field(description="Ganze Tage seit awaiting_reply_since (bis request.as_of); sonst null.")
     message_count: Annotated[int, Label("Nachrichten")] = Field(description="Nachrichten im Verlauf, beider Seiten.")
@@ -170,7 +171,7 @@ class InquiryDetail(ContractModel):
     age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang.")
     office_replied: Annotated[bool, Label("Büro hat geantwortet")] = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
     awaiting_reply_since: Annotated[dt.datetime | None, Label("wartet auf das Büro seit")] = Field(
-        description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
+        description="Seit wann die offene Anfrage auf das Büro wartet: älteste unbeantwortete Nachricht der/des Suchenden; null, wenn sie nicht wartet (beantwortet oder geschlossen)."
     )
     days_awaiting_reply: Annotated[int | None, Label("Tage ohne Antwort")] = Field(description="Ganze Tage seit awaiting_reply_since; sonst null.")
     listing: Annotated[InquiryListing, Label("Objekt")] = Field(description="Das Objekt, zu dem die Anfrage gestellt wurde.")

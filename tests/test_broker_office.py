@@ -175,11 +175,15 @@ def test_situation_report_counts_equal_independent_sql(office_id: int, office: d
         since=ts(demo_db, now - dt.timedelta(days=30)),
     )
 
-    drafts = sql(demo_db, "SELECT ref FROM listings WHERE office_id = :o AND status = 'draft'", o=office_id)
+    checked = sql(
+        demo_db, "SELECT ref, status FROM listings WHERE office_id = :o AND status IN ('draft', 'published', 'reserved')", o=office_id
+    )
     unpublishable = section(report, "unpublishable")
-    assert unpublishable["drafts_checked"] == len(drafts)
-    failing = [ref for (ref,) in drafts if not office[office_id]("check_listing", {"listing_id": ref})["publishable"]]
+    assert unpublishable["checked"] == len(checked)
+    failing = {ref: status for ref, status in checked if not office[office_id]("check_listing", {"listing_id": ref})["publishable"]}
     assert unpublishable["total"] == len(failing)
+    assert unpublishable["drafts"] == sum(status == "draft" for status in failing.values())
+    assert unpublishable["published_or_reserved"] == unpublishable["total"] - unpublishable["drafts"]
     assert {d["listing_id"] for d in unpublishable["items"]} <= set(failing)
 
     energy = section(report, "energy_certificates")
@@ -284,7 +288,7 @@ def test_stock_search_sees_every_own_listing_and_nothing_else(office: dict[int, 
 def test_stock_search_echoes_all_statuses_and_an_explicit_status_narrows(office: dict[int, Caller], demo_db: Database) -> None:
     everything = office[1]("search_listings", {"limit": 50})
     assert everything["request"]["statuses"] == {"value": ALL_STATUSES, "source": "default"}
-    assert everything["request"]["office"]["source"] == "default"
+    assert everything["request"]["office"] == {"value": "Hoffmann Immobilien", "source": "login"}
     drafts = office[1]("search_listings", {"statuses": ["Entwurf"], "limit": 50})
     assert drafts["request"]["statuses"] == {"value": ["draft"], "source": "caller"}
     expected = {ref for (ref,) in sql(demo_db, "SELECT ref FROM listings WHERE office_id = 1 AND status = 'draft'")}

@@ -34,6 +34,7 @@ PAGING = (
     "oder einen neuen Status), endet das Weiterblättern mit CURSOR_EXPIRED statt Einträge zu überspringen oder "
     "doppelt zu liefern. Eine leere Antwort belegt nur dann, dass es nichts gibt, wenn completeness.complete true ist."
 )
+OFFICE_SCOPE = "Nur Einträge deines Büros; request.office nennt das Büro der Anmeldung."
 LIMIT_DESCRIPTION = "Einträge pro Seite (1–50)."
 CURSOR_DESCRIPTION = "next_cursor der vorigen Seite, mit sonst gleichen Argumenten."
 
@@ -278,7 +279,7 @@ TOOLS: list[ToolSpec] = [
             "ausgeführte Anfrage steht unter request. Jede Anfrage mit Objekt, freigegebenem Namen, Status, Eingang, "
             "letzter Nachricht, Alter in Tagen, ob das Büro schon geantwortet hat, seit wann sie auf das Büro wartet "
             "und Anzahl der Nachrichten. Reihenfolge: neueste oder älteste zuerst, bei Gleichstand die Anfragenummer "
-            f"(sort_key). {PAGING} Den ganzen Verlauf einer Anfrage liefert get_inquiry."
+            f"(sort_key). {OFFICE_SCOPE} {PAGING} Den ganzen Verlauf einer Anfrage liefert get_inquiry."
         ),
         input_model=SearchInquiriesInput,
         output_model=SearchInquiriesOutput,
@@ -306,7 +307,8 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Die gespeicherten Bewertungen deines Büros, neueste zuerst (bei Gleichstand die Bewertungsnummer): für "
             "ein Objekt im Bestand oder einen Eigentümer-Kontakt, mit Wertspanne, Preis pro m², Methode und Anzahl der "
-            f"Vergleichsobjekte. Mit listing_id nur die eines Objekts. {PAGING} Eine neue Schätzung macht estimate_value."
+            f"Vergleichsobjekte. Mit listing_id nur die eines Objekts. {OFFICE_SCOPE} {PAGING} Eine neue Schätzung macht "
+            "estimate_value."
         ),
         input_model=ListValuationsInput,
         output_model=ListValuationsOutput,
@@ -323,7 +325,7 @@ TOOLS: list[ToolSpec] = [
             "Ansprache zustimmt und den Suchauftrag nicht beendet hat. Je Vorschlag das Objekt (Nummer, Titel, Preis, "
             "Status) und der Suchauftrag in Kurzform (Ort, Objektart, Preisspanne); die/der Suchende erscheint nur "
             "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Neueste "
-            f"zuerst, bei Gleichstand die Vorschlagsnummer. {PAGING}"
+            f"zuerst, bei Gleichstand die Vorschlagsnummer. {OFFICE_SCOPE} {PAGING}"
         ),
         input_model=ListProposalsInput,
         output_model=ListProposalsOutput,

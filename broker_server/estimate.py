@@ -14,7 +14,7 @@ from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared import valuation
 from shared.catalog import search as engine
-from shared.comparables import find_comparables
+from shared.comparables import Origin, find_comparables
 from shared.db.models import Place
 from shared.db.scoped import OfficeData
 from shared.runtime.context import ToolContext
@@ -28,6 +28,7 @@ class Subject:
     data: EstimateSubject  # as the result names it
     row_id: int | None  # the office's listing it comes from, left out of its own comparables
     published: bool  # that listing is in the public catalog
+    origin: Origin | None  # where distances to the comparables are measured from
 
 
 def _ask(argument: str, message: str, schema: dict[str, object]) -> InputNeeded:
@@ -60,7 +61,8 @@ def _from_stock(session: Session, office: OfficeData, listing_id: str) -> Subjec
         rooms=listing.rooms,
         year_built=listing.year_built,
     )
-    return Subject(data, listing.id, listing.status in engine.PUBLIC_STATUSES)
+    origin = Origin(listing.latitude, listing.longitude, f"Lage des Objekts {listing.ref}")
+    return Subject(data, listing.id, listing.status in engine.PUBLIC_STATUSES, origin)
 
 
 def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
@@ -102,7 +104,16 @@ def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
         rooms=args.rooms,
         year_built=args.year_built,
     )
-    return Subject(data, None, False)
+    return Subject(data, None, False, _place_centre(session, args.postal_code, city))
+
+
+def _place_centre(session: Session, postal_code: str | None, city: str | None) -> Origin | None:
+    """The centre of the object's postal code (else of its place), from the catalog's places."""
+    if postal_code and (found := engine.resolve_place(session, postal_code)) is not None:
+        return Origin(found[0], found[1], f"Mitte der PLZ {postal_code}")
+    if city and (found := engine.resolve_place(session, city)) is not None:
+        return Origin(found[0], found[1], f"Mitte von {found[2]}")
+    return None
 
 
 def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueOutput:
@@ -119,6 +130,7 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
             postal_codes=args.postal_codes,
             area=area,
             exclude_id=subject.row_id,
+            origin=subject.origin,
         )
     return valuation.estimate(args, subject.data, found, area=area, subject_published=subject.published, freshness=snap.freshness)
 

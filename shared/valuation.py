@@ -2,7 +2,8 @@
 price per m², the confidence with its reasons, the method in words, the warnings and the next steps.
 
 The comparables themselves come from `shared.comparables` (published catalog listings only); everything here
-works on the `ComparableSet` it returns, so each rule can be tested with plain numbers.
+works on the `ComparableSet` it returns, so each rule can be tested with plain numbers. Each comparable is listed
+with its figures and the resource URI of its public exposé, which the broker opens in the Athaus Immobiliensuche.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contract.broker_estimate import (
+    ComparableListing,
     ComparablesUsed,
     ComparisonArea,
     Confidence,
@@ -26,7 +28,8 @@ from contract.broker_estimate import (
 )
 from contract.broker_stock import MIN_COMPARABLES
 from contract.catalog import Money
-from contract.envelope import Freshness, ResultWarning, Suggestion, WarningCode
+from contract.envelope import AbsenceReason, Absent, Freshness, ResultWarning, Suggestion, WarningCode
+from contract.search import LISTING_RESOURCE
 from contract.vocabulary import MarketingType, label
 from shared.german import number, plural
 from shared.partial_lists import shown
@@ -41,21 +44,47 @@ ROOMS_DIFFER = 1.5
 YEARS_DIFFER = 30
 
 
+@dataclass(frozen=True)
+class Comparable:
+    """One published catalog listing compared with the object, as the estimate lists it."""
+
+    listing_id: str
+    price: float
+    living_area: float
+    rooms: float | None
+    year_built: int | None
+    postal_code: str
+    distance_km: float | None  # from the object's location; None where that is not known
+
+    @property
+    def price_per_sqm(self) -> float:
+        return self.price / self.living_area
+
+
 @dataclass
 class ComparableSet:
     """Published catalog listings comparable to one object, and what was left out (rule 14)."""
 
-    refs: list[str]
-    price_per_sqm: list[float]
-    living_areas: list[float]
-    rooms: list[float]
-    years: list[int]
+    listings: list[Comparable]
     price_on_request: int
     living_area_unknown: int
+    distance_from: str | None = None  # what distances are measured from, in German; None: no distances
 
     @property
     def count(self) -> int:
-        return len(self.refs)
+        return len(self.listings)
+
+    @property
+    def price_per_sqm(self) -> list[float]:
+        return [c.price_per_sqm for c in self.listings]
+
+    @property
+    def rooms(self) -> list[float]:
+        return [c.rooms for c in self.listings if c.rooms is not None]
+
+    @property
+    def years(self) -> list[int]:
+        return [c.year_built for c in self.listings if c.year_built is not None]
 
 
 def area_range(living_area: float, tolerance_percent: int) -> tuple[float, float]:
@@ -245,11 +274,32 @@ def _no_range_hint(scope_text: str, found: ComparableSet, suggested: bool) -> st
     return f"{hint} {SUGGESTIONS_UNSEARCHED}" if suggested else f"{hint} Ein größeres Vergleichsgebiet lässt sich mit postal_codes angeben."
 
 
+NO_YEAR_BUILT = Absent(reason=AbsenceReason.empty_in_source, note="Der Anbieter hat kein Baujahr angegeben.")
+
+
+def _comparable_listing(comparable: Comparable, no_distance: Absent) -> ComparableListing:
+    return ComparableListing(
+        listing_id=comparable.listing_id,
+        price=Money(amount=comparable.price),
+        living_area=comparable.living_area,
+        price_per_sqm=round(comparable.price_per_sqm, 2),
+        year_built=comparable.year_built if comparable.year_built is not None else NO_YEAR_BUILT,
+        postal_code=comparable.postal_code,
+        distance_km=round(comparable.distance_km, 1) if comparable.distance_km is not None else no_distance,
+        resource_uri=LISTING_RESOURCE.uri_template.format(listing_id=comparable.listing_id),
+    )
+
+
 def _comparables_used(subject: EstimateSubject, found: ComparableSet) -> ComparablesUsed:
     """The comparables nearest in living area first (then by number), the first COMPARABLES_SHOWN of them."""
-    ordered = sorted(zip(found.refs, found.living_areas, strict=True), key=lambda pair: (abs(pair[1] - subject.living_area), pair[0]))
-    refs = [ref for ref, _ in ordered[:COMPARABLES_SHOWN]]
-    return ComparablesUsed(total=found.count, **shown(refs, found.count), listing_ids=refs)
+    ordered = sorted(found.listings, key=lambda c: (abs(c.living_area - subject.living_area), c.listing_id))[:COMPARABLES_SHOWN]
+    no_distance = Absent(reason=AbsenceReason.empty_in_source, note="Die Lage des Objekts ist nicht bekannt, also keine Entfernung.")
+    return ComparablesUsed(
+        total=found.count,
+        **shown(ordered, found.count),
+        distance_from=found.distance_from or no_distance,
+        items=[_comparable_listing(c, no_distance) for c in ordered],
+    )
 
 
 def estimate(

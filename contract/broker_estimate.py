@@ -98,9 +98,8 @@ class ValueRange(ContractModel):
 
 
 OPEN_A_COMPARABLE = (
-    "Ein Vergleichsobjekt ist ein veröffentlichtes Inserat, meist eines anderen Büros: sein Exposé öffnet resource_uri, "
-    "eine Ressource der Athaus Immobiliensuche (/suche/mcp, ohne Anmeldung), oder dort get_listing mit der "
-    "Inseratsnummer; get_listing dieses Servers öffnet nur den eigenen Bestand."
+    "Das Exposé eines Vergleichsobjekts (meist eines anderen Büros) öffnet resource_uri in der Athaus "
+    "Immobiliensuche (/suche/mcp); get_listing hier öffnet nur den eigenen Bestand."
 )
 
 
@@ -142,8 +141,19 @@ class ConfidenceFactor(StrEnum):
     year_built_differs = "year_built_differs"
 
 
+FACTOR_LABELS = {
+    ConfidenceFactor.few_comparables: "wenige Vergleichsobjekte",
+    ConfidenceFactor.wide_spread: "weite Streuung",
+    ConfidenceFactor.price_on_request_excluded: "Inserate mit Preis auf Anfrage fehlen",
+    ConfidenceFactor.living_area_unknown_excluded: "Inserate ohne Wohnfläche fehlen",
+    ConfidenceFactor.rooms_differ: "Zimmerzahl weicht ab",
+    ConfidenceFactor.year_built_differs: "Baujahr weicht ab",
+}
+
+
 class ConfidenceNote(ContractModel):
     factor: Annotated[ConfidenceFactor, Label("Umstand")]
+    factor_label: str
     message: Annotated[str, Label("Befund")]
 
 
@@ -185,9 +195,9 @@ TOOLS: list[ToolSpec] = [
             "Wohnfläche ±area_tolerance_percent (Standard 30 %). Spanne = unteres Quartil, Median und oberes Quartil "
             "des Preises je m² × Wohnfläche. Eingabe: listing_id eines eigenen Objekts oder die Objektdaten (PLZ oder "
             "Ort, property_type, marketing_type, living_area; rooms und year_built nur zum Abgleich). Das Ergebnis nennt "
-            "jedes verwendete Vergleichsobjekt (bis 20) mit Preis, Wohnfläche, Preis je m², Baujahr, PLZ, Entfernung "
-            f"und resource_uri, die Methode, wie viele Inserate ohne Preis oder Fläche nicht verwendet wurden, und was "
-            f"das Vertrauen mindert. {OPEN_A_COMPARABLE} Angebotspreise, keine Verkaufspreise. Mit "
+            "jedes Vergleichsobjekt (bis 20) mit Preis, Wohnfläche, Preis je m², Baujahr, PLZ, Entfernung und "
+            f"resource_uri, die Methode, was nicht verwendet wurde und was das Vertrauen mindert. {OPEN_A_COMPARABLE} "
+            "Angebotspreise, keine Verkaufspreise. Mit "
             "weniger als 5 Vergleichsobjekten gibt es keine Spanne: dann stehen dort der Grund und ungeprüfte "
             "Vorschläge aus deiner Eingabe (z. B. größere Toleranz, PLZ-Region); der Server erweitert nie selbst. Für "
             "Grundstücke und Stellplätze gibt es keine Schätzung je m² Wohnfläche."

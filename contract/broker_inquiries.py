@@ -34,7 +34,7 @@ PAGING = (
     "oder einen neuen Status), endet das Weiterblättern mit CURSOR_EXPIRED statt Einträge zu überspringen oder "
     "doppelt zu liefern. Eine leere Antwort belegt nur dann, dass es nichts gibt, wenn completeness.complete true ist."
 )
-OFFICE_SCOPE = "Nur Einträge deines Büros; request.office nennt das Büro der Anmeldung."
+OFFICE_SCOPE = "Nur Einträge deines Büros (request.office)."
 LIMIT_DESCRIPTION = "Einträge pro Seite (1–50)."
 CURSOR_DESCRIPTION = "next_cursor der vorigen Seite, mit sonst gleichen Argumenten."
 
@@ -66,10 +66,9 @@ class SearchInquiriesInput(ContractModel):
         ge=0,
         le=3650,
         description=(
-            "Nur Anfragen, die seit mindestens so vielen Tagen auf eine Antwort des Büros warten: offen, und die älteste "
-            "Nachricht der/des Suchenden nach der letzten Nachricht des Büros (ohne Büronachricht: die erste) ist "
-            "mindestens so viele Tage alt (gemessen an request.as_of). Beantwortete und geschlossene Anfragen warten nie, "
-            "wer auch zuletzt schrieb. 0: alle, die gerade auf das Büro warten, dieselben wie im Lagebericht."
+            "Nur offene Anfragen, deren älteste Nachricht der/des Suchenden nach der letzten des Büros (ohne "
+            "Büronachricht: die erste) mindestens so viele Tage alt ist (an request.as_of); beantwortete und "
+            "geschlossene warten nie. 0: alle, die auf das Büro warten, wie im Lagebericht."
         ),
     )
     query: str | None = Field(

@@ -207,14 +207,13 @@ TOOLS: list[ToolSpec] = [
             "warten (neu oder Rückfrage, mit Wartezeit, am längsten wartende zuerst, gezählt nach Wartezeit), wartende "
             "Bestätigungen (Entwürfe, die auf einen Klick warten; abgelaufene getrennt gezählt), Objekte, die "
             "check_listing heute nicht bestehen (veröffentlichte und reservierte, die eine Pflichtregel inzwischen "
-            "verletzen, etwa mit abgelaufenem Energieausweis, und Entwürfe, mit den Gründen), Energieausweise "
+            "verletzen, und Entwürfe, mit den Gründen), Energieausweise "
             "veröffentlichter Inserate, die abgelaufen "
             "sind oder bald ablaufen, und offene Vorschläge; dazu Kennzahlen über 7 und 30 Tage (neue Anfragen, "
             "gesendete Antworten, veröffentlichte Inserate, mittlere Zeit bis zur ersten Antwort). Jede Zahl zählt alles "
             "im Büro; jeder Abschnitt zeigt höchstens items_per_section Einträge und sagt mit shown, total und all_shown, "
             "ob die Liste vollständig ist. total ist die Summe der offenen Punkte. Null in einem Abschnitt heißt: im "
-            "Büro gibt es dort jetzt nichts (die Zahlen sind vollständig, siehe completeness). request.office nennt das "
-            "Büro der Anmeldung."
+            "Büro (request.office) gibt es dort jetzt nichts (die Zahlen sind vollständig, siehe completeness)."
         ),
         input_model=ShowSituationReportInput,
         output_model=SituationReportOutput,

@@ -119,9 +119,8 @@ class StockFilters(CatalogFilters):
     publishable: bool | None = Field(
         default=None,
         description=(
-            "true: nur Objekte, die jetzt veröffentlicht werden können (jede Pflichtregel von check_listing erfüllt); "
-            "false: nur die, die mindestens eine Pflichtregel nicht erfüllen, etwa einen abgelaufenen Energieausweis, "
-            "auch wenn sie schon veröffentlicht sind. Geprüft wird am Tag der Anfrage. Weggelassen: beide."
+            "true: nur Objekte, die heute jede Pflichtregel von check_listing erfüllen; false: nur die übrigen, auch "
+            "schon veröffentlichte. Weggelassen: beide."
         ),
     )
 
@@ -252,11 +251,10 @@ TOOLS: list[ToolSpec] = [
             "Durchsucht den eigenen Bestand des Büros in jedem Status (Entwurf, veröffentlicht, reserviert, verkauft, "
             "vermietet, zurückgezogen) mit denselben Filtern und derselben Volltext-Syntax wie die öffentliche Suche: "
             "Vermarktungsart, Objektart, Ort, PLZ, Umkreis, Preis, Wohnfläche, Zimmer, Ausstattung, dazu statuses und "
-            "publishable. Jeder Treffer sagt, ob er jetzt veröffentlicht werden kann (publishable) und welche "
-            "Pflichtregeln von check_listing er heute nicht erfüllt (failed_rules); publishable = false findet so auch "
-            "veröffentlichte Objekte, die die Regeln inzwischen verletzen. Ein weggelassener Filter heißt: alles davon "
-            "(statuses weggelassen: alle Status); die ausgeführte Anfrage steht unter request, request.office nennt das "
-            "Büro der Anmeldung. Nur Objekte des eigenen Büros, nie die anderer Büros. Die Reihenfolge ist total "
+            "publishable. Jeder Treffer sagt, ob er heute veröffentlicht werden kann (publishable) und welche "
+            "Pflichtregeln von check_listing er nicht erfüllt (failed_rules). Ein weggelassener Filter heißt: alles "
+            "davon; die ausgeführte Anfrage steht unter request. Nur Objekte des eigenen Büros (request.office). Die "
+            "Reihenfolge ist total "
             "(sort_key); solange completeness.complete false ist und next_cursor gesetzt, mit denselben Argumenten "
             "und cursor weiterblättern. Findet die Suche nichts, stehen dort die ausgeführte Anfrage, ein nächster "
             "Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst. Ob es ein "

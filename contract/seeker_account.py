@@ -64,9 +64,7 @@ class ListMatchesInput(ContractModel):
         default=None,
         description=(
             "Nur Treffer ab diesem Zeitpunkt (ISO 8601, z. B. 2026-10-01 oder 2026-10-01T08:00:00+02:00; ohne Zeitzone "
-            "gilt UTC). Weggelassen: die letzten 14 Tage und dazu jeder ältere Treffer, den du noch nicht angesehen hast "
-            "(Zustand new), also jeder, den list_search_orders unter new_matches zählt; das Ergebnis nennt diesen "
-            "Standard als Warnung DEFAULT_SCOPE_APPLIED mit der Zahl älterer, schon angesehener Treffer, die dann fehlen."
+            "gilt UTC). Weggelassen: die letzten 14 Tage und dazu jeder ältere, noch nicht angesehene Treffer (Zustand new)."
         ),
     )
     search_order_id: SearchOrderRef | None = Field(
@@ -203,8 +201,8 @@ _PAGING = (
     "antwortet der Server mit CURSOR_EXPIRED, statt still neu zu beginnen."
 )
 _EMPTY = (
-    "Ist die Liste leer, stehen dort die ausgeführte Anfrage (request), ein nächster Schritt (hint) und ungeprüfte "
-    "Vorschläge aus deiner Eingabe; der Server erweitert nie selbst."
+    "Ist die Liste leer, stehen dort die ausgeführte Anfrage (request, mit dem Konto der Anmeldung unter account), ein "
+    "nächster Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst."
 )
 
 TOOLS: list[ToolSpec] = [
@@ -216,7 +214,7 @@ TOOLS: list[ToolSpec] = [
             "status eingrenzen. Jeder Suchauftrag mit Nummer, Name, Kriterien (dieselben Filter wie bei search_listings, "
             "dazu als Satz), Benachrichtigungshäufigkeit, Status, ob Makler dir Objekte vorschlagen dürfen (approachable), "
             "Anlage- und Änderungszeit und der Zahl neuer, noch nicht angesehener Treffer (list_matches ohne since zeigt "
-            "jeden davon). request.account nennt das Konto der Anmeldung. Alle Suchaufträge kommen auf "
+            "jeden davon). Alle Suchaufträge kommen auf "
             "einer Seite; completeness sagt, ob es alle sind. Die Treffer selbst liefert list_matches. " + _EMPTY
         ),
         input_model=ListSearchOrdersInput,
@@ -229,11 +227,10 @@ TOOLS: list[ToolSpec] = [
         title="Treffer auflisten",
         description=(
             "Treffer zu deinen Suchaufträgen ab einem Zeitpunkt (since): neue Inserate, Preissenkungen, Statusänderungen "
-            "und Vorschläge von Maklern. Ohne since gilt: die letzten 14 Tage und dazu jeder ältere, noch nicht angesehene "
-            "Treffer, sodass die Liste jeden Treffer enthält, den list_search_orders als neu zählt (new_matches); das "
-            "Ergebnis nennt diesen Standard als Warnung DEFAULT_SCOPE_APPLIED samt der Zahl älterer, schon angesehener "
-            "Treffer, die dann fehlen; für sie since früher setzen. Eingrenzen nach Suchauftrag (search_order_id), Art "
-            "(kinds) und Zustand (states). request.account nennt das Konto der Anmeldung. Neueste "
+            "und Vorschläge von Maklern. Ohne since: die letzten 14 Tage und jeder ältere, noch nicht angesehene Treffer "
+            "(so wie list_search_orders new_matches zählt); die Warnung DEFAULT_SCOPE_APPLIED nennt die Zahl älterer, "
+            "schon angesehener Treffer, die dann fehlen. Eingrenzen nach Suchauftrag (search_order_id), Art (kinds) und "
+            "Zustand (states). Neueste "
             "zuerst. Jeder Treffer mit Nummer, Art, Zustand, Zeitpunkt, Suchauftrag, der Änderung (alter und neuer Preis "
             "bzw. Status) und dem Inserat mit seinen heutigen Daten; ein Inserat, das nicht mehr veröffentlicht ist, "
             "bleibt in der Liste und nennt seinen Status (listing_status, listing_available). " + _PAGING + " " + _EMPTY
@@ -250,8 +247,7 @@ TOOLS: list[ToolSpec] = [
             "Deine eigenen Anfragen an Anbieter, standardmäßig in jedem Status (offen, beantwortet, geschlossen); mit "
             "status oder listing_id eingrenzen. Jede Anfrage mit Nummer, Status, Inserat (Nummer, Titel, heutiger "
             "Status), Anbieter, Zeit der letzten Nachricht, von wem sie ist, ob der Anbieter geantwortet hat, und der "
-            "Zahl der Nachrichten. Zuletzt gestellte Anfrage zuerst. request.account nennt das Konto der Anmeldung. Den "
-            "ganzen Verlauf einer Anfrage zeigt get_inquiry. "
+            "Zahl der Nachrichten. Zuletzt gestellte Anfrage zuerst. Den ganzen Verlauf einer Anfrage zeigt get_inquiry. "
             + _PAGING
             + " "
             + _EMPTY

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contract.broker_estimate import (
+    FACTOR_LABELS,
     ComparableListing,
     ComparablesUsed,
     ComparisonArea,
@@ -122,47 +123,49 @@ def _median_if_far(value: float | None, values: list[float] | list[int], thresho
     return typical if abs(value - typical) >= threshold else None
 
 
+def _note(factor: ConfidenceFactor, message: str) -> ConfidenceNote:
+    return ConfidenceNote(factor=factor, factor_label=FACTOR_LABELS[factor], message=message)
+
+
 def confidence(subject: EstimateSubject, found: ComparableSet, spread: float) -> Confidence:
     """high: nothing lowers it; medium: one reason; low: two or more, or a very wide spread."""
     notes: list[ConfidenceNote] = []
     if found.count < FEW_COMPARABLES:
-        notes.append(
-            ConfidenceNote(factor=ConfidenceFactor.few_comparables, message=f"Nur {found.count} Vergleichsobjekte (unter {FEW_COMPARABLES}).")
-        )
+        notes.append(_note(ConfidenceFactor.few_comparables, f"Nur {found.count} Vergleichsobjekte (unter {FEW_COMPARABLES})."))
     if spread > WIDE_SPREAD:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.wide_spread,
-                message=f"Weite Streuung: der Interquartilsabstand beträgt {number(spread * 100, 0)} % des Medians.",
+            _note(
+                ConfidenceFactor.wide_spread,
+                f"Weite Streuung: der Interquartilsabstand beträgt {number(spread * 100, 0)} % des Medians.",
             )
         )
     seen = found.count + found.price_on_request
     if found.price_on_request and found.price_on_request >= MANY_EXCLUDED * seen:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.price_on_request_excluded,
-                message=f"{found.price_on_request} von {seen} sonst passenden Inseraten haben '{PRICE_ON_REQUEST}' und fehlen in der Rechnung.",
+            _note(
+                ConfidenceFactor.price_on_request_excluded,
+                f"{found.price_on_request} von {seen} sonst passenden Inseraten haben '{PRICE_ON_REQUEST}' und fehlen in der Rechnung.",
             )
         )
     if found.living_area_unknown and found.living_area_unknown >= MANY_EXCLUDED * (found.count + found.living_area_unknown):
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.living_area_unknown_excluded,
-                message=f"{found.living_area_unknown} Inserate gleicher Art im Gebiet haben keine Wohnfläche und fehlen in der Rechnung.",
+            _note(
+                ConfidenceFactor.living_area_unknown_excluded,
+                f"{found.living_area_unknown} Inserate gleicher Art im Gebiet haben keine Wohnfläche und fehlen in der Rechnung.",
             )
         )
     if (typical := _median_if_far(subject.rooms, found.rooms, ROOMS_DIFFER)) is not None:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.rooms_differ,
-                message=f"Das Objekt hat {number(subject.rooms or 0, 1)} Zimmer, die Vergleichsobjekte im Median {number(typical, 1)}.",
+            _note(
+                ConfidenceFactor.rooms_differ,
+                f"Das Objekt hat {number(subject.rooms or 0, 1)} Zimmer, die Vergleichsobjekte im Median {number(typical, 1)}.",
             )
         )
     if (typical := _median_if_far(subject.year_built, found.years, YEARS_DIFFER)) is not None:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.year_built_differs,
-                message=f"Baujahr {subject.year_built}, die Vergleichsobjekte im Median {typical:.0f}.",
+            _note(
+                ConfidenceFactor.year_built_differs,
+                f"Baujahr {subject.year_built}, die Vergleichsobjekte im Median {typical:.0f}.",
             )
         )
     if spread > VERY_WIDE_SPREAD or len(notes) >= 2:
@@ -178,9 +181,9 @@ def no_estimate(count: int) -> Confidence:
         level="none",
         level_label="keine Schätzung",
         lowered_by=[
-            ConfidenceNote(
-                factor=ConfidenceFactor.few_comparables,
-                message=f"Nur {count} Vergleichsobjekte; für eine Spanne sind mindestens {MIN_COMPARABLES} nötig.",
+            _note(
+                ConfidenceFactor.few_comparables,
+                f"Nur {count} Vergleichsobjekte; für eine Spanne sind mindestens {MIN_COMPARABLES} nötig.",
             )
         ],
     )

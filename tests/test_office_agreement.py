@@ -136,3 +136,14 @@ def test_a_closed_inquiry_whose_last_word_is_the_seekers_never_counts_as_unanswe
     assert ref not in {i["inquiry_id"] for i in walk(caller, "search_inquiries", {"unanswered_for_days": 0, "limit": 50})}
     detail = caller("get_inquiry", {"inquiry_id": ref})
     assert (detail["status"], detail["awaiting_reply_since"]) == ("closed", None)
+
+
+def test_start_the_day_says_what_the_unpublishable_section_holds(demo_db: Database) -> None:
+    prompt = BROKER.prompts["start_the_day"]({}, make_context(demo_db)).splitlines()
+    assert prompt[2] == (
+        "   Der Abschnitt zu den Objekten, die nicht veröffentlicht werden können (unpublishable), enthält Entwürfe mit "
+        "Mängeln und auch veröffentlichte oder reservierte Objekte, die eine Pflichtregel inzwischen nicht mehr erfüllen "
+        "(etwa einen abgelaufenen Energieausweis); diese stehen zuerst, weil sie schon online sind. Nenne sie getrennt "
+        "(published_or_reserved, drafts) mit den Gründen; alle davon findet search_listings mit publishable = false "
+        "und statuses = [draft, published, reserved]."
+    )

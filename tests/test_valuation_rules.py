@@ -89,6 +89,7 @@ def test_few_comparables_below_ten_lower_it_to_medium() -> None:
     nine = confidence(subject(), found(NARROW[:9]), 0.1)
     assert (nine.level, factors(nine)) == ("medium", [ConfidenceFactor.few_comparables])
     assert nine.lowered_by[0].message == "Nur 9 Vergleichsobjekte (unter 10)."
+    assert nine.lowered_by[0].factor_label == "wenige Vergleichsobjekte", "the text names the factor in German"
     assert confidence(subject(), found(NARROW[:10]), 0.1).level == "high"
 
 

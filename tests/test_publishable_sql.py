@@ -18,6 +18,7 @@ from shared.db.models import Listing
 from shared.db.session import Database
 from shared.publishing import failed_blocking_rules, failing_conditions, publishable_condition
 from tests.conftest import FIXED_NOW
+from tests.test_publishing_rules import listing
 
 TODAY = FIXED_NOW.date()
 
@@ -90,34 +91,10 @@ EDGES: list[dict[str, Any]] = [
 
 
 def edge_listing(number: int, changes: dict[str, Any]) -> Listing:
-    values: dict[str, Any] = {
-        "ref": f"Z-{number:07d}",
-        "office_id": 1,
-        "status": "draft",
-        "marketing_type": "buy",
-        "property_type": "apartment",
-        "title": "Helle Wohnung",
-        "description": "x" * 200,
-        "postal_code": "04109",
-        "city": "Leipzig",
-        "city_key": "leipzig",
-        "state": "Sachsen",
-        "latitude": 51.34,
-        "longitude": 12.37,
-        "price": 300_000.0,
-        "price_on_request": False,
-        "living_area": 80.0,
-        "rooms": 3.0,
-        "photos": [{"url": "https://example.org/1.jpg"}],
-        "energy_status": "present",
-        "energy_certificate_type": "demand",
-        "energy_value": 95.0,
-        "energy_class": "C",
-        "energy_carrier": "Gas",
-        "energy_year_built": 1995,
-        "energy_valid_until": TODAY + dt.timedelta(days=30),
-    }
-    return Listing(**{**values, **changes})
+    """The complete listing of the rule tests, with what a row needs besides, and `changes` on one rule's edge."""
+    stored = {"id": None, "ref": f"Z-{number:07d}", "office_id": 1, "postal_code": "04109", "city_key": "leipzig", "state": "Sachsen"}
+    valid = {"energy_valid_until": TODAY + dt.timedelta(days=30)}
+    return listing(**stored, latitude=51.34, longitude=12.37, **{**valid, **changes})
 
 
 def test_sql_and_python_agree_on_the_edges_of_every_rule(scratch_db: Database) -> None:

@@ -140,7 +140,7 @@ def _in_time_scope(args: ListMatchesInput, since: dt.datetime) -> ColumnElement[
 def _default_scope_warning(since: dt.datetime, older_new: int, older_seen: int) -> ResultWarning:
     new_part = (
         f"dazu {german.plural(older_new, 'älterer, noch nicht angesehener Treffer', 'ältere, noch nicht angesehene Treffer')} "
-        "(Zustand neu), wie list_search_orders sie unter new_matches zählt"
+        "(Zustand neu, in new_matches von list_search_orders mitgezählt)"
         if older_new
         else "ältere, noch nicht angesehene Treffer gibt es nicht"
     )

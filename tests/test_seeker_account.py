@@ -217,7 +217,7 @@ def test_default_since_is_named_and_echoed(search: Caller, demo_db: Database) ->
     assert default["request"]["unseen_before_since"] == {"value": True, "source": "default"}
     unseen = (
         f"dazu {older_new} {'älterer, noch nicht angesehener Treffer' if older_new == 1 else 'ältere, noch nicht angesehene Treffer'} "
-        "(Zustand neu), wie list_search_orders sie unter new_matches zählt"
+        "(Zustand neu, in new_matches von list_search_orders mitgezählt)"
         if older_new
         else "ältere, noch nicht angesehene Treffer gibt es nicht"
     )

@@ -15,7 +15,7 @@ from contract.vocabulary import MarketingType, PropertyType, label
 from shared import valuation
 from shared.catalog import places
 from shared.catalog import search as engine
-from shared.comparables import find_comparables
+from shared.comparables import Origin, find_comparables
 from shared.db.scoped import OfficeData
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
@@ -28,6 +28,7 @@ class Subject:
     data: EstimateSubject  # as the result names it
     row_id: int | None  # the office's listing it comes from, left out of its own comparables
     published: bool  # that listing is in the public catalog
+    origin: Origin | None  # where distances to the comparables are measured from
     place_warnings: list[ResultWarning] = field(default_factory=list)  # a short form of the place, applied
 
 
@@ -61,7 +62,8 @@ def _from_stock(session: Session, office: OfficeData, listing_id: str) -> Subjec
         rooms=listing.rooms,
         year_built=listing.year_built,
     )
-    return Subject(data, listing.id, listing.status in engine.PUBLIC_STATUSES)
+    origin = Origin(listing.latitude, listing.longitude, f"Lage des Objekts {listing.ref}")
+    return Subject(data, listing.id, listing.status in engine.PUBLIC_STATUSES, origin)
 
 
 def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
@@ -83,7 +85,7 @@ def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
         raise _ask("living_area", "Wie groß ist die Wohnfläche in m²?", {"type": "number", "exclusiveMinimum": 0, "title": "Wohnfläche m²"})
     if args.property_type not in VALUED_TYPES:
         raise _not_valued(args.property_type, "bitte apartment, house oder commercial angeben.")
-    city, place_warnings = _place(session, args)
+    city, place_warnings, origin = _place(session, args)
     data = EstimateSubject(
         listing_id=None,
         source="caller",
@@ -96,18 +98,21 @@ def _from_caller(session: Session, args: EstimateValueInput) -> Subject:
         rooms=args.rooms,
         year_built=args.year_built,
     )
-    return Subject(data, None, False, place_warnings)
+    return Subject(data, None, False, origin, place_warnings)
 
 
-def _place(session: Session, args: EstimateValueInput) -> tuple[str | None, list[ResultWarning]]:
-    """The object's place resolved against the catalog's places (shared.catalog.places), as the catalog search does."""
+def _place(session: Session, args: EstimateValueInput) -> tuple[str | None, list[ResultWarning], Origin | None]:
+    """The object's place resolved against the catalog's places (shared.catalog.places), as the catalog search does,
+    and where distances to the comparables are measured from: the centre of its postal code, else of its place."""
     if args.postal_codes:
         places.check_postal_codes(session, args.postal_codes, "postal_codes")
     by_code = places.resolve_postal_code(session, args.postal_code, "postal_code") if args.postal_code else None
+    code_centre = Origin(by_code.latitude, by_code.longitude, f"Mitte der PLZ {args.postal_code}") if by_code else None
     if args.city is None:
-        return (by_code.name if by_code and not args.postal_codes else None), []
+        return (by_code.name if by_code and not args.postal_codes else None), [], code_centre
     match = places.resolve_place(session, args.city, "city")
-    return match.name, [w for w in [places.normalised_warning("city", args.city, match)] if w]
+    warnings = [w for w in [places.normalised_warning("city", args.city, match)] if w]
+    return match.name, warnings, code_centre or Origin(match.latitude, match.longitude, f"Mitte von {match.name}")
 
 
 def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueOutput:
@@ -124,6 +129,7 @@ def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueO
             postal_codes=args.postal_codes,
             area=area,
             exclude_id=subject.row_id,
+            origin=subject.origin,
         )
     result = valuation.estimate(args, subject.data, found, area=area, subject_published=subject.published, freshness=snap.freshness)
     result.warnings[:0] = subject.place_warnings

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from broker_server.lists import freshness, office_key, removal, request_of
+from broker_server.lists import freshness, office_key, office_scope, removal, request_of
 from broker_server.lookups import member_names, own_listing_id
 from contract.broker_inquiries import (
     GetInquiryInput,
@@ -33,8 +33,17 @@ from contract.broker_inquiries import (
 )
 from contract.envelope import AbsenceReason, Absent, Page, Suggestion
 from contract.errors import ErrorCode, ToolFailure
-from contract.vocabulary import SHARED_PROFILE_LABELS, InquirySort, InquiryStatus, ListingStatus, MarketingType, MessageAuthor
-from shared.awaiting_reply import awaiting_reply_since, message_count, office_replied
+from contract.vocabulary import (
+    SHARED_PROFILE_LABELS,
+    InquirySort,
+    InquiryStatus,
+    ListingStatus,
+    MarketingType,
+    MessageAuthor,
+    PendingActionKind,
+    stored_label,
+)
+from shared.awaiting_reply import message_count, office_replied, waiting_since
 from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
 from shared.catalog.suggest import prefix_suggestions
 from shared.catalog.text import compound_parts, words
@@ -138,7 +147,7 @@ class InquiryFacts:
 
 def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[InquiryFacts]:
     rows = session.execute(
-        statement.add_columns(awaiting_reply_since(), message_count(), office_replied()).options(selectinload(Inquiry.listing), *load)
+        statement.add_columns(waiting_since(), message_count(), office_replied()).options(selectinload(Inquiry.listing), *load)
     )
     return [InquiryFacts(inquiry, since if since else None, int(count), bool(replied)) for inquiry, since, count, replied in rows]
 
@@ -181,8 +190,8 @@ def _inquiry_hint(args: SearchInquiriesInput, as_of: dt.datetime) -> str:
         )
     if args.unanswered_for_days is not None:
         parts.append(
-            f"unanswered_for_days = {args.unanswered_for_days} verlangt eine unbeantwortete Nachricht der/des Suchenden, "
-            f"die am {render.value_text(as_of)} mindestens so viele Tage alt ist."
+            f"unanswered_for_days = {args.unanswered_for_days} verlangt eine offene Anfrage mit einer unbeantworteten "
+            f"Nachricht der/des Suchenden, die am {render.value_text(as_of)} mindestens so viele Tage alt ist."
         )
     if not parts:
         has_filter = any(getattr(args, n) is not None for n in ("status", "listing_id", "received_since", "received_until"))
@@ -230,7 +239,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         def refs_at(as_of: dt.datetime) -> list[str]:
             scoped = [*conditions, Inquiry.created_at <= as_of]
             if args.unanswered_for_days is not None:
-                scoped.append(awaiting_reply_since() <= as_of - dt.timedelta(days=args.unanswered_for_days))
+                scoped.append(waiting_since() <= as_of - dt.timedelta(days=args.unanswered_for_days))
             order = (Inquiry.created_at.desc(), Inquiry.ref.desc()) if descending else (Inquiry.created_at.asc(), Inquiry.ref.asc())
             rows = session.execute(office.inquiries().with_only_columns(Inquiry.id, Inquiry.ref).where(*scoped).order_by(*order))
             return [ref for inquiry_id, ref in rows if with_words is None or inquiry_id in with_words]
@@ -238,6 +247,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         page = walk(ctx, "search_inquiries", office_key(office), args, refs_at)
         facts = {f.inquiry.ref: f for f in inquiry_facts(session, office.inquiries().where(Inquiry.ref.in_(page.page)))}
         items = [summary_of(f, page.as_of) for f in ordered(facts, page.page)]
+        scope = office_scope(session, office)
         fresh = freshness(session, [office.inquiries().with_only_columns(func.max(Inquiry.last_message_at))], page, "anfragen")
     ignored = words_.ignored_warning() if words_ else None
     empty = page.total == 0
@@ -245,7 +255,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
     return Page(
         items=items,
         total=page.total,
-        request=request_of(args, page, {"status": list(InquiryStatus)}),
+        request=request_of(args, page, {"status": list(InquiryStatus)}, scope),
         sort_key=f"created_at {direction}, inquiry_id {direction}",
         freshness=fresh,
         next_cursor=page.next_cursor,
@@ -310,6 +320,7 @@ def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict
             OpenDraft(
                 confirmation_id=d.ref,
                 action=d.kind,
+                action_label=stored_label(PendingActionKind, d.kind),
                 summary=d.summary,
                 prepared_by=names.get(d.user_id) or Absent(reason=AbsenceReason.empty_in_source, note="Nicht von einem Mitglied des Büros."),
                 created_at=d.created_at,

@@ -1,6 +1,7 @@
-"""What the office's three lists (inquiries, valuations, proposals) share: each pages with the account walk
-(`shared.paging.walk`) owned by the office, echoes the walk's reference time with the request, says when the
-office's rows last changed, and suggests dropping one filter at a time."""
+"""What the office's lists share: each is limited to the office of the login and echoes it (`office_scope`); the
+three account lists (inquiries, valuations, proposals) page with the account walk (`shared.paging.walk`) owned by
+the office, echo the walk's reference time with the request, say when the office's rows last changed, and suggest
+dropping one filter at a time."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
+from broker_server.lookups import office_name
 from contract.envelope import EffectiveValue, Freshness, Suggestion, ValueSource
 from shared.db.scoped import OfficeData
 from shared.paging.walk import Walk
@@ -20,10 +22,16 @@ def office_key(office: OfficeData) -> str:
     return f"office:{office.office_id}"
 
 
-def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any]) -> dict[str, EffectiveValue]:
+def office_scope(session: Session, office: OfficeData) -> dict[str, EffectiveValue]:
+    """The office an answer is limited to, as the login gives it: by its name, never by an internal id."""
+    return {"office": EffectiveValue(value=office_name(session, office), source=ValueSource.login)}
+
+
+def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any], scope: dict[str, EffectiveValue]) -> dict[str, EffectiveValue]:
+    """The executed request of a walk: every argument, the walk's reference time, and the office (`office_scope`)."""
     request = effective_request(args, implied, exclude={"cursor"})
     request["as_of"] = EffectiveValue(value=walk_.as_of, source=ValueSource.cursor if walk_.from_cursor else ValueSource.default)
-    return request
+    return {**request, **scope}
 
 
 def freshness(session: Session, columns: list[Any], walk_: Walk, family: str) -> Freshness:

@@ -1,6 +1,7 @@
 """The office's own rows as a caller names them: a listing by its number, the office's name, its members'
 names. Another office's row is NOT_FOUND with the same sentence as a missing one, and its number is never
-echoed, so an office cannot learn what exists elsewhere."""
+echoed, so an office cannot learn what exists elsewhere; only a listing that is published anyway (in the public
+catalog) gets a sentence of its own, pointing to its public exposé."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from contract.errors import ErrorCode, ToolFailure
+from contract.search import LISTING_RESOURCE
+from shared.catalog.search import PUBLIC_STATUSES
 from shared.db.models import Listing, Office, OfficeMember, User
 from shared.db.scoped import OfficeData
 
@@ -17,13 +20,25 @@ LISTING_NOT_FOUND = (
 )
 
 
+def _not_in_stock(session: Session, listing_id: str) -> ToolFailure:
+    """NOT_FOUND for a listing outside the office's stock; a published one (public anyway) is named with its exposé."""
+    public = session.scalar(select(Listing.ref).where(Listing.ref == listing_id, Listing.status.in_(PUBLIC_STATUSES)))
+    if public is None:
+        return ToolFailure(ErrorCode.NOT_FOUND, LISTING_NOT_FOUND)
+    return ToolFailure(
+        ErrorCode.NOT_FOUND,
+        f"{public} ist ein veröffentlichtes Inserat eines anderen Anbieters, nicht im Bestand deines Büros: sein Exposé "
+        f"öffnest du in der Athaus Immobiliensuche, als Ressource {LISTING_RESOURCE.uri_template.format(listing_id=public)}.",
+    )
+
+
 def own_listing(session: Session, office: OfficeData, listing_id: str) -> Listing:
     """One listing of the office's stock, in any status, with its office and features loaded."""
     listing = session.scalar(
         office.listings().where(Listing.ref == listing_id).options(selectinload(Listing.office), selectinload(Listing.features))
     )
     if listing is None:
-        raise ToolFailure(ErrorCode.NOT_FOUND, LISTING_NOT_FOUND)
+        raise _not_in_stock(session, listing_id)
     return listing
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, func, or_
 
-from broker_server.lists import freshness, office_key, removal, request_of
+from broker_server.lists import freshness, office_key, office_scope, removal, request_of
 from broker_server.lookups import own_listing_id
 from contract.broker_inquiries import ListProposalsInput, ProposalSummary
 from contract.envelope import Page, ResultWarning, Suggestion, WarningCode
@@ -71,6 +71,7 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
             proposals_in_scope(office).add_columns(SearchOrder.ref, SearchOrder.criteria, Listing).where(Proposal.ref.in_(page.page))
         ).all()
         by_ref = {proposal.ref: _summary(proposal, order_ref, stored, listing) for proposal, order_ref, stored, listing in rows}
+        scope = office_scope(session, office)
         fresh = freshness(
             session,
             [
@@ -98,7 +99,7 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
     return Page(
         items=ordered(by_ref, page.page),
         total=page.total,
-        request=request_of(args, page, {"status": [ProposalStatus.open]}),
+        request=request_of(args, page, {"status": [ProposalStatus.open]}, scope),
         sort_key="created_at desc, proposal_id desc",
         freshness=fresh,
         next_cursor=page.next_cursor,

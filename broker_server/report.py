@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
-from broker_server.lookups import office_name
+from broker_server.lists import office_scope
 from contract.broker_report import ShowSituationReportInput
 from contract.envelope import Freshness, Tally
-from contract.vocabulary import EnergyStatus, InquiryStatus, ListingStatus, MessageAuthor, ProposalStatus
-from shared import situation
-from shared.awaiting_reply import awaiting_reply_since, first_office_message, last_office_message
+from contract.vocabulary import EnergyStatus, InquiryStatus, MessageAuthor, ProposalStatus
+from shared import publishing, situation
+from shared.awaiting_reply import first_office_message, last_office_message, waiting_since
 from shared.catalog import search as engine
 from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction, Proposal
-from shared.db.scoped import OfficeData
+from shared.db.scoped import OfficeData, count_rows
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
@@ -31,7 +31,7 @@ def _open_inquiries(session: Session, office: OfficeData) -> list[situation.Open
             Inquiry.id,
             Inquiry.ref,
             Inquiry.listing_id,
-            func.coalesce(awaiting_reply_since(), Inquiry.created_at).label("waiting_since"),
+            waiting_since().label("waiting_since"),
             case((last_office_message().is_(None), 1), else_=0).label("first_contact"),
         )
         .subquery()
@@ -52,9 +52,12 @@ def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) ->
     return list(session.scalars(query.order_by(PendingAction.created_at, PendingAction.id)))
 
 
-def _drafts(session: Session, office: OfficeData) -> list[Listing]:
-    query = office.listings().where(Listing.status == ListingStatus.draft.value)
-    return list(session.scalars(query.order_by(Listing.created_at, Listing.id)))
+def _checked_listings(session: Session, office: OfficeData, today: dt.date) -> tuple[list[Listing], int]:
+    """The office's listings in the checked statuses that fail the publishing check on `today` (selected with the
+    same SQL condition as the stock search's `publishable = false`), and how many were checked."""
+    checked = office.listings().where(Listing.status.in_([s.value for s in situation.CHECKED_STATUSES]))
+    failing = session.scalars(checked.where(publishing.publishable_condition(False, today)).order_by(Listing.id))
+    return list(failing), count_rows(session, checked)
 
 
 def _due_certificates(session: Session, office: OfficeData, due_by: dt.date) -> list[situation.Certificate]:
@@ -113,11 +116,11 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
     limit = args.items_per_section
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        name = office_name(session, office)
+        scope = office_scope(session, office)
         sections = [
             situation.inquiry_section(_open_inquiries(session, office), now, limit),
             situation.confirmation_section(_prepared_actions(session, office, now), now, limit),
-            situation.unpublishable_section(_drafts(session, office), today, limit),
+            situation.unpublishable_section(*_checked_listings(session, office, today), today, limit),
             situation.energy_section(
                 _due_certificates(session, office, situation.due_by(today, args.energy_warning_days)), today, limit, args.energy_warning_days
             ),
@@ -127,9 +130,9 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
     total = sum(section.total for section in sections)
     return Tally(
         total=total,
-        request=effective_request(args, {"office": name}),
+        request=effective_request(args) | scope,
         freshness=Freshness(data_as_of=now, snapshot=snap.freshness.snapshot),
-        body={"office": name, "as_of": now, "sections": sections, "key_figures": figures},
+        body={"office": scope["office"].value, "as_of": now, "sections": sections, "key_figures": figures},
         empty_hint=situation.NOTHING_OPEN if total == 0 else None,
     )
 

@@ -41,6 +41,11 @@ def start_the_day(arguments: Mapping[str, str], ctx: ToolContext) -> str:
             "Guten Morgen. Zeig mir, wie es um mein Büro steht:",
             "1. Rufe show_situation_report auf und fasse zusammen: unbeantwortete Anfragen (die älteste zuerst, mit Alter), "
             "wartende Bestätigungen, Objekte, die nicht veröffentlicht werden können, ablaufende Energieausweise, offene Vorschläge.",
+            "   Der Abschnitt zu den Objekten, die nicht veröffentlicht werden können (unpublishable), enthält Entwürfe mit "
+            "Mängeln und auch veröffentlichte oder reservierte Objekte, die eine Pflichtregel inzwischen nicht mehr erfüllen "
+            "(etwa einen abgelaufenen Energieausweis); diese stehen zuerst, weil sie schon online sind. Nenne sie getrennt "
+            "(published_or_reserved, drafts) mit den Gründen; alle davon findet search_listings mit publishable = false "
+            "und statuses = [draft, published, reserved].",
             "2. Schlag mir drei Dinge vor, die ich heute zuerst erledigen sollte, und nenne jeweils das Werkzeug dafür.",
             "3. Ist ein Abschnitt unvollständig (complete = false oder shown < total), sag es, statt die Zahl als vollständig auszugeben.",
         ]

@@ -15,7 +15,8 @@ from sqlalchemy import Select, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from broker_server.checks import check_result
-from broker_server.lookups import office_name, own_listing
+from broker_server.lists import office_scope
+from broker_server.lookups import own_listing
 from contract.broker_stock import (
     SORT_KEYS_STOCK,
     GetStockListingInput,
@@ -32,10 +33,9 @@ from contract.broker_stock import (
 )
 from contract.envelope import AbsenceReason, Absent, Page, Suggestion
 from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus, label, labelled
-from shared import listing_view
+from shared import listing_view, publishing
 from shared.catalog import search as engine
-from shared.catalog.scope import ALL_FILTERS, StockScope, empty_hint
-from shared.catalog.suggest import suggestions_for
+from shared.catalog.scope import ALL_FILTERS, StockScope
 from shared.db.models import Inquiry, Listing, ListingStatusChange, PendingAction, Proposal, User
 from shared.db.scoped import OfficeData, count_rows
 from shared.paging.cursor import binding_hash
@@ -67,8 +67,9 @@ def _published_at(listing: Listing) -> dt.datetime | Absent:
 # --- search_listings -------------------------------------------------------------------------------------------
 
 
-def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None) -> StockListing:
+def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None, today: dt.date) -> StockListing:
     summary = listing_view.summary(listing, args.include, distance)
+    failed = publishing.failed_blocking_rules(listing, today)
     return StockListing.model_validate(
         {
             **dict(summary),
@@ -77,37 +78,46 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
             **labelled("status", ListingStatus(listing.status)),
             "created_at": listing.created_at,
             "updated_at": listing.updated_at,
+            "publishable": not failed,
+            "failed_rules": [r.rule for r in failed],
+            "failed_rule_labels": [r.rule_label for r in failed],
         }
     )
 
 
-def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData) -> str:
-    """A cursor is bound to the filters, the statuses, the order and the office."""
+def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: OfficeData, today: dt.date) -> str:
+    """A cursor is bound to the filters, the statuses, the order and the office, and with `publishable` to the day
+    it was evaluated on: a walk across midnight ends instead of changing its set unnoticed."""
     catalog = engine.binding(args, args.sort)
-    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id})
+    checked = {"publishable": args.publishable, "day": today.isoformat()} if args.publishable is not None else None
+    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id, "checked": checked})
 
 
 def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListing]:
     office = ctx.office()
     now = ctx.now()
+    today = now.date()
     statuses = [s for s in ALL_STATUSES if s in {v.value for v in args.statuses}] if args.statuses else ALL_STATUSES
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        name = office_name(session, office)
-        scope = StockScope(session, args, statuses, office)
-        page = scope.page(session, ctx.cursors, args, binding=_stock_binding(args, statuses, office), revision=snap.revision, now=now)
-        items = [_stock_item(row, args, scope.distance_km(row)) for row in page.rows]
-    suggestions: list[Suggestion] = []
-    hint = None
+        echoed_office = office_scope(session, office)
+        # The publishing check's blocking rules as SQL, so totals and pages of the filter are exact.
+        publishable = [] if args.publishable is None else [publishing.publishable_condition(args.publishable, today)]
+        scope = StockScope(session, args, statuses, office, also=publishable)
+        binding = _stock_binding(args, statuses, office, today)
+        page = scope.page(session, ctx.cursors, args, binding=binding, revision=snap.revision, now=now)
+        items = [_stock_item(row, args, scope.distance_km(row), today) for row in page.rows]
+        hint, suggestions = scope.next_steps(session) if page.total == 0 else (None, [])
     if page.total == 0:
-        suggestions = suggestions_for(args)
         if args.statuses:
             suggestions.append(Suggestion(arguments={"statuses": None}, reason="alle Status"))
-        hint = f"Durchsucht wurde nur der Bestand von {name}. " + empty_hint(args, scope.centre)
+        if args.publishable is not None:
+            suggestions.append(Suggestion(arguments={"publishable": None}, reason="veröffentlichbare und nicht veröffentlichbare"))
+        hint = f"Durchsucht wurde nur der Bestand von {echoed_office['office'].value}. {hint}"
     return Page(
         items=items,
         total=page.total,
-        request=effective_request(args, {**ALL_FILTERS, "statuses": ALL_STATUSES, "office": name}, exclude={"cursor"}),
+        request=effective_request(scope.executed(args), {**ALL_FILTERS, "statuses": ALL_STATUSES}, exclude={"cursor"}) | echoed_office,
         sort_key=SORT_KEYS_STOCK[args.sort],
         freshness=snap.freshness,
         next_cursor=page.next_cursor,

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func
 
-from broker_server.lists import freshness, office_key, removal, request_of
+from broker_server.lists import freshness, office_key, office_scope, removal, request_of
 from broker_server.lookups import member_names, own_listing_id
 from contract.broker_inquiries import ListValuationsInput, ValuationSummary
 from contract.catalog import Money
@@ -80,19 +80,20 @@ def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[Valuati
         ).all()
         names = member_names(session, office, {valuation.created_by for valuation, _, _ in rows})
         by_ref = {v.ref: valuation_summary(v, ref, title, names.get(v.created_by or 0)) for v, ref, title in rows}
+        scope = office_scope(session, office)
         fresh = freshness(session, [office.valuations().with_only_columns(func.max(Valuation.created_at))], page, "bewertungen")
     empty = page.total == 0
     return Page(
         items=ordered(by_ref, page.page),
         total=page.total,
-        request=request_of(args, page, {}),
+        request=request_of(args, page, {}, scope),
         sort_key="created_at desc, valuation_id desc",
         freshness=fresh,
         next_cursor=page.next_cursor,
         suggestions=[removal("listing_id", "Bewertungen aller Objekte und Eigentümer-Kontakte")] if empty and args.listing_id else [],
         empty_hint=(
             ("Für dieses Objekt ist keine Bewertung gespeichert." if args.listing_id else "Dein Büro hat keine Bewertung gespeichert.")
-            + " Eine neue Schätzung macht estimate_value, speichern save_valuation."
+            + " Eine neue Schätzung macht estimate_value."
         )
         if empty
         else None,

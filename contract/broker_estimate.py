@@ -12,6 +12,7 @@ from contract.catalog import (
     Money,
 )
 from contract.envelope import (
+    Absent,
     ContractModel,
     Freshness,
     ResultWarning,
@@ -96,11 +97,33 @@ class ValueRange(ContractModel):
     basis: Annotated[str, Label("Grundlage")] = Field(description="Kaufpreis oder Kaltmiete pro Monat.")
 
 
+OPEN_A_COMPARABLE = (
+    "Das Exposé eines Vergleichsobjekts (meist eines anderen Büros) öffnet resource_uri in der Athaus "
+    "Immobiliensuche (/suche/mcp); get_listing hier öffnet nur den eigenen Bestand."
+)
+
+
+class ComparableListing(ContractModel):
+    listing_id: Annotated[str, Label("Inserat")] = Field(description="Inseratsnummer des Vergleichsobjekts.")
+    price: Annotated[Money, Label("Preis")] = Field(description="Angebotspreis: Kaufpreis bzw. Kaltmiete pro Monat.")
+    living_area: Annotated[float, Label("Wohnfläche m²")]
+    price_per_sqm: Annotated[float, Label("€/m²")] = Field(description="price ÷ living_area, wie in die Spanne eingegangen.")
+    year_built: Annotated[int | Absent, Label("Baujahr")]
+    postal_code: Annotated[str, Label("PLZ")]
+    distance_km: Annotated[float | Absent, Label("Entfernung km")] = Field(description="Luftlinie von distance_from, auf 0,1 km gerundet.")
+    resource_uri: Annotated[str, Label("Exposé")] = Field(description="Das öffentliche Exposé, z. B. athaus://suche/inserate/A-0000042. " + OPEN_A_COMPARABLE)
+
+
 class ComparablesUsed(ContractModel):
     total: Annotated[int, Label("Gesamt")] = Field(description="Alle verwendeten Vergleichsobjekte.")
     shown: Annotated[int, Label("gezeigt")]
     all_shown: Annotated[bool, Label("alle gezeigt")]
-    listing_ids: Annotated[list[str], Label("Inseratsnummern")] = Field(description="Inseratsnummern, die in der Wohnfläche nächsten zuerst (dann Nummer).")
+    distance_from: Annotated[str | Absent, Label("Entfernung gemessen von")] = Field(
+        description="Die Lage des Objekts aus dem Bestand, sonst die Mitte seiner PLZ oder seines Orts."
+    )
+    items: Annotated[list[ComparableListing], Label("Einträge")] = Field(
+        description="Die in der Wohnfläche nächsten zuerst (dann Inseratsnummer), höchstens 20."
+    )
 
 
 class Exclusions(ContractModel):
@@ -118,8 +141,19 @@ class ConfidenceFactor(StrEnum):
     year_built_differs = "year_built_differs"
 
 
+FACTOR_LABELS = {
+    ConfidenceFactor.few_comparables: "wenige Vergleichsobjekte",
+    ConfidenceFactor.wide_spread: "weite Streuung",
+    ConfidenceFactor.price_on_request_excluded: "Inserate mit Preis auf Anfrage fehlen",
+    ConfidenceFactor.living_area_unknown_excluded: "Inserate ohne Wohnfläche fehlen",
+    ConfidenceFactor.rooms_differ: "Zimmerzahl weicht ab",
+    ConfidenceFactor.year_built_differs: "Baujahr weicht ab",
+}
+
+
 class ConfidenceNote(ContractModel):
     factor: Annotated[ConfidenceFactor, Label("Umstand")]
+    factor_label: str
     message: Annotated[str, Label("Befund")]
 
 
@@ -161,8 +195,9 @@ TOOLS: list[ToolSpec] = [
             "Wohnfläche ±area_tolerance_percent (Standard 30 %). Spanne = unteres Quartil, Median und oberes Quartil "
             "des Preises je m² × Wohnfläche. Eingabe: listing_id eines eigenen Objekts oder die Objektdaten (PLZ oder "
             "Ort, property_type, marketing_type, living_area; rooms und year_built nur zum Abgleich). Das Ergebnis nennt "
-            "die verwendeten Vergleichsobjekte (Inseratsnummern), die Methode, wie viele Inserate ohne Preis oder "
-            "Fläche nicht verwendet wurden, und was das Vertrauen mindert. Angebotspreise, keine Verkaufspreise. Mit "
+            "jedes Vergleichsobjekt (bis 20) mit Preis, Wohnfläche, Preis je m², Baujahr, PLZ, Entfernung und "
+            f"resource_uri, die Methode, was nicht verwendet wurde und was das Vertrauen mindert. {OPEN_A_COMPARABLE} "
+            "Angebotspreise, keine Verkaufspreise. Mit "
             "weniger als 5 Vergleichsobjekten gibt es keine Spanne: dann stehen dort der Grund und ungeprüfte "
             "Vorschläge aus deiner Eingabe (z. B. größere Toleranz, PLZ-Region); der Server erweitert nie selbst. Für "
             "Grundstücke und Stellplätze gibt es keine Schätzung je m² Wohnfläche."

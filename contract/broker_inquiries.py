@@ -34,6 +34,7 @@ PAGING = (
     "oder einen neuen Status), endet das Weiterblättern mit CURSOR_EXPIRED statt Einträge zu überspringen oder "
     "doppelt zu liefern. Eine leere Antwort belegt nur dann, dass es nichts gibt, wenn completeness.complete true ist."
 )
+OFFICE_SCOPE = "Nur Einträge deines Büros (request.office)."
 LIMIT_DESCRIPTION = "Einträge pro Seite (1–50)."
 CURSOR_DESCRIPTION = "next_cursor der vorigen Seite, mit sonst gleichen Argumenten."
 
@@ -65,9 +66,9 @@ class SearchInquiriesInput(ContractModel):
         ge=0,
         le=3650,
         description=(
-            "Nur Anfragen, die seit mindestens so vielen Tagen auf eine Antwort des Büros warten: die älteste Nachricht "
-            "der/des Suchenden nach der letzten Nachricht des Büros (ohne Büronachricht: die erste) ist mindestens so "
-            "viele Tage alt (gemessen an request.as_of). 0: alle, die gerade auf das Büro warten."
+            "Nur offene Anfragen, deren älteste Nachricht der/des Suchenden nach der letzten des Büros (ohne "
+            "Büronachricht: die erste) mindestens so viele Tage alt ist (an request.as_of); beantwortete und "
+            "geschlossene warten nie. 0: alle, die auf das Büro warten, wie im Lagebericht."
         ),
     )
     query: str | None = Field(
@@ -107,7 +108,7 @@ class InquirySummary(ContractModel):
     age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang (bis request.as_of).")
     office_replied: Annotated[bool, Label("Büro hat geantwortet")] = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
     awaiting_reply_since: Annotated[dt.datetime | None, Label("wartet auf das Büro seit")] = Field(
-        description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
+        description="Seit wann die offene Anfrage auf das Büro wartet: älteste unbeantwortete Nachricht der/des Suchenden; null, wenn sie nicht wartet (beantwortet oder geschlossen)."
     )
     days_awaiting_reply: Annotated[int | None, Label("Tage ohne Antwort")] = Field(description="Ganze Tage seit awaiting_reply_since (bis request.as_of); sonst null.")
     message_count: Annotated[int, Label("Nachrichten")] = Field(description="Nachrichten im Verlauf, beider Seiten.")
@@ -154,7 +155,8 @@ class ThreadMessage(ContractModel):
 
 class OpenDraft(ContractModel):
     confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
-    action: Annotated[str, Label("Art")] = Field(description="Art, z. B. send_reply.")
+    action: Annotated[str, Label("Art")] = Field(description="Art des vorbereiteten Schritts, z. B. eine Antwort zu senden; action_label nennt sie deutsch.")
+    action_label: str
     summary: Annotated[str, Label("Inhalt")]
     prepared_by: Annotated[str | Absent, Label("vorbereitet von")]
     created_at: Annotated[dt.datetime, Label("vom")]
@@ -169,7 +171,7 @@ class InquiryDetail(ContractModel):
     age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang.")
     office_replied: Annotated[bool, Label("Büro hat geantwortet")] = Field(description="Hat das Büro in dieser Anfrage schon geschrieben?")
     awaiting_reply_since: Annotated[dt.datetime | None, Label("wartet auf das Büro seit")] = Field(
-        description="Älteste unbeantwortete Nachricht der/des Suchenden; null, wenn die Anfrage nicht auf das Büro wartet."
+        description="Seit wann die offene Anfrage auf das Büro wartet: älteste unbeantwortete Nachricht der/des Suchenden; null, wenn sie nicht wartet (beantwortet oder geschlossen)."
     )
     days_awaiting_reply: Annotated[int | None, Label("Tage ohne Antwort")] = Field(description="Ganze Tage seit awaiting_reply_since; sonst null.")
     listing: Annotated[InquiryListing, Label("Objekt")] = Field(description="Das Objekt, zu dem die Anfrage gestellt wurde.")
@@ -247,7 +249,7 @@ class SearchCriteria(ContractModel):
 
 
 class ProposalSummary(ContractModel):
-    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer; für decide_proposal.")
+    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer, z. B. P-000007.")
     status: Annotated[ProposalStatus, Label("Status")] = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Vorschlag entstand.")
     decided_at: Annotated[dt.datetime | None, Label("entschieden")] = Field(description="Wann entschieden wurde; null, solange offen.")
@@ -276,7 +278,7 @@ TOOLS: list[ToolSpec] = [
             "ausgeführte Anfrage steht unter request. Jede Anfrage mit Objekt, freigegebenem Namen, Status, Eingang, "
             "letzter Nachricht, Alter in Tagen, ob das Büro schon geantwortet hat, seit wann sie auf das Büro wartet "
             "und Anzahl der Nachrichten. Reihenfolge: neueste oder älteste zuerst, bei Gleichstand die Anfragenummer "
-            f"(sort_key). {PAGING} Den ganzen Verlauf einer Anfrage liefert get_inquiry."
+            f"(sort_key). {OFFICE_SCOPE} {PAGING} Den ganzen Verlauf einer Anfrage liefert get_inquiry."
         ),
         input_model=SearchInquiriesInput,
         output_model=SearchInquiriesOutput,
@@ -304,7 +306,8 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Die gespeicherten Bewertungen deines Büros, neueste zuerst (bei Gleichstand die Bewertungsnummer): für "
             "ein Objekt im Bestand oder einen Eigentümer-Kontakt, mit Wertspanne, Preis pro m², Methode und Anzahl der "
-            f"Vergleichsobjekte. Mit listing_id nur die eines Objekts. {PAGING} Eine neue Schätzung macht estimate_value."
+            f"Vergleichsobjekte. Mit listing_id nur die eines Objekts. {OFFICE_SCOPE} {PAGING} Eine neue Schätzung macht "
+            "estimate_value."
         ),
         input_model=ListValuationsInput,
         output_model=ListValuationsOutput,
@@ -320,8 +323,8 @@ TOOLS: list[ToolSpec] = [
             "angenommene und abgelehnte auf Wunsch. Offene Vorschläge erscheinen nur, solange die/der Suchende der "
             "Ansprache zustimmt und den Suchauftrag nicht beendet hat. Je Vorschlag das Objekt (Nummer, Titel, Preis, "
             "Status) und der Suchauftrag in Kurzform (Ort, Objektart, Preisspanne); die/der Suchende erscheint nur "
-            "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Entscheiden: decide_proposal. Neueste "
-            f"zuerst, bei Gleichstand die Vorschlagsnummer. {PAGING}"
+            "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Neueste "
+            f"zuerst, bei Gleichstand die Vorschlagsnummer. {OFFICE_SCOPE} {PAGING}"
         ),
         input_model=ListProposalsInput,
         output_model=ListProposalsOutput,

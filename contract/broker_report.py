@@ -17,9 +17,10 @@ from contract.envelope import (
     ResultWarning,
     Suggestion,
 )
-from contract.labels import Label
+from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
+from contract.vocabulary import ListingStatus
 
 # --- show_situation_report -----------------------------------------------------------------------------------
 
@@ -92,21 +93,36 @@ class ConfirmationSection(_Section):
     items: Annotated[list[WaitingConfirmation], Label("Einträge")] = Field(description="Die ältesten zuerst.")
 
 
-class BlockedDraft(ContractModel):
+class BlockedListing(ContractModel):
     listing_id: Annotated[str, Label("Inserat")]
     title: Annotated[str, Label("Titel")]
-    created_at: Annotated[dt.datetime, Label("vom")]
-    failed_rules: Annotated[list[CheckRule], Label("nicht erfüllt")]
+    status: Annotated[ListingStatus, Label("Status")]
+    status_label: str
+    created_at: Annotated[dt.datetime, Label("angelegt")]
+    failed_rules: Annotated[list[CheckRule], NOT_IN_TEXT] = Field(description="Die nicht erfüllten Pflichtregeln, in der Reihenfolge von check_listing.")
+    failed_rule_labels: Annotated[list[str], Label("nicht erfüllt")] = Field(description="Dieselben Regeln mit ihrem deutschen Namen.")
     reasons: Annotated[list[str], Label("Gründe")] = Field(description="Deutsch, je nicht erfüllter Regel ein Satz.")
 
 
 class UnpublishableSection(_Section):
     section: Annotated[Literal["unpublishable"], Label("Abschnitt")] = "unpublishable"
-    total: Annotated[int, Label("Gesamt")] = Field(description="Entwürfe, die check_listing nicht bestehen (eine Regel mit blocking = true nicht ok).")
-    drafts_checked: Annotated[int, Label("geprüfte Entwürfe")] = Field(description="Alle Entwürfe des Büros; jeder wurde geprüft.")
+    total: Annotated[int, Label("Gesamt")] = Field(
+        description=(
+            "Entwürfe, veröffentlichte und reservierte Objekte, die check_listing heute nicht bestehen (eine Regel mit "
+            "blocking = true nicht ok); dieselben wie search_listings mit publishable = false und diesen drei Status. Ein "
+            "veröffentlichtes Objekt mit abgelaufenem Energieausweis steht auch unter energy_certificates."
+        )
+    )
+    checked: Annotated[int, Label("geprüfte Objekte")] = Field(description="Alle Entwürfe, veröffentlichten und reservierten Objekte des Büros; jedes wurde geprüft.")
+    published_or_reserved: Annotated[int, Label("davon veröffentlicht oder reserviert")] = Field(
+        description="Objekte unter total, die schon veröffentlicht oder reserviert sind und eine Pflichtregel inzwischen nicht erfüllen."
+    )
+    drafts: Annotated[int, Label("davon Entwürfe")] = Field(description="Entwürfe unter total.")
     shown: Annotated[int, Label("gezeigt")]
     all_shown: Annotated[bool, Label("alle gezeigt")]
-    items: Annotated[list[BlockedDraft], Label("Einträge")] = Field(description="Die ältesten Entwürfe zuerst.")
+    items: Annotated[list[BlockedListing], Label("Einträge")] = Field(
+        description="Erst die veröffentlichten und reservierten (sie sind schon zu sehen), dann die Entwürfe; je die ältesten zuerst."
+    )
 
 
 class DueCertificate(ContractModel):
@@ -189,13 +205,15 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Der Stand des eigenen Büros jetzt, in fünf Abschnitten (sections): offene Anfragen, die auf eine Antwort "
             "warten (neu oder Rückfrage, mit Wartezeit, am längsten wartende zuerst, gezählt nach Wartezeit), wartende "
-            "Bestätigungen (Entwürfe, die auf einen Klick warten; abgelaufene getrennt gezählt), Entwürfe, die "
-            "check_listing nicht bestehen (mit den Gründen), Energieausweise veröffentlichter Inserate, die abgelaufen "
+            "Bestätigungen (Entwürfe, die auf einen Klick warten; abgelaufene getrennt gezählt), Objekte, die "
+            "check_listing heute nicht bestehen (veröffentlichte und reservierte, die eine Pflichtregel inzwischen "
+            "verletzen, und Entwürfe, mit den Gründen), Energieausweise "
+            "veröffentlichter Inserate, die abgelaufen "
             "sind oder bald ablaufen, und offene Vorschläge; dazu Kennzahlen über 7 und 30 Tage (neue Anfragen, "
             "gesendete Antworten, veröffentlichte Inserate, mittlere Zeit bis zur ersten Antwort). Jede Zahl zählt alles "
             "im Büro; jeder Abschnitt zeigt höchstens items_per_section Einträge und sagt mit shown, total und all_shown, "
             "ob die Liste vollständig ist. total ist die Summe der offenen Punkte. Null in einem Abschnitt heißt: im "
-            "Büro gibt es dort jetzt nichts (die Zahlen sind vollständig, siehe completeness)."
+            "Büro (request.office) gibt es dort jetzt nichts (die Zahlen sind vollständig, siehe completeness)."
         ),
         input_model=ShowSituationReportInput,
         output_model=SituationReportOutput,

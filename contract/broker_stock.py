@@ -116,6 +116,13 @@ class StockFilters(CatalogFilters):
             "(vermietet), withdrawn (zurückgezogen). Weggelassen: alle Status."
         ),
     )
+    publishable: bool | None = Field(
+        default=None,
+        description=(
+            "true: nur Objekte, die heute jede Pflichtregel von check_listing erfüllen; false: nur die übrigen, auch "
+            "schon veröffentlichte. Weggelassen: beide."
+        ),
+    )
 
 
 class SearchStockInput(StockFilters):
@@ -140,6 +147,13 @@ class StockListing(ListingSummary):
     status_label: str
     created_at: Annotated[dt.datetime, Label("vom")]
     updated_at: Annotated[dt.datetime, Label("aktualisiert")]
+    publishable: Annotated[bool, Label("veröffentlichbar")] = Field(
+        description="Ob das Objekt jetzt veröffentlicht werden kann: jede Pflichtregel von check_listing ist heute erfüllt."
+    )
+    failed_rules: Annotated[list[CheckRule], NOT_IN_TEXT] = Field(
+        description="Die Pflichtregeln, die es heute nicht erfüllt, in der Reihenfolge von check_listing; leer, wenn publishable true ist."
+    )
+    failed_rule_labels: Annotated[list[str], Label("nicht erfüllt")] = Field(description="Dieselben Regeln mit ihrem deutschen Namen.")
 
 
 SearchStockOutput = ListResult[StockListing]
@@ -180,7 +194,7 @@ class ListingInquiries(ContractModel):
 
 class OpenDraft(ContractModel):
     confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
-    kind: Annotated[str, Label("Art")] = Field(description="send_reply, decide_proposal, …")
+    kind: Annotated[str, Label("Art")] = Field(description="Art des vorbereiteten Schritts (eine Antwort senden, einen Vorschlag entscheiden); kind_label nennt sie deutsch.")
     kind_label: str
     subject_ref: Annotated[str, Label("betrifft")] = Field(description="Die Anfrage oder der Vorschlag, auf die sie wirkt.")
     summary: Annotated[str, Label("Inhalt")]
@@ -236,9 +250,11 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Durchsucht den eigenen Bestand des Büros in jedem Status (Entwurf, veröffentlicht, reserviert, verkauft, "
             "vermietet, zurückgezogen) mit denselben Filtern und derselben Volltext-Syntax wie die öffentliche Suche: "
-            "Vermarktungsart, Objektart, Ort, PLZ, Umkreis, Preis, Wohnfläche, Zimmer, Ausstattung, dazu statuses. Ein "
-            "weggelassener Filter heißt: alles davon (statuses weggelassen: alle Status); die ausgeführte Anfrage steht "
-            "unter request. Nur Objekte des eigenen Büros, nie die anderer Büros. Die Reihenfolge ist total "
+            "Vermarktungsart, Objektart, Ort, PLZ, Umkreis, Preis, Wohnfläche, Zimmer, Ausstattung, dazu statuses und "
+            "publishable. Jeder Treffer sagt, ob er heute veröffentlicht werden kann (publishable) und welche "
+            "Pflichtregeln von check_listing er nicht erfüllt (failed_rules). Ein weggelassener Filter heißt: alles "
+            "davon; die ausgeführte Anfrage steht unter request. Nur Objekte des eigenen Büros (request.office). Die "
+            "Reihenfolge ist total "
             "(sort_key); solange completeness.complete false ist und next_cursor gesetzt, mit denselben Argumenten "
             "und cursor weiterblättern. Findet die Suche nichts, stehen dort die ausgeführte Anfrage, ein nächster "
             "Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst. Ob es ein "

@@ -59,11 +59,15 @@ class ValueSource(StrEnum):
     caller = "caller"
     default = "default"
     cursor = "cursor"
+    login = "login"
 
 
 class EffectiveValue(ContractModel):
     value: Any = Field(description="The value the server used.")
-    source: ValueSource = Field(description="caller: you sent it; default: the server's default, named here; cursor: from the cursor.")
+    source: ValueSource = Field(
+        description="caller: you sent it; default: the server's default, named here; cursor: from the cursor; login: from the "
+        "signed-in account (the office or account the answer is limited to)."
+    )
 
 
 class Freshness(ContractModel):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
@@ -31,6 +32,19 @@ class CalculatePurchaseCostsInput(ContractModel):
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
+class InputSource(StrEnum):
+    caller = "caller"
+    listing = "listing"
+    default = "default"
+
+
+class UsedInput(ContractModel):
+    value: Any = Field(description="Der Wert, mit dem gerechnet wurde; null: unbekannt bzw. nicht angegeben.")
+    source: InputSource = Field(
+        description="caller: du hast ihn gesendet; listing: aus dem Inserat (listing_id); default: der Standard (Vertragsdatum heute, ohne Inserat keine Provision)."
+    )
+
+
 class CostItem(ContractModel):
     key: Annotated[str, NOT_IN_TEXT] = Field(description="transfer_tax, notary, land_registry oder commission.")
     label: Annotated[str, Label("Posten")]
@@ -52,6 +66,10 @@ class PurchaseCostsOutput(ContractModel):
     commission_included: Annotated[bool, Label("Provision enthalten")] = Field(description="false, wenn die Provision unbekannt und deshalb nicht in der Summe ist.")
     method: Annotated[str, Label("Methode")] = Field(description="Wie Notar- und Grundbuchkosten ermittelt sind.")
     notes: Annotated[list[str], Label("Hinweise")]
+    request: Annotated[dict[str, UsedInput], NOT_IN_TEXT] = Field(
+        description="Jede Eingabe der Rechnung (price, state, commission_percent, contract_date, listing_id) mit dem verwendeten Wert und seiner Herkunft."
+    )
+    request_text: Annotated[str, Label("Berechnet mit")] = Field(description="Dieselben Eingaben mit ihrer Herkunft in einem deutschen Satz.")
 
 
 TOOLS: list[ToolSpec] = [
@@ -63,8 +81,9 @@ TOOLS: list[ToolSpec] = [
             "Vertragsdatum gilt (mit Satz und Gültigkeitsbeginn), Notar und Grundbuch, Maklerprovision so, wie das "
             "Inserat sie angibt, und die Summe. Mit listing_id werden Kaufpreis, Bundesland und Provision aus dem "
             "Inserat genommen; price, state und commission_percent überschreiben sie. Ist die Provision unbekannt, "
-            "ist sie in der Summe nicht enthalten, und das Ergebnis sagt es. Fehlt der Kaufpreis (etwa 'Preis auf "
-            "Anfrage'), stellt das Werkzeug genau eine Rückfrage."
+            "ist sie in der Summe nicht enthalten, und das Ergebnis sagt es. Unter request steht jede Eingabe mit dem "
+            "verwendeten Wert und ihrer Herkunft (caller, listing oder default; das Vertragsdatum ist ohne Angabe heute). "
+            "Fehlt der Kaufpreis (etwa 'Preis auf Anfrage'), stellt das Werkzeug genau eine Rückfrage."
         ),
         input_model=CalculatePurchaseCostsInput,
         output_model=PurchaseCostsOutput,

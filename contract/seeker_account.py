@@ -47,7 +47,9 @@ class SearchOrderItem(ContractModel):
     status: Annotated[SearchOrderStatus, Label("Status")]
     status_label: str
     approachable: Annotated[bool, Label("für Makler ansprechbar")] = Field(description="true: du hast zugestimmt, dass Makler dir passende Objekte vorschlagen dürfen.")
-    new_matches: Annotated[int, Label("neue Treffer")] = Field(description="Treffer dieses Suchauftrags mit dem Zustand new (noch nicht angesehen), aus jeder Zeit.")
+    new_matches: Annotated[int, Label("neue Treffer")] = Field(
+        description="Treffer dieses Suchauftrags mit dem Zustand new (noch nicht angesehen), aus jeder Zeit; list_matches ohne since zeigt jeden davon."
+    )
     created_at: Annotated[dt.datetime, Label("vom")]
     updated_at: Annotated[dt.datetime, Label("aktualisiert")]
 
@@ -62,8 +64,7 @@ class ListMatchesInput(ContractModel):
         default=None,
         description=(
             "Nur Treffer ab diesem Zeitpunkt (ISO 8601, z. B. 2026-10-01 oder 2026-10-01T08:00:00+02:00; ohne Zeitzone "
-            "gilt UTC). Weggelassen: 14 Tage vor jetzt; das Ergebnis nennt diesen Standard dann als Warnung "
-            "DEFAULT_SCOPE_APPLIED mit der Zahl älterer Treffer."
+            "gilt UTC). Weggelassen: die letzten 14 Tage und dazu jeder ältere, noch nicht angesehene Treffer (Zustand new)."
         ),
     )
     search_order_id: SearchOrderRef | None = Field(
@@ -102,7 +103,7 @@ class MatchItem(ContractModel):
     match_id: Annotated[str, Label("Treffer")] = Field(description="Nummer des Treffers, z. B. T-000031.")
     kind: Annotated[MatchKind, Label("Art")]
     kind_label: str
-    match_state: Annotated[MatchState, Label("Markierung")] = Field(description="Wie du den Treffer markiert hast (update_match): new, seen, interesting, not_interested.")
+    match_state: Annotated[MatchState, Label("Markierung")] = Field(description="Wie du den Treffer markiert hast: new (neu), seen (gesehen), interesting (interessant), not_interested (nicht interessant).")
     match_state_label: str
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Treffer entstand.")
     search_order_id: Annotated[str, Label("Suchauftrag")]
@@ -200,8 +201,8 @@ _PAGING = (
     "antwortet der Server mit CURSOR_EXPIRED, statt still neu zu beginnen."
 )
 _EMPTY = (
-    "Ist die Liste leer, stehen dort die ausgeführte Anfrage (request), ein nächster Schritt (hint) und ungeprüfte "
-    "Vorschläge aus deiner Eingabe; der Server erweitert nie selbst."
+    "Ist die Liste leer, stehen dort die ausgeführte Anfrage (request, mit dem Konto der Anmeldung unter account), ein "
+    "nächster Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst."
 )
 
 TOOLS: list[ToolSpec] = [
@@ -212,7 +213,8 @@ TOOLS: list[ToolSpec] = [
             "Deine gespeicherten Suchen (Suchaufträge), standardmäßig in jedem Status (aktiv, pausiert, beendet); mit "
             "status eingrenzen. Jeder Suchauftrag mit Nummer, Name, Kriterien (dieselben Filter wie bei search_listings, "
             "dazu als Satz), Benachrichtigungshäufigkeit, Status, ob Makler dir Objekte vorschlagen dürfen (approachable), "
-            "Anlage- und Änderungszeit und der Zahl neuer, noch nicht angesehener Treffer. Alle Suchaufträge kommen auf "
+            "Anlage- und Änderungszeit und der Zahl neuer, noch nicht angesehener Treffer (list_matches ohne since zeigt "
+            "jeden davon). Alle Suchaufträge kommen auf "
             "einer Seite; completeness sagt, ob es alle sind. Die Treffer selbst liefert list_matches. " + _EMPTY
         ),
         input_model=ListSearchOrdersInput,
@@ -225,9 +227,10 @@ TOOLS: list[ToolSpec] = [
         title="Treffer auflisten",
         description=(
             "Treffer zu deinen Suchaufträgen ab einem Zeitpunkt (since): neue Inserate, Preissenkungen, Statusänderungen "
-            "und Vorschläge von Maklern. Ohne since gilt: die letzten 14 Tage; das Ergebnis nennt diesen Standard als "
-            "Warnung DEFAULT_SCOPE_APPLIED samt der Zahl älterer Treffer, die dann fehlen; für ältere Treffer since "
-            "früher setzen. Eingrenzen nach Suchauftrag (search_order_id), Art (kinds) und Zustand (states). Neueste "
+            "und Vorschläge von Maklern. Ohne since: die letzten 14 Tage und jeder ältere, noch nicht angesehene Treffer "
+            "(so wie list_search_orders new_matches zählt); die Warnung DEFAULT_SCOPE_APPLIED nennt die Zahl älterer, "
+            "schon angesehener Treffer, die dann fehlen. Eingrenzen nach Suchauftrag (search_order_id), Art (kinds) und "
+            "Zustand (states). Neueste "
             "zuerst. Jeder Treffer mit Nummer, Art, Zustand, Zeitpunkt, Suchauftrag, der Änderung (alter und neuer Preis "
             "bzw. Status) und dem Inserat mit seinen heutigen Daten; ein Inserat, das nicht mehr veröffentlicht ist, "
             "bleibt in der Liste und nennt seinen Status (listing_status, listing_available). " + _PAGING + " " + _EMPTY

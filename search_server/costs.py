@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 from contract.envelope import AbsenceReason, Absent
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
-from contract.purchase_costs import CalculatePurchaseCostsInput, CostItem, PurchaseCostsOutput
+from contract.purchase_costs import CalculatePurchaseCostsInput, CostItem, InputSource, PurchaseCostsOutput, UsedInput
 from contract.vocabulary import MarketingType
 from search_server.catalog import load_public_listing
 from shared import purchase_costs
+from shared.german import date_text, euro, number
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.wording import PRICE_ON_REQUEST
 
+INPUTS = ("price", "state", "commission_percent", "contract_date", "listing_id")
 UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note=purchase_costs.COMMISSION_UNKNOWN)
 
 
@@ -27,8 +30,37 @@ def _ask_price(why: str) -> InputNeeded:
     )
 
 
+SOURCE_WORDS = {InputSource.caller: "deine Angabe", InputSource.listing: "aus dem Inserat", InputSource.default: "Standard"}
+
+
+def _sent(args: CalculatePurchaseCostsInput, name: str) -> bool:
+    return name in args.model_fields_set and getattr(args, name) is not None
+
+
+def _request_text(used: dict[str, UsedInput]) -> str:
+    """The inputs the costs were calculated with, each with where it came from, in one German phrase."""
+
+    def part(what: str, name: str, text: str) -> str:
+        return f"{what} {text} ({SOURCE_WORDS[used[name].source]})"
+
+    price, commission, listing = used["price"].value, used["commission_percent"].value, used["listing_id"].value
+    parts = [
+        part("Kaufpreis", "price", euro(price)),
+        part("Bundesland", "state", used["state"].value),
+        part("Käuferprovision", "commission_percent", "unbekannt" if commission is None else f"{number(commission)} %"),
+        part("Vertragsdatum", "contract_date", date_text(dt.date.fromisoformat(used["contract_date"].value))),
+    ]
+    if listing is not None:
+        parts.append(part("Inserat", "listing_id", listing))
+    return ", ".join(parts) + "."
+
+
 def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext) -> PurchaseCostsOutput:
     price, state, commission = args.price, args.state, args.commission_percent
+    # where each input comes from: the caller, else the listing, else the default
+    sources = {name: InputSource.caller if _sent(args, name) else InputSource.default for name in INPUTS}
+    if "commission_percent" in args.model_fields_set:
+        sources["commission_percent"] = InputSource.caller  # an explicit null: the caller says the commission is unknown
     if args.listing_id:
         with ctx.db.read_only() as session:
             listing = load_public_listing(session, args.listing_id)
@@ -37,13 +69,14 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
                     ErrorCode.INVALID_ARGUMENT,
                     f"{listing.ref} ist ein Mietangebot; Kaufnebenkosten gibt es nur beim Kauf. Bitte ein Kaufinserat wählen.",
                 )
-            state = state or listing.state
+            if not state:
+                state, sources["state"] = listing.state, InputSource.listing
             if commission is None and "commission_percent" not in args.model_fields_set:
-                commission = listing.commission_percent
+                commission, sources["commission_percent"] = listing.commission_percent, InputSource.listing
             if price is None:
                 if listing.price is None:
                     raise _ask_price(f"{listing.ref} nennt keinen Preis ({PRICE_ON_REQUEST}).")
-                price = listing.price
+                price, sources["price"] = listing.price, InputSource.listing
     if price is None:
         raise _ask_price("Es fehlt ein Kaufpreis (oder eine listing_id).")
     if not state:
@@ -58,6 +91,14 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         )
     except ValueError as invalid:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(invalid)) from None
+    values = {
+        "price": float(result.price),
+        "state": result.state,
+        "commission_percent": None if commission is None else float(commission),
+        "contract_date": result.contract_date.isoformat(),
+        "listing_id": args.listing_id,
+    }
+    used = {name: UsedInput(value=values[name], source=sources[name]) for name in INPUTS}
     return PurchaseCostsOutput(
         listing_id=args.listing_id,
         price=float(result.price),
@@ -80,6 +121,8 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         commission_included=result.commission_included,
         method=result.method.value,
         notes=list(result.notes),
+        request=used,
+        request_text=_request_text(used),
     )
 
 

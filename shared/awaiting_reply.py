@@ -1,17 +1,18 @@
 """Where an inquiry stands between seeker and office, as SQL expressions correlated to `Inquiry`: when the office
 last wrote, since when the seeker waits for it, how many messages there are, whether the office ever replied.
 
-The inquiry search and the situation report both count waiting inquiries with these, so they always agree.
+The inquiry search and the situation report both count waiting inquiries with `waiting_since`, so they always agree:
+only an open inquiry waits; an answered or closed one never counts as unanswered, whoever wrote last.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import exists, func, or_, select
+from sqlalchemy import case, exists, func, or_, select
 from sqlalchemy.orm import aliased
 
-from contract.vocabulary import MessageAuthor
+from contract.vocabulary import InquiryStatus, MessageAuthor
 from shared.db.models import Inquiry, InquiryMessage
 
 
@@ -48,6 +49,15 @@ def awaiting_reply_since() -> Any:
         )
         .correlate(Inquiry)
         .scalar_subquery()
+    )
+
+
+def waiting_since() -> Any:
+    """Since when an open inquiry waits for the office: its oldest unanswered seeker message (without one, its receipt);
+    NULL for an answered or closed inquiry."""
+    return case(
+        (Inquiry.status == InquiryStatus.open.value, func.coalesce(awaiting_reply_since(), Inquiry.created_at)),
+        else_=None,
     )
 
 

@@ -1,7 +1,10 @@
 """The query that finds comparables: published catalog listings of the same kind in an area, through the
-catalog engine's own public scope (never an office's stock), with what a missing value left out."""
+catalog engine's own public scope (never an office's stock), with what a missing value left out, and each one's
+distance from the object where its location is known."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -11,7 +14,19 @@ from contract.vocabulary import MarketingType, PropertyType
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery
 from shared.db.models import Listing
-from shared.valuation import ComparableSet
+from shared.valuation import Comparable, ComparableSet
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where distances to the comparables are measured from, and how the answer names that place (German)."""
+
+    latitude: float
+    longitude: float
+    label: str
+
+    def distance_km(self, latitude: float, longitude: float) -> float:
+        return engine.distance_km(engine.Centre(self.latitude, self.longitude, 0.0, self.label), latitude, longitude)
 
 
 def find_comparables(
@@ -23,9 +38,10 @@ def find_comparables(
     postal_codes: list[str] | None,
     area: tuple[float, float] | None,
     exclude_id: int | None,
+    origin: Origin | None = None,
 ) -> ComparableSet:
     """Published listings with a price and a living area (in `area`, if given) in `postal_codes` or else `city`;
-    the listing `exclude_id` (the object itself) is left out."""
+    the listing `exclude_id` (the object itself) is left out; distances are measured from `origin`, if given."""
     filters = CatalogFilters(
         marketing_type=marketing_type,
         property_types=[property_type],
@@ -41,18 +57,35 @@ def find_comparables(
     unknown_area = engine.count(session, [*base, or_(Listing.living_area.is_(None), Listing.living_area <= 0)])
     on_request = engine.count(session, [*base, *ranges, Listing.price.is_(None)])
     rows = session.execute(
-        select(Listing.ref, Listing.price, Listing.living_area, Listing.rooms, Listing.year_built)
+        select(
+            Listing.ref,
+            Listing.price,
+            Listing.living_area,
+            Listing.rooms,
+            Listing.year_built,
+            Listing.postal_code,
+            Listing.latitude,
+            Listing.longitude,
+        )
         .where(*base, *ranges, Listing.price.is_not(None), Listing.price > 0, Listing.living_area > 0)
         .order_by(Listing.id)
     ).all()
     return ComparableSet(
-        refs=[r.ref for r in rows],
-        price_per_sqm=[r.price / r.living_area for r in rows],
-        living_areas=[r.living_area for r in rows],
-        rooms=[r.rooms for r in rows if r.rooms is not None],
-        years=[r.year_built for r in rows if r.year_built is not None],
+        listings=[
+            Comparable(
+                listing_id=r.ref,
+                price=r.price,
+                living_area=r.living_area,
+                rooms=r.rooms,
+                year_built=r.year_built,
+                postal_code=r.postal_code,
+                distance_km=origin.distance_km(r.latitude, r.longitude) if origin else None,
+            )
+            for r in rows
+        ],
         price_on_request=on_request,
         living_area_unknown=unknown_area,
+        distance_from=origin.label if origin else None,
     )
 
 

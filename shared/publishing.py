@@ -1,15 +1,21 @@
 """The publishing check of a listing, without a database: the GEG §87 energy-certificate rule, the required
 fields, and the plausibility of the price per m² against comparables. A verdict per rule, in a fixed order.
 
-The blocking rules read the listing row only (the situation report checks every draft with them); the
-price plausibility reads the comparables found for it (`shared.comparables.comparables_in_city`) and never
-blocks.
+The blocking rules read the listing row only; the price plausibility reads the comparables found for it
+(`shared.comparables.comparables_in_city`) and never blocks. Each blocking rule is written twice: in Python
+(`blocking_rules`, with its German sentence) and as an SQL condition (`failing_conditions`), so the office's stock
+can be filtered and counted by publishability in the database, evaluated on the day of the query (a certificate
+expires). A test keeps both sides equal on every listing of the demo catalog.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import statistics
+from typing import Any
+
+from sqlalchemy import ColumnElement, FunctionElement, Integer, and_, func, not_, or_
+from sqlalchemy.ext.compiler import compiles
 
 from contract.broker_estimate import VALUED_TYPES
 from contract.broker_stock import (
@@ -24,7 +30,6 @@ from contract.broker_stock import (
 )
 from contract.envelope import AbsenceReason, Absent, Freshness
 from contract.vocabulary import EnergyStatus, ListingStatus, MarketingType, PropertyType, label, labelled
-from shared.catalog.text import normalise
 from shared.db.models import Listing
 from shared.german import date_text, number, plural
 from shared.valuation import ComparableSet
@@ -33,6 +38,8 @@ from shared.wording import PRICE_ON_REQUEST
 RESIDENTIAL = {PropertyType.apartment, PropertyType.house}
 NO_CERTIFICATE_NEEDED = {PropertyType.land, PropertyType.parking}
 LISTED_BUILDING_WORD = "denkmal"  # Denkmalschutz, denkmalgeschützt, Baudenkmal, Einzeldenkmal …
+# What a blank title or description consists of; the same characters on both sides (SQL trims no more than it is told).
+WHITESPACE = " \t\n\r\f\v\xa0"
 
 VERDICT_LABELS = {Verdict.ok: "erfüllt", Verdict.failed: "nicht erfüllt", Verdict.not_checkable: "nicht prüfbar"}
 RULE_LABELS = {
@@ -53,9 +60,21 @@ def rule_result(rule: CheckRule, verdict: Verdict, message: str, blocking: bool 
     )
 
 
+def _ascii_lower(text: str) -> str:
+    """Upper-case ASCII letters lowered, nothing else: the case folding SQL does alike on SQLite and PostgreSQL."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def listed_building(listing: Listing) -> bool:
     """Title or description name a listed building (Denkmalschutz), which needs no energy certificate."""
-    return LISTED_BUILDING_WORD in normalise(f"{listing.title} {listing.description or ''}")
+    return any(LISTED_BUILDING_WORD in _ascii_lower(text) for text in (listing.title or "", listing.description or ""))
+
+
+def _length_without_blanks(text: str | None) -> int:
+    return len((text or "").strip(WHITESPACE))
 
 
 def missing_certificate_items(listing: Listing) -> list[str]:
@@ -126,7 +145,7 @@ def energy_rule(listing: Listing, today: dt.date) -> RuleResult:
 
 
 def _description_rule(listing: Listing) -> RuleResult:
-    length = len((listing.description or "").strip())
+    length = _length_without_blanks(listing.description)
     if length >= MIN_DESCRIPTION_CHARS:
         return rule_result(CheckRule.description, Verdict.ok, f"Beschreibung mit {length} Zeichen.")
     return rule_result(
@@ -150,7 +169,7 @@ def required_rules(listing: Listing) -> list[RuleResult]:
     """Title, description, price, living area and rooms (residential only) and photos."""
     kind = PropertyType(listing.property_type)
     results = []
-    if listing.title and listing.title.strip():
+    if _length_without_blanks(listing.title):
         results.append(rule_result(CheckRule.title, Verdict.ok, "Titel vorhanden."))
     else:
         results.append(rule_result(CheckRule.title, Verdict.failed, "Der Titel fehlt: bitte einen Titel eintragen."))
@@ -166,7 +185,7 @@ def required_rules(listing: Listing) -> list[RuleResult]:
             results.append(rule_result(rule, Verdict.ok, f"{what} ist angegeben ({number(value, 1 if value % 1 else 0)})."))
         else:
             results.append(rule_result(rule, Verdict.failed, f"{what} fehlt; bei {label(kind)} ist sie Pflicht: bitte eintragen."))
-    photos = len(listing.photos or [])
+    photos = len(listing.photos) if isinstance(listing.photos, list) else 0  # as in SQL: only a JSON array holds photos
     if photos:
         results.append(rule_result(CheckRule.photos, Verdict.ok, plural(photos, "Foto", "Fotos") + " vorhanden."))
     else:
@@ -177,6 +196,98 @@ def required_rules(listing: Listing) -> list[RuleResult]:
 def blocking_rules(listing: Listing, today: dt.date) -> list[RuleResult]:
     """The rules that decide `publishable`; they read the listing row only."""
     return [energy_rule(listing, today), *required_rules(listing)]
+
+
+# --- the blocking rules as SQL ------------------------------------------------------------------------------------
+
+
+class _photo_count(FunctionElement[int]):
+    """How many photos a listing has: the length of its JSON array, 0 for anything else."""
+
+    type = Integer()
+    inherit_cache = True
+    name = "photo_count"
+
+
+@compiles(_photo_count)
+def _photo_count_sqlite(element: _photo_count, compiler: Any, **kw: Any) -> str:
+    # SQLite's json_array_length is 0 for a JSON value that is not an array
+    return f"coalesce(json_array_length({compiler.process(element.clauses, **kw)}), 0)"
+
+
+@compiles(_photo_count, "postgresql")
+def _photo_count_postgresql(element: _photo_count, compiler: Any, **kw: Any) -> str:
+    # PostgreSQL's json_array_length refuses anything but an array
+    photos = compiler.process(element.clauses, **kw)
+    return f"(CASE WHEN json_typeof({photos}) = 'array' THEN json_array_length({photos}) ELSE 0 END)"
+
+
+def _blank(column: Any) -> ColumnElement[bool]:
+    return or_(column.is_(None), column == "")
+
+
+def _none_or_not_positive(column: Any) -> ColumnElement[bool]:
+    return or_(column.is_(None), column <= 0)
+
+
+def _names_listed_building() -> ColumnElement[bool]:
+    def folded(column: Any) -> Any:  # ASCII case folding, letter by letter: the same on SQLite and PostgreSQL
+        for letter in sorted(set(LISTED_BUILDING_WORD)):
+            column = func.replace(column, letter.upper(), letter)
+        return column
+
+    return or_(
+        folded(Listing.title).contains(LISTED_BUILDING_WORD),
+        folded(func.coalesce(Listing.description, "")).contains(LISTED_BUILDING_WORD),
+    )
+
+
+def _energy_fails(today: dt.date) -> ColumnElement[bool]:
+    status = Listing.energy_status
+    residential = Listing.property_type.in_(sorted(k.value for k in RESIDENTIAL))
+    incomplete_or_expired = or_(
+        _blank(Listing.energy_certificate_type),
+        Listing.energy_value.is_(None),
+        and_(residential, _blank(Listing.energy_class)),
+        _blank(Listing.energy_carrier),
+        Listing.energy_year_built.is_(None),
+        Listing.energy_valid_until.is_(None),
+        Listing.energy_valid_until < today,
+    )
+    return and_(
+        Listing.property_type.not_in(sorted(k.value for k in NO_CERTIFICATE_NEEDED)),
+        or_(
+            status.in_([EnergyStatus.at_viewing.value, EnergyStatus.missing.value]),
+            and_(status == EnergyStatus.not_required.value, not_(_names_listed_building())),
+            and_(status == EnergyStatus.present.value, incomplete_or_expired),
+        ),
+    )
+
+
+def failing_conditions(today: dt.date) -> dict[CheckRule, ColumnElement[bool]]:
+    """Per blocking rule, in the order of `blocking_rules`, the SQL condition under which a listing fails it on `today`."""
+    residential = Listing.property_type.in_(sorted(k.value for k in RESIDENTIAL))
+    length_without_blanks = func.length(func.trim(func.coalesce(Listing.description, ""), WHITESPACE))
+    return {
+        CheckRule.energy_certificate: _energy_fails(today),
+        CheckRule.title: func.length(func.trim(Listing.title, WHITESPACE)) == 0,
+        CheckRule.description: length_without_blanks < MIN_DESCRIPTION_CHARS,
+        CheckRule.price: and_(_none_or_not_positive(Listing.price), Listing.price_on_request.is_not(True)),
+        CheckRule.living_area: and_(residential, _none_or_not_positive(Listing.living_area)),
+        CheckRule.rooms: and_(residential, _none_or_not_positive(Listing.rooms)),
+        CheckRule.photos: _photo_count(Listing.photos) == 0,
+    }
+
+
+def publishable_condition(publishable: bool, today: dt.date) -> ColumnElement[bool]:
+    """Listings that pass every blocking rule on `today` (`publishable` true) or fail at least one (false)."""
+    fails_one = or_(*failing_conditions(today).values())
+    return not_(fails_one) if publishable else fails_one
+
+
+def failed_blocking_rules(listing: Listing, today: dt.date) -> list[RuleResult]:
+    """The blocking rules `listing` fails on `today`, in their fixed order; empty: it can be published."""
+    return [r for r in blocking_rules(listing, today) if r.verdict is not Verdict.ok]
 
 
 def why_not_comparable(listing: Listing) -> str | None:

@@ -1,5 +1,5 @@
 """How the situation report counts, without a database: the sections (waiting inquiries by age, waiting and
-expired confirmations, drafts that fail the publishing check, due energy certificates, open proposals) and the
+expired confirmations, listings that fail the publishing check, due energy certificates, open proposals) and the
 key figures over 7 and 30 days, each with its German summary.
 
 The handler selects the rows (all of them: every count covers the whole office) and passes them here in
@@ -15,7 +15,7 @@ from typing import Any
 
 from contract.broker_report import (
     AgeBand,
-    BlockedDraft,
+    BlockedListing,
     ConfirmationSection,
     DueCertificate,
     EnergySection,
@@ -27,19 +27,21 @@ from contract.broker_report import (
     WaitingInquiry,
     WaitingProposal,
 )
-from contract.broker_stock import Verdict
 from contract.envelope import AbsenceReason, Absent
+from contract.vocabulary import ListingStatus, labelled
 from shared.db.models import Listing, PendingAction
 from shared.german import plural
 from shared.partial_lists import shown, shown_note
 from shared.pending_actions import action_fields
-from shared.publishing import blocking_rules
+from shared.publishing import failed_blocking_rules
 
 EXPIRED_LOOKBACK = dt.timedelta(days=30)  # expired confirmations are counted this far back
+# The listings the publishing check is run on: those online (they must keep the rules) and those meant to go online.
+CHECKED_STATUSES = (ListingStatus.published, ListingStatus.reserved, ListingStatus.draft)
 KEY_FIGURE_WINDOWS = (7, 30)
 NOTHING_OPEN = (
-    "Im Büro liegt jetzt nichts an: keine offene Anfrage, keine wartende Bestätigung, kein Entwurf mit Mängeln, "
-    "kein fälliger Energieausweis, kein offener Vorschlag."
+    "Im Büro liegt jetzt nichts an: keine offene Anfrage, keine wartende Bestätigung, kein Objekt, das nicht "
+    "veröffentlicht werden kann, kein fälliger Energieausweis, kein offener Vorschlag."
 )
 
 
@@ -158,32 +160,39 @@ def confirmation_section(actions: Sequence[PendingAction], now: dt.datetime, lim
     )
 
 
-def unpublishable_section(drafts: Sequence[Listing], today: dt.date, limit: int) -> UnpublishableSection:
-    """The office's drafts (oldest first) that fail a blocking rule of the publishing check, with the reasons."""
-    blocked: list[BlockedDraft] = []
-    for draft in drafts:
-        failed = [r for r in blocking_rules(draft, today) if r.verdict is not Verdict.ok]
-        if failed:
-            blocked.append(
-                BlockedDraft(
-                    listing_id=draft.ref,
-                    title=draft.title,
-                    created_at=draft.created_at,
-                    failed_rules=[r.rule for r in failed],
-                    reasons=[r.message for r in failed],
-                )
-            )
-    items = blocked[:limit]
-    total = len(blocked)
+def unpublishable_section(candidates: Sequence[Listing], checked: int, today: dt.date, limit: int) -> UnpublishableSection:
+    """Of the `checked` listings in CHECKED_STATUSES, those among `candidates` that fail a blocking rule of the
+    publishing check on `today`: the published and reserved ones first (they are already online), then the drafts,
+    each oldest first."""
+    failing = [(listing, failed) for listing in candidates if (failed := failed_blocking_rules(listing, today))]
+    failing.sort(key=lambda pair: (pair[0].status == ListingStatus.draft.value, pair[0].created_at, pair[0].ref))
+    items = [
+        BlockedListing(
+            listing_id=listing.ref,
+            title=listing.title,
+            **labelled("status", ListingStatus(listing.status)),
+            created_at=listing.created_at,
+            failed_rules=[r.rule for r in failed],
+            failed_rule_labels=[r.rule_label for r in failed],
+            reasons=[r.message for r in failed],
+        )
+        for listing, failed in failing[:limit]
+    ]
+    total = len(failing)
+    drafts = sum(listing.status == ListingStatus.draft.value for listing, _ in failing)
     summary = (
-        f"{total} von {plural(len(drafts), 'Entwurf', 'Entwürfen')} bestehen check_listing nicht."
-        if drafts
-        else "Das Büro hat keine Entwürfe."
+        f"{total} von {plural(checked, 'geprüften Objekt', 'geprüften Objekten')} {'besteht' if total == 1 else 'bestehen'} "
+        "check_listing heute nicht: "
+        f"{total - drafts} veröffentlicht oder reserviert, {plural(drafts, 'Entwurf', 'Entwürfe')}."
+        if checked
+        else "Das Büro hat keine Entwürfe und keine veröffentlichten oder reservierten Objekte."
     )
     return UnpublishableSection(
-        title="Entwürfe, die nicht veröffentlicht werden können",
-        drafts_checked=len(drafts),
-        **_section_tail(items, total, summary, "die ältesten"),
+        title="Objekte, die nicht veröffentlicht werden können",
+        checked=checked,
+        published_or_reserved=total - drafts,
+        drafts=drafts,
+        **_section_tail(items, total, summary, "die ersten"),
     )
 
 

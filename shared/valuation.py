@@ -2,7 +2,8 @@
 price per m², the confidence with its reasons, the method in words, the warnings and the next steps.
 
 The comparables themselves come from `shared.comparables` (published catalog listings only); everything here
-works on the `ComparableSet` it returns, so each rule can be tested with plain numbers.
+works on the `ComparableSet` it returns, so each rule can be tested with plain numbers. Each comparable is listed
+with its figures and the resource URI of its public exposé, which the broker opens in the Athaus Immobiliensuche.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contract.broker_estimate import (
+    FACTOR_LABELS,
+    ComparableListing,
     ComparablesUsed,
     ComparisonArea,
     Confidence,
@@ -26,7 +29,8 @@ from contract.broker_estimate import (
 )
 from contract.broker_stock import MIN_COMPARABLES
 from contract.catalog import Money
-from contract.envelope import Freshness, ResultWarning, Suggestion, WarningCode
+from contract.envelope import AbsenceReason, Absent, Freshness, ResultWarning, Suggestion, WarningCode
+from contract.search import LISTING_RESOURCE
 from contract.vocabulary import MarketingType, label
 from shared.german import number, plural
 from shared.partial_lists import shown
@@ -41,21 +45,47 @@ ROOMS_DIFFER = 1.5
 YEARS_DIFFER = 30
 
 
+@dataclass(frozen=True)
+class Comparable:
+    """One published catalog listing compared with the object, as the estimate lists it."""
+
+    listing_id: str
+    price: float
+    living_area: float
+    rooms: float | None
+    year_built: int | None
+    postal_code: str
+    distance_km: float | None  # from the object's location; None where that is not known
+
+    @property
+    def price_per_sqm(self) -> float:
+        return self.price / self.living_area
+
+
 @dataclass
 class ComparableSet:
     """Published catalog listings comparable to one object, and what was left out (rule 14)."""
 
-    refs: list[str]
-    price_per_sqm: list[float]
-    living_areas: list[float]
-    rooms: list[float]
-    years: list[int]
+    listings: list[Comparable]
     price_on_request: int
     living_area_unknown: int
+    distance_from: str | None = None  # what distances are measured from, in German; None: no distances
 
     @property
     def count(self) -> int:
-        return len(self.refs)
+        return len(self.listings)
+
+    @property
+    def price_per_sqm(self) -> list[float]:
+        return [c.price_per_sqm for c in self.listings]
+
+    @property
+    def rooms(self) -> list[float]:
+        return [c.rooms for c in self.listings if c.rooms is not None]
+
+    @property
+    def years(self) -> list[int]:
+        return [c.year_built for c in self.listings if c.year_built is not None]
 
 
 def area_range(living_area: float, tolerance_percent: int) -> tuple[float, float]:
@@ -93,47 +123,49 @@ def _median_if_far(value: float | None, values: list[float] | list[int], thresho
     return typical if abs(value - typical) >= threshold else None
 
 
+def _note(factor: ConfidenceFactor, message: str) -> ConfidenceNote:
+    return ConfidenceNote(factor=factor, factor_label=FACTOR_LABELS[factor], message=message)
+
+
 def confidence(subject: EstimateSubject, found: ComparableSet, spread: float) -> Confidence:
     """high: nothing lowers it; medium: one reason; low: two or more, or a very wide spread."""
     notes: list[ConfidenceNote] = []
     if found.count < FEW_COMPARABLES:
-        notes.append(
-            ConfidenceNote(factor=ConfidenceFactor.few_comparables, message=f"Nur {found.count} Vergleichsobjekte (unter {FEW_COMPARABLES}).")
-        )
+        notes.append(_note(ConfidenceFactor.few_comparables, f"Nur {found.count} Vergleichsobjekte (unter {FEW_COMPARABLES})."))
     if spread > WIDE_SPREAD:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.wide_spread,
-                message=f"Weite Streuung: der Interquartilsabstand beträgt {number(spread * 100, 0)} % des Medians.",
+            _note(
+                ConfidenceFactor.wide_spread,
+                f"Weite Streuung: der Interquartilsabstand beträgt {number(spread * 100, 0)} % des Medians.",
             )
         )
     seen = found.count + found.price_on_request
     if found.price_on_request and found.price_on_request >= MANY_EXCLUDED * seen:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.price_on_request_excluded,
-                message=f"{found.price_on_request} von {seen} sonst passenden Inseraten haben '{PRICE_ON_REQUEST}' und fehlen in der Rechnung.",
+            _note(
+                ConfidenceFactor.price_on_request_excluded,
+                f"{found.price_on_request} von {seen} sonst passenden Inseraten haben '{PRICE_ON_REQUEST}' und fehlen in der Rechnung.",
             )
         )
     if found.living_area_unknown and found.living_area_unknown >= MANY_EXCLUDED * (found.count + found.living_area_unknown):
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.living_area_unknown_excluded,
-                message=f"{found.living_area_unknown} Inserate gleicher Art im Gebiet haben keine Wohnfläche und fehlen in der Rechnung.",
+            _note(
+                ConfidenceFactor.living_area_unknown_excluded,
+                f"{found.living_area_unknown} Inserate gleicher Art im Gebiet haben keine Wohnfläche und fehlen in der Rechnung.",
             )
         )
     if (typical := _median_if_far(subject.rooms, found.rooms, ROOMS_DIFFER)) is not None:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.rooms_differ,
-                message=f"Das Objekt hat {number(subject.rooms or 0, 1)} Zimmer, die Vergleichsobjekte im Median {number(typical, 1)}.",
+            _note(
+                ConfidenceFactor.rooms_differ,
+                f"Das Objekt hat {number(subject.rooms or 0, 1)} Zimmer, die Vergleichsobjekte im Median {number(typical, 1)}.",
             )
         )
     if (typical := _median_if_far(subject.year_built, found.years, YEARS_DIFFER)) is not None:
         notes.append(
-            ConfidenceNote(
-                factor=ConfidenceFactor.year_built_differs,
-                message=f"Baujahr {subject.year_built}, die Vergleichsobjekte im Median {typical:.0f}.",
+            _note(
+                ConfidenceFactor.year_built_differs,
+                f"Baujahr {subject.year_built}, die Vergleichsobjekte im Median {typical:.0f}.",
             )
         )
     if spread > VERY_WIDE_SPREAD or len(notes) >= 2:
@@ -149,9 +181,9 @@ def no_estimate(count: int) -> Confidence:
         level="none",
         level_label="keine Schätzung",
         lowered_by=[
-            ConfidenceNote(
-                factor=ConfidenceFactor.few_comparables,
-                message=f"Nur {count} Vergleichsobjekte; für eine Spanne sind mindestens {MIN_COMPARABLES} nötig.",
+            _note(
+                ConfidenceFactor.few_comparables,
+                f"Nur {count} Vergleichsobjekte; für eine Spanne sind mindestens {MIN_COMPARABLES} nötig.",
             )
         ],
     )
@@ -245,11 +277,32 @@ def _no_range_hint(scope_text: str, found: ComparableSet, suggested: bool) -> st
     return f"{hint} {SUGGESTIONS_UNSEARCHED}" if suggested else f"{hint} Ein größeres Vergleichsgebiet lässt sich mit postal_codes angeben."
 
 
+NO_YEAR_BUILT = Absent(reason=AbsenceReason.empty_in_source, note="Der Anbieter hat kein Baujahr angegeben.")
+
+
+def _comparable_listing(comparable: Comparable, no_distance: Absent) -> ComparableListing:
+    return ComparableListing(
+        listing_id=comparable.listing_id,
+        price=Money(amount=comparable.price),
+        living_area=comparable.living_area,
+        price_per_sqm=round(comparable.price_per_sqm, 2),
+        year_built=comparable.year_built if comparable.year_built is not None else NO_YEAR_BUILT,
+        postal_code=comparable.postal_code,
+        distance_km=round(comparable.distance_km, 1) if comparable.distance_km is not None else no_distance,
+        resource_uri=LISTING_RESOURCE.uri_template.format(listing_id=comparable.listing_id),
+    )
+
+
 def _comparables_used(subject: EstimateSubject, found: ComparableSet) -> ComparablesUsed:
     """The comparables nearest in living area first (then by number), the first COMPARABLES_SHOWN of them."""
-    ordered = sorted(zip(found.refs, found.living_areas, strict=True), key=lambda pair: (abs(pair[1] - subject.living_area), pair[0]))
-    refs = [ref for ref, _ in ordered[:COMPARABLES_SHOWN]]
-    return ComparablesUsed(total=found.count, **shown(refs, found.count), listing_ids=refs)
+    ordered = sorted(found.listings, key=lambda c: (abs(c.living_area - subject.living_area), c.listing_id))[:COMPARABLES_SHOWN]
+    no_distance = Absent(reason=AbsenceReason.empty_in_source, note="Die Lage des Objekts ist nicht bekannt, also keine Entfernung.")
+    return ComparablesUsed(
+        total=found.count,
+        **shown(ordered, found.count),
+        distance_from=found.distance_from or no_distance,
+        items=[_comparable_listing(c, no_distance) for c in ordered],
+    )
 
 
 def estimate(

@@ -7,6 +7,7 @@ SQL written here, independently of the handlers; both halves of every rule are t
 from __future__ import annotations
 
 import datetime as dt
+import math
 import statistics
 from typing import Any
 
@@ -176,11 +177,15 @@ def test_situation_report_counts_equal_independent_sql(office_id: int, office: d
         since=ts(demo_db, now - dt.timedelta(days=30)),
     )
 
-    drafts = sql(demo_db, "SELECT ref FROM listings WHERE office_id = :o AND status = 'draft'", o=office_id)
+    checked = sql(
+        demo_db, "SELECT ref, status FROM listings WHERE office_id = :o AND status IN ('draft', 'published', 'reserved')", o=office_id
+    )
     unpublishable = section(report, "unpublishable")
-    assert unpublishable["drafts_checked"] == len(drafts)
-    failing = [ref for (ref,) in drafts if not office[office_id]("check_listing", {"listing_id": ref})["publishable"]]
+    assert unpublishable["checked"] == len(checked)
+    failing = {ref: status for ref, status in checked if not office[office_id]("check_listing", {"listing_id": ref})["publishable"]}
     assert unpublishable["total"] == len(failing)
+    assert unpublishable["drafts"] == sum(status == "draft" for status in failing.values())
+    assert unpublishable["published_or_reserved"] == unpublishable["total"] - unpublishable["drafts"]
     assert {d["listing_id"] for d in unpublishable["items"]} <= set(failing)
 
     energy = section(report, "energy_certificates")
@@ -285,7 +290,7 @@ def test_stock_search_sees_every_own_listing_and_nothing_else(office: dict[int, 
 def test_stock_search_echoes_all_statuses_and_an_explicit_status_narrows(office: dict[int, Caller], demo_db: Database) -> None:
     everything = office[1]("search_listings", {"limit": 50})
     assert everything["request"]["statuses"] == {"value": ALL_STATUSES, "source": "default"}
-    assert everything["request"]["office"]["source"] == "default"
+    assert everything["request"]["office"] == {"value": "Hoffmann Immobilien", "source": "login"}
     drafts = office[1]("search_listings", {"statuses": ["Entwurf"], "limit": 50})
     assert drafts["request"]["statuses"] == {"value": ["draft"], "source": "caller"}
     expected = {ref for (ref,) in sql(demo_db, "SELECT ref FROM listings WHERE office_id = 1 AND status = 'draft'")}
@@ -324,12 +329,17 @@ def test_other_office_cannot_get_check_or_estimate_a_foreign_listing(office: dic
     foreign = sql(demo_db, "SELECT ref FROM listings WHERE office_id = 1 AND status = 'draft' ORDER BY id")[0][0]
     foreign_published = sql(demo_db, "SELECT ref FROM listings WHERE office_id = 1 AND status = 'published' ORDER BY id")[0][0]
     nowhere = office[2].error("get_listing", {"listing_id": "A-9999999"})
-    for ref in (foreign, foreign_published):
-        for tool in ("get_listing", "check_listing", "estimate_value"):
-            code, message = office[2].error(tool, {"listing_id": ref})
-            assert code == "NOT_FOUND"
-            assert ref not in message, "the id of another office's listing is never echoed"
-        assert office[2].error("get_listing", {"listing_id": ref}) == nowhere, "indistinguishable from a listing that does not exist"
+    for tool in ("get_listing", "check_listing", "estimate_value"):
+        code, message = office[2].error(tool, {"listing_id": foreign})
+        assert code == "NOT_FOUND"
+        assert foreign not in message, "the id of another office's unpublished listing is never echoed"
+        assert (code, message) == nowhere, "indistinguishable from a listing that does not exist"
+        # a published listing is public anyway: the answer says so and where its exposé opens
+        assert office[2].error(tool, {"listing_id": foreign_published}) == (
+            "NOT_FOUND",
+            f"{foreign_published} ist ein veröffentlichtes Inserat eines anderen Anbieters, nicht im Bestand deines Büros: "
+            f"sein Exposé öffnest du in der Athaus Immobiliensuche, als Ressource athaus://suche/inserate/{foreign_published}.",
+        )
     assert office[1]("get_listing", {"listing_id": foreign})["listing_id"] == foreign
     stock = {i["listing_id"] for i in walk(office[2], "search_listings", {"limit": 50})}
     assert foreign not in stock and foreign_published not in stock
@@ -513,7 +523,7 @@ def test_estimate_uses_only_published_comparables_of_the_same_kind_and_city(offi
         "AND property_type = 'apartment' AND living_area >= 49 AND living_area <= 91 AND price IS NOT NULL",
     )
     assert result["comparables"]["total"] == len(rows) >= 5
-    listed = result["comparables"]["listing_ids"]
+    listed = [item["listing_id"] for item in result["comparables"]["items"]]
     assert set(listed) <= {ref for ref, _, _ in rows}
     assert result["comparables"]["shown"] == len(listed) == min(20, len(rows))
     for ref in listed:
@@ -547,8 +557,50 @@ def test_estimate_from_an_own_listing_leaves_the_listing_itself_out(office: dict
     )[0][0]
     result = office[1]("estimate_value", {"listing_id": ref})
     assert result["subject"]["source"] == "listing" and result["subject"]["listing_id"] == ref
-    assert ref not in result["comparables"]["listing_ids"]
+    assert ref not in [item["listing_id"] for item in result["comparables"]["items"]]
     assert result["excluded"]["subject_listing"] is True
+
+
+def test_each_comparable_is_listed_with_its_figures_distance_and_public_expose(
+    office: dict[int, Caller], demo_db: Database, search: Caller
+) -> None:
+    ref, latitude, longitude = sql(
+        demo_db,
+        "SELECT ref, latitude, longitude FROM listings WHERE office_id = 1 AND status = 'published' AND property_type = 'apartment' "
+        "AND living_area IS NOT NULL AND price IS NOT NULL ORDER BY id",
+    )[0]
+    comparables = office[1]("estimate_value", {"listing_id": ref})["comparables"]
+    assert comparables["distance_from"] == f"Lage des Objekts {ref}"
+    assert comparables["items"] and len(comparables["items"]) == comparables["shown"]
+    for item in comparables["items"]:
+        price, area, year, postal_code, lat, lon = sql(
+            demo_db,
+            "SELECT price, living_area, year_built, postal_code, latitude, longitude FROM listings WHERE ref = :r",
+            r=item["listing_id"],
+        )[0]
+        assert amount(item["price"]) == price and item["living_area"] == area
+        assert item["price_per_sqm"] == round(price / area, 2)
+        assert item["postal_code"] == postal_code
+        assert item["year_built"] == year if year is not None else absence(comparables, item, "year_built") == "empty_in_source"
+        km_per_lon = 111.320 * math.cos(math.radians(latitude))
+        expected_km = math.hypot((lat - latitude) * 110.574, (lon - longitude) * km_per_lon)
+        assert item["distance_km"] == pytest.approx(expected_km, abs=0.051)
+        assert item["resource_uri"] == f"athaus://suche/inserate/{item['listing_id']}"
+    berlin = office[1]("estimate_value", {"city": "Berlin", "property_type": "apartment", "marketing_type": "buy", "living_area": 70})
+    other_office = next(
+        item["listing_id"]
+        for item in berlin["comparables"]["items"]
+        if scalar(demo_db, "SELECT office_id FROM listings WHERE ref = :r", r=item["listing_id"]) != 1
+    )
+    assert search("get_listing", {"listing_id": other_office})["listing_id"] == other_office, "the search server opens it"
+    code, message = office[1].error("get_listing", {"listing_id": other_office})
+    assert code == "NOT_FOUND" and f"athaus://suche/inserate/{other_office}" in message
+
+
+def test_comparables_of_caller_data_are_measured_from_the_centre_of_the_postal_code(office: dict[int, Caller]) -> None:
+    result = office[1]("estimate_value", {"postal_code": "04109", "property_type": "apartment", "marketing_type": "rent", "living_area": 60})
+    assert result["comparables"]["distance_from"] == "Mitte der PLZ 04109"
+    assert all(isinstance(item["distance_km"], float | int) for item in result["comparables"]["items"])
 
 
 def test_too_few_comparables_give_no_range_and_unsearched_suggestions(office: dict[int, Caller], demo_db: Database) -> None:

@@ -12,7 +12,7 @@ from contract.broker_stock import CheckRule, Verdict
 from contract.envelope import AbsenceReason, Absent, Freshness
 from shared.db.models import Listing
 from shared.publishing import blocking_rules, check, energy_rule, price_plausibility, required_rules, why_not_comparable
-from shared.valuation import ComparableSet
+from shared.valuation import Comparable, ComparableSet
 
 TODAY = dt.date(2026, 11, 2)
 NOW = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC)
@@ -48,8 +48,8 @@ def listing(**changes: Any) -> Listing:
 
 
 def comparables(price_per_sqm: list[float], on_request: int = 0, unknown_area: int = 0) -> ComparableSet:
-    refs = [f"A-{i:07d}" for i in range(len(price_per_sqm))]
-    return ComparableSet(refs, price_per_sqm, [80.0] * len(refs), [], [], on_request, unknown_area)
+    listings = [Comparable(f"A-{i:07d}", value * 80.0, 80.0, None, None, "04109", None) for i, value in enumerate(price_per_sqm)]
+    return ComparableSet(listings, on_request, unknown_area)
 
 
 def verdicts(rules: list[Any]) -> dict[CheckRule, Verdict]:

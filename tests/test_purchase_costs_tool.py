@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from shared.db.models import Listing
-from tests.conftest import Caller
+from tests.conftest import FIXED_NOW, Caller
 from tests.wire_helpers import absence, amount
 
 ELICITING_CLIENT = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
@@ -117,3 +117,58 @@ def test_rent_listing_has_no_purchase_costs(search: Caller, demo_db: Any) -> Non
         ref = session.scalar(select(Listing.ref).where(Listing.marketing_type == "rent", Listing.status == "published").limit(1))
     code, _ = search.error("calculate_purchase_costs", {"listing_id": ref})
     assert code == "INVALID_ARGUMENT"
+
+
+# Every input echoed with where it came from: the caller, the listing, or the default.
+def _buy_listing(demo_db: Any) -> tuple[str, float, str, float]:
+    with demo_db.read_only() as session:
+        return session.execute(
+            select(Listing.ref, Listing.price, Listing.state, Listing.commission_percent)
+            .where(Listing.marketing_type == "buy", Listing.price.is_not(None), Listing.commission_percent > 0, Listing.status == "published")
+            .order_by(Listing.id)
+            .limit(1)
+        ).one()
+
+
+def test_inputs_from_a_listing_are_echoed_with_source_listing_and_the_date_as_default(search: Caller, demo_db: Any) -> None:
+    ref, price, state, percent = _buy_listing(demo_db)
+    result = search("calculate_purchase_costs", {"listing_id": ref})
+    assert result["request"] == {
+        "price": {"value": price, "source": "listing"},
+        "state": {"value": state, "source": "listing"},
+        "commission_percent": {"value": percent, "source": "listing"},
+        "contract_date": {"value": FIXED_NOW.date().isoformat(), "source": "default"},
+        "listing_id": {"value": ref, "source": "caller"},
+    }
+
+
+def test_what_the_caller_sends_overrides_the_listing_and_is_echoed_as_caller(search: Caller, demo_db: Any) -> None:
+    ref, _, _, percent = _buy_listing(demo_db)
+    result = search("calculate_purchase_costs", {"listing_id": ref, "price": 250000, "state": "NRW", "contract_date": "2026-11-30"})
+    assert result["request"] == {
+        "price": {"value": 250000.0, "source": "caller"},
+        "state": {"value": "Nordrhein-Westfalen", "source": "caller"},
+        "commission_percent": {"value": percent, "source": "listing"},
+        "contract_date": {"value": "2026-11-30", "source": "caller"},
+        "listing_id": {"value": ref, "source": "caller"},
+    }
+    unknown = search("calculate_purchase_costs", {"listing_id": ref, "commission_percent": None})
+    assert unknown["request"]["commission_percent"] == {"value": None, "source": "caller"}
+    assert unknown["commission_included"] is False
+
+
+def test_without_a_listing_the_commission_is_unknown_by_default_and_the_text_names_every_source(search: Caller) -> None:
+    result = search("calculate_purchase_costs", {"price": 300000, "state": "Bayern"})
+    assert result["request"] == {
+        "price": {"value": 300000.0, "source": "caller"},
+        "state": {"value": "Bayern", "source": "caller"},
+        "commission_percent": {"value": None, "source": "default"},
+        "contract_date": {"value": FIXED_NOW.date().isoformat(), "source": "default"},
+        "listing_id": {"value": None, "source": "default"},
+    }
+    assert result["request_text"] == (
+        f"Kaufpreis 300.000 € (deine Angabe), Bundesland Bayern (deine Angabe), Käuferprovision unbekannt (Standard), "
+        f"Vertragsdatum {FIXED_NOW.date().strftime('%d.%m.%Y')} (Standard)."
+    )
+    text = search.raw("calculate_purchase_costs", {"price": 300000, "state": "Bayern"}).content[0].text
+    assert f"Berechnet mit: {result['request_text']}" in text

@@ -198,53 +198,61 @@ def test_another_seekers_search_order_as_a_filter_is_not_found(search: Caller, d
 # --- list_matches: the default time scope is named ------------------------------------------------------
 
 
+def older_counts(db: Database, user_id: int) -> tuple[int, int, int]:
+    """(in the default window, older and unseen, older and seen) Treffer of the seeker, straight from the tables."""
+    own = select(func.count()).select_from(Match).join(SearchOrder, Match.search_order_id == SearchOrder.id)
+    own = own.where(SearchOrder.user_id == user_id)
+    with db.read_only() as session:
+        in_window = session.scalar(own.where(Match.created_at >= DEFAULT_SINCE))
+        older_new = session.scalar(own.where(Match.created_at < DEFAULT_SINCE, Match.state == "new"))
+        older_seen = session.scalar(own.where(Match.created_at < DEFAULT_SINCE, Match.state != "new"))
+    return in_window or 0, older_new or 0, older_seen or 0
+
+
 def test_default_since_is_named_and_echoed(search: Caller, demo_db: Database) -> None:
     user_id, _ = busiest_seeker(demo_db, SearchOrder.user_id, Match.created_at >= DEFAULT_SINCE)
-    with demo_db.read_only() as session:
-        in_window = session.scalar(
-            select(func.count()).select_from(Match).join(SearchOrder, Match.search_order_id == SearchOrder.id)
-            .where(SearchOrder.user_id == user_id, Match.created_at >= DEFAULT_SINCE)
-        )
-        older = session.scalar(
-            select(func.count()).select_from(Match).join(SearchOrder, Match.search_order_id == SearchOrder.id)
-            .where(SearchOrder.user_id == user_id, Match.created_at < DEFAULT_SINCE)
-        )
+    in_window, older_new, older_seen = older_counts(demo_db, user_id)
     as_seeker = search.as_(seeker(user_id))
     default = as_seeker("list_matches", {"limit": 50})
-    assert default["total"] == in_window > 0
+    assert default["total"] == in_window + older_new and in_window > 0
     assert default["request"]["since"] == {"value": DEFAULT_SINCE.isoformat(), "source": "default"}
+    assert default["request"]["unseen_before_since"] == {"value": True, "source": "default"}
+    unseen = (
+        f"dazu {older_new} {'älterer, noch nicht angesehener Treffer' if older_new == 1 else 'ältere, noch nicht angesehene Treffer'} "
+        "(Zustand neu, in new_matches von list_search_orders mitgezählt)"
+        if older_new
+        else "ältere, noch nicht angesehene Treffer gibt es nicht"
+    )
     beyond = (
-        f"{older} ältere Treffer zu diesen Filtern sind nicht enthalten; für sie since früher setzen."
-        if older
-        else "Ältere Treffer zu diesen Filtern gibt es nicht."
+        f"{older_seen} {'älterer, schon angesehener Treffer' if older_seen == 1 else 'ältere, schon angesehene Treffer'} zu "
+        "diesen Filtern sind nicht enthalten; für sie since früher setzen."
+        if older_seen
+        else "Ältere, schon angesehene Treffer zu diesen Filtern gibt es nicht."
     )
     assert default["warnings"] == [
         {
             "code": "DEFAULT_SCOPE_APPLIED",
-            "message": f"since nicht angegeben: gezeigt werden die Treffer seit {when(DEFAULT_SINCE)} (Standard: 14 Tage vor jetzt). {beyond}",
+            "message": f"since nicht angegeben: gezeigt werden die Treffer seit {when(DEFAULT_SINCE)} (Standard: 14 Tage vor jetzt); "
+            f"{unseen}. {beyond}",
         }
     ]
-    assert all(dt.datetime.fromisoformat(i["created_at"]) >= DEFAULT_SINCE for i in default["items"])
+    assert all(dt.datetime.fromisoformat(i["created_at"]) >= DEFAULT_SINCE or i["match_state"] == "new" for i in default["items"])
 
     explicit = as_seeker("list_matches", {"since": (FIXED_NOW - dt.timedelta(days=90)).isoformat(), "limit": 50})
+    assert "unseen_before_since" not in explicit["request"]
     assert explicit["total"] >= default["total"]
-    assert explicit["total"] == in_window + older, "the demo keeps every Treffer within 90 days"
-    assert explicit["warnings"] == [] and explicit["request"]["since"]["source"] == "caller"
+    assert explicit["total"] == in_window + older_new + older_seen, "the demo keeps every Treffer within 90 days"
 
 
 def test_default_scope_counts_what_it_leaves_out(search: Caller, demo_db: Database, lena: int) -> None:
-    with demo_db.read_only() as session:
-        older = session.scalar(
-            select(func.count()).select_from(Match).join(SearchOrder, Match.search_order_id == SearchOrder.id)
-            .where(SearchOrder.user_id == lena, Match.created_at < DEFAULT_SINCE)
-        )
+    _, _, older_seen = older_counts(demo_db, lena)
     result = search.as_(seeker(lena))("list_matches")
     (warning,) = result["warnings"]
     assert warning["code"] == "DEFAULT_SCOPE_APPLIED"
-    if older:
-        assert f"{older} ältere Treffer" in warning["message"]
+    if older_seen:
+        assert f"{older_seen} ältere, schon angesehene Treffer" in warning["message"]
     everything = search.as_(seeker(lena))("list_matches", {"since": LONG_AGO, "limit": 50})
-    assert everything["total"] == result["total"] + older
+    assert everything["total"] == result["total"] + older_seen
 
 
 def test_since_without_zone_is_utc_and_an_offset_is_converted(search: Caller, lena: int) -> None:
@@ -368,13 +376,13 @@ def test_empty_search_orders_with_a_status_filter(search: Caller, demo_db: Datab
 def test_an_account_without_rows_says_how_to_start(search: Caller, nobody: int) -> None:
     as_nobody = search.as_(seeker(nobody))
     orders = as_nobody("list_search_orders")
-    assert orders["total"] == 0 and orders["status"] == "complete" and "save_search_order" in orders["hint"]
+    assert orders["total"] == 0 and orders["status"] == "complete" and "search_listings" in orders["hint"]
     assert orders["request"]["status"] == {"value": ["active", "paused", "ended"], "source": "default"}
     matches = as_nobody("list_matches", {"since": LONG_AGO})
     assert matches["total"] == 0 and "keinen Suchauftrag" in matches["hint"] and matches["suggestions"] == []
     assert matches["request"]["search_order_id"] == {"value": [], "source": "default"}
     inquiries = as_nobody("list_inquiries")
-    assert inquiries["total"] == 0 and "draft_inquiry" in inquiries["hint"]
+    assert inquiries["total"] == 0 and "search_listings" in inquiries["hint"]
 
 
 # --- content -----------------------------------------------------------------------------------------

@@ -108,13 +108,30 @@ def draft(ref: str, **changes: Any) -> Listing:
     return Listing(**values)
 
 
-def test_only_drafts_failing_a_blocking_rule_are_unpublishable() -> None:
-    section = unpublishable_section([draft("A-1", photos=[], energy_status="missing"), draft("A-2"), draft("A-3", title="")], TODAY, 1)
-    assert (section.total, section.drafts_checked) == (2, 3)
-    assert section.items[0].failed_rules == [CheckRule.energy_certificate, CheckRule.photos]
-    assert section.summary == "2 von 3 Entwürfen bestehen check_listing nicht. Gezeigt: die ältesten 1 von 2."
-    assert unpublishable_section([], TODAY, 5).summary == "Das Büro hat keine Entwürfe."
-    assert unpublishable_section([draft("A-2")], TODAY, 5).summary == "0 von 1 Entwurf bestehen check_listing nicht."
+def test_only_listings_failing_a_blocking_rule_are_unpublishable_the_online_ones_first() -> None:
+    candidates = [
+        draft("A-1", photos=[], energy_status="missing"),
+        draft("A-2"),
+        draft("A-3", title=""),
+        draft("A-4", status="published", energy_valid_until=TODAY - DAY, created_at=NOW - 9 * DAY),
+        draft("A-5", status="reserved", photos=[], created_at=NOW - 2 * DAY),
+    ]
+    section = unpublishable_section(candidates, 7, TODAY, 3)
+    assert (section.total, section.checked, section.published_or_reserved, section.drafts) == (4, 7, 2, 2)
+    assert [(i.listing_id, i.status) for i in section.items] == [("A-4", "published"), ("A-5", "reserved"), ("A-1", "draft")]
+    assert section.items[2].failed_rules == [CheckRule.energy_certificate, CheckRule.photos]
+    assert section.items[2].failed_rule_labels == ["Energieausweis (GEG §87)", "Fotos"]
+    assert section.items[0].reasons == [
+        "Der Energieausweis ist seit dem 01.11.2026 abgelaufen: bitte einen neuen Ausweis ausstellen lassen und seine Angaben eintragen."
+    ]
+    assert section.summary == (
+        "4 von 7 geprüften Objekten bestehen check_listing heute nicht: 2 veröffentlicht oder reserviert, 2 Entwürfe. "
+        "Gezeigt: die ersten 3 von 4."
+    )
+    empty = unpublishable_section([], 0, TODAY, 5)
+    assert (empty.total, empty.summary) == (0, "Das Büro hat keine Entwürfe und keine veröffentlichten oder reservierten Objekte.")
+    one = unpublishable_section([draft("A-2"), draft("A-3", title="")], 1, TODAY, 5)
+    assert one.summary == "1 von 1 geprüften Objekt besteht check_listing heute nicht: 0 veröffentlicht oder reserviert, 1 Entwurf."
 
 
 def test_certificates_due_within_the_window_expired_ones_included() -> None:

@@ -4,12 +4,13 @@ lowers confidence (both sides of its threshold), and the estimate without enough
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 from contract.broker_estimate import ConfidenceFactor, EstimateSubject, EstimateValueInput
-from contract.envelope import Freshness, WarningCode
+from contract.envelope import AbsenceReason, Absent, Freshness, WarningCode
 from contract.vocabulary import MarketingType, PropertyType
-from shared.valuation import ComparableSet, area_range, confidence, estimate, suggestions, value_range, warnings
+from shared.valuation import Comparable, ComparableSet, area_range, confidence, estimate, suggestions, value_range, warnings
 from shared.wording import SUGGESTIONS_UNSEARCHED
 
 FRESH = Freshness(data_as_of=dt.datetime(2026, 11, 2, tzinfo=dt.UTC), snapshot="test")
@@ -35,9 +36,20 @@ def subject(**changes: Any) -> EstimateSubject:
 def found(
     per_sqm: list[float], *, rooms: list[float] | None = None, years: list[int] | None = None, on_request: int = 0, unknown_area: int = 0
 ) -> ComparableSet:
-    refs = [f"A-{i:07d}" for i in range(len(per_sqm))]
-    areas = [80.0 + i for i in range(len(per_sqm))]
-    return ComparableSet(refs, per_sqm, areas, rooms or [], years or [], on_request, unknown_area)
+    rooms, years = rooms or [], years or []
+    listings = [
+        Comparable(
+            listing_id=f"A-{i:07d}",
+            price=value * (80.0 + i),
+            living_area=80.0 + i,
+            rooms=rooms[i] if i < len(rooms) else None,
+            year_built=years[i] if i < len(years) else None,
+            postal_code="04109",
+            distance_km=1.04 * i,
+        )
+        for i, value in enumerate(per_sqm)
+    ]
+    return ComparableSet(listings, on_request, unknown_area, distance_from="Mitte der PLZ 04109")
 
 
 def factors(result: Any) -> list[ConfidenceFactor]:
@@ -77,6 +89,7 @@ def test_few_comparables_below_ten_lower_it_to_medium() -> None:
     nine = confidence(subject(), found(NARROW[:9]), 0.1)
     assert (nine.level, factors(nine)) == ("medium", [ConfidenceFactor.few_comparables])
     assert nine.lowered_by[0].message == "Nur 9 Vergleichsobjekte (unter 10)."
+    assert nine.lowered_by[0].factor_label == "wenige Vergleichsobjekte", "the text names the factor in German"
     assert confidence(subject(), found(NARROW[:10]), 0.1).level == "high"
 
 
@@ -153,7 +166,40 @@ def test_with_five_comparables_there_is_a_range() -> None:
     assert result.estimable is True and result.value_range is not None and result.value_range.median.amount == 240000.0
     assert result.hint is None and result.suggestions == []
     assert (result.comparables.total, result.comparables.shown, result.comparables.all_shown) == (5, 5, True)
-    assert result.comparables.listing_ids[0] == "A-0000000"  # 80 m², the subject's own area, first
+    assert result.comparables.items[0].listing_id == "A-0000000"  # 80 m², the subject's own area, first
+
+
+def test_each_comparable_is_listed_with_its_figures_and_its_public_expose() -> None:
+    args = EstimateValueInput(city="Leipzig", property_type="apartment", marketing_type="buy", living_area=80)
+    listings = found([3000.0, 2500.0, 3500.0, 4000.0, 2000.0], years=[1990, 2001]).listings
+    listings[3] = replace(listings[3], distance_km=None)
+    comparables = ComparableSet(listings, 0, 0, distance_from="Mitte der PLZ 04109")
+    result = estimate(args, subject(), comparables, area=(56.0, 104.0), subject_published=False, freshness=FRESH)
+    first, second, *_ = result.comparables.items
+    assert first.model_dump() == {
+        "listing_id": "A-0000000",
+        "price": {"amount": 240000.0, "currency": "EUR"},
+        "living_area": 80.0,
+        "price_per_sqm": 3000.0,
+        "year_built": 1990,
+        "postal_code": "04109",
+        "distance_km": 0.0,
+        "resource_uri": "athaus://suche/inserate/A-0000000",
+    }
+    assert (second.listing_id, second.price_per_sqm, second.year_built, second.distance_km) == ("A-0000001", 2500.0, 2001, 1.0)
+    assert result.comparables.distance_from == "Mitte der PLZ 04109"
+    no_year = result.comparables.items[2]
+    assert isinstance(no_year.year_built, Absent) and no_year.year_built.reason is AbsenceReason.empty_in_source
+    no_distance = result.comparables.items[3]
+    assert isinstance(no_distance.distance_km, Absent) and no_distance.distance_km.reason is AbsenceReason.empty_in_source
+
+
+def test_without_a_known_location_there_are_no_distances() -> None:
+    args = EstimateValueInput(city="Leipzig", property_type="apartment", marketing_type="buy", living_area=80)
+    listings = [replace(c, distance_km=None) for c in found([3000.0] * 5).listings]
+    result = estimate(args, subject(), ComparableSet(listings, 0, 0), area=(56.0, 104.0), subject_published=False, freshness=FRESH)
+    assert isinstance(result.comparables.distance_from, Absent)
+    assert all(isinstance(item.distance_km, Absent) for item in result.comparables.items)
 
 
 def test_with_four_comparables_there_is_none_and_nothing_is_widened() -> None:
@@ -182,4 +228,4 @@ def test_only_the_twenty_nearest_comparables_are_listed() -> None:
     args = EstimateValueInput(city="Leipzig", property_type="apartment", marketing_type="buy", living_area=80)
     result = estimate(args, subject(), found([3000.0] * 25), area=(56.0, 104.0), subject_published=False, freshness=FRESH)
     assert (result.comparables.total, result.comparables.shown, result.comparables.all_shown) == (25, 20, False)
-    assert result.comparables.listing_ids == [f"A-{i:07d}" for i in range(20)]
+    assert [item.listing_id for item in result.comparables.items] == [f"A-{i:07d}" for i in range(20)]

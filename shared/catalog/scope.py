@@ -219,14 +219,24 @@ class PublicScope(ListingScope):
 
 
 class StockScope(ListingScope):
-    """An office's own listings, in the statuses the caller asks for."""
+    """An office's own listings, in the statuses the caller asks for, narrowed by `also` (conditions of the office's
+    own tools, such as whether a listing can be published today)."""
 
-    def __init__(self, session: Session, filters: CatalogFilters, statuses: Sequence[str], office: OfficeData) -> None:
+    def __init__(
+        self,
+        session: Session,
+        filters: CatalogFilters,
+        statuses: Sequence[str],
+        office: OfficeData,
+        also: Sequence[ColumnElement[bool]] = (),
+    ) -> None:
         self.statuses = list(statuses)
         self.office = office
+        self.also = list(also)
         super().__init__(session, filters)
 
     def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
         office_scope = self.office.listings().whereclause
         assert office_scope is not None  # OfficeData always filters by the office
-        return [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, parsed, self.centre)]
+        conditions = [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, parsed, self.centre)]
+        return [*conditions, *self.also]

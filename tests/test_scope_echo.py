@@ -1,0 +1,46 @@
+"""Every account list says which office or account it is limited to: under `request`, with source `login`, by a
+readable name (the office's name, the user's display name), never by an internal id. Another login gets its own."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from broker_server.server import DEFINITION as BROKER
+from shared.db.models import Office, User
+from shared.db.session import Database
+from tests.conftest import Caller, make_context
+from tests.test_broker_office import principal
+from tests.test_seeker_account import seeker
+
+OFFICE_LISTS = ["show_situation_report", "search_listings", "search_inquiries", "list_valuations", "list_proposals"]
+ACCOUNT_LISTS = ["list_search_orders", "list_matches", "list_inquiries"]
+
+
+def names(db: Database, model: type[Office] | type[User], ids: list[int]) -> dict[int, str]:
+    with db.read_only() as session:
+        return dict(session.execute(select(model.id, model.name).where(model.id.in_(ids))).all())  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("tool", OFFICE_LISTS)
+def test_every_office_list_echoes_the_office_of_the_login(tool: str, demo_db: Database) -> None:
+    base = Caller(BROKER, make_context(demo_db))
+    office_names = names(demo_db, Office, [1, 2])
+    assert office_names[1] != office_names[2]
+    for office_id in (1, 2):
+        request = base.as_(principal(demo_db, office_id))(tool, {})["request"]
+        assert request["office"] == {"value": office_names[office_id], "source": "login"}
+        assert all(v["source"] != "login" for name, v in request.items() if name != "office"), "only the login's scope is from the login"
+
+
+@pytest.mark.parametrize("tool", ACCOUNT_LISTS)
+def test_every_seeker_list_echoes_the_account_of_the_login(tool: str, search: Caller, demo_db: Database) -> None:
+    with demo_db.read_only() as session:
+        two = list(session.scalars(select(User.id).where(User.kind == "seeker").order_by(User.id).limit(2)))
+    display = names(demo_db, User, two)
+    for user_id in two:
+        request = search.as_(seeker(user_id))(tool, {})["request"]
+        assert request["account"] == {"value": display[user_id], "source": "login"}
+        assert str(user_id) not in str(request["account"]["value"])
+    nameless = search.as_(seeker(990_002))(tool, {})["request"]
+    assert nameless["account"] == {"value": "dein Konto", "source": "login"}

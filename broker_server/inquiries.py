@@ -257,6 +257,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         total=page.total,
         request=request_of(args, page, {"status": list(InquiryStatus)}, scope),
         sort_key=f"created_at {direction}, inquiry_id {direction}",
+        sort_key_label="neueste zuerst" if direction == "desc" else "älteste zuerst",
         freshness=fresh,
         next_cursor=page.next_cursor,
         warnings=[ignored] if ignored else [],

@@ -86,7 +86,7 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
         warnings.append(
             ResultWarning(
                 code=WarningCode.DEFAULT_SCOPE_APPLIED,
-                message="status nicht angegeben: nur offene Vorschläge (open); alle mit status = [open, accepted, rejected].",
+                message="Ohne Status (status) gezeigt: nur offene Vorschläge; alle zeigt (status = [open, accepted, rejected]).",
             )
         )
     empty = page.total == 0
@@ -101,6 +101,7 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
         total=page.total,
         request=request_of(args, page, {"status": [ProposalStatus.open]}, scope),
         sort_key="created_at desc, proposal_id desc",
+        sort_key_label="neueste zuerst",
         freshness=fresh,
         next_cursor=page.next_cursor,
         warnings=warnings,

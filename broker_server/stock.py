@@ -19,6 +19,7 @@ from broker_server.lists import office_scope
 from broker_server.lookups import own_listing
 from contract.broker_stock import (
     SORT_KEYS_STOCK,
+    SORT_TEXT_STOCK,
     GetStockListingInput,
     InquiryRef,
     ListingInquiries,
@@ -119,6 +120,7 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
         total=page.total,
         request=effective_request(scope.executed(args), {**ALL_FILTERS, "statuses": ALL_STATUSES}, exclude={"cursor"}) | echoed_office,
         sort_key=SORT_KEYS_STOCK[args.sort],
+        sort_key_label=SORT_TEXT_STOCK[args.sort],
         freshness=snap.freshness,
         next_cursor=page.next_cursor,
         warnings=scope.warnings,

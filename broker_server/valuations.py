@@ -88,6 +88,7 @@ def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[Valuati
         total=page.total,
         request=request_of(args, page, {}, scope),
         sort_key="created_at desc, valuation_id desc",
+        sort_key_label="neueste zuerst",
         freshness=fresh,
         next_cursor=page.next_cursor,
         suggestions=[removal("listing_id", "Bewertungen aller Objekte und Eigentümer-Kontakte")] if empty and args.listing_id else [],

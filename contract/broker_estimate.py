@@ -19,7 +19,7 @@ from contract.envelope import (
     Suggestion,
 )
 from contract.fields import lenient, normalise_ref
-from contract.labels import NOT_IN_TEXT, Label
+from contract.labels import NOT_IN_TEXT, Label, Style
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import MarketingType, PropertyType
@@ -31,24 +31,24 @@ VALUED_TYPES = (PropertyType.apartment, PropertyType.house, PropertyType.commerc
 
 
 class EstimateValueInput(ContractModel):
-    listing_id: ListingId | None = Field(
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(
         default=None, description="Objekt des eigenen Bestands (jeder Status); seine Daten werden verwendet."
     )
-    postal_code: str | None = Field(default=None, pattern=r"^\d{5}$", description="PLZ des Objekts; bestimmt den Ort, wenn city fehlt.")
-    city: str | None = Field(default=None, max_length=100, description="Ort des Objekts, genauer Name, z. B. 'Leipzig'.")
-    property_type: lenient(PropertyType) | None = Field(  # type: ignore[valid-type]
+    postal_code: Annotated[str | None, Label("PLZ")] = Field(default=None, pattern=r"^\d{5}$", description="PLZ des Objekts; bestimmt den Ort, wenn city fehlt.")
+    city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100, description="Ort des Objekts, genauer Name, z. B. 'Leipzig'.")
+    property_type: Annotated[lenient(PropertyType) | None, Label("Objektart")] = Field(  # type: ignore[valid-type]
         default=None, description="apartment (Wohnung), house (Haus) oder commercial (Gewerbe)."
     )
-    marketing_type: lenient(MarketingType) | None = Field(  # type: ignore[valid-type]
+    marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = Field(  # type: ignore[valid-type]
         default=None, description="buy (Kauf: Kaufpreis) oder rent (Miete: Kaltmiete pro Monat)."
     )
-    living_area: float | None = Field(default=None, gt=0, le=20_000, description="Wohn- bzw. Nutzfläche in m².")
-    rooms: float | None = Field(default=None, gt=0, le=100, description="Zimmer; nur zum Abgleich mit den Vergleichsobjekten.")
-    year_built: int | None = Field(default=None, ge=1500, le=2100, description="Baujahr; nur zum Abgleich mit den Vergleichsobjekten.")
-    area_tolerance_percent: int = Field(
+    living_area: Annotated[float | None, Label("Wohnfläche", unit="m²")] = Field(default=None, gt=0, le=20_000, description="Wohn- bzw. Nutzfläche in m².")
+    rooms: Annotated[float | None, Label("Zimmer")] = Field(default=None, gt=0, le=100, description="Zimmer; nur zum Abgleich mit den Vergleichsobjekten.")
+    year_built: Annotated[int | None, Label("Baujahr", style=Style.year)] = Field(default=None, ge=1500, le=2100, description="Baujahr; nur zum Abgleich mit den Vergleichsobjekten.")
+    area_tolerance_percent: Annotated[int, Label("Toleranz der Wohnfläche", unit="%")] = Field(
         default=30, ge=5, le=100, description="Vergleichsobjekte haben eine Wohnfläche von ±so viel Prozent um die des Objekts."
     )
-    postal_codes: list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None = Field(
+    postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
         default=None,
         description="Vergleichsgebiet als PLZ oder PLZ-Anfang (z. B. ['04']) statt des Orts; weggelassen: derselbe Ort.",
     )
@@ -67,33 +67,33 @@ class EstimateValueInput(ContractModel):
 
 
 class EstimateSubject(ContractModel):
-    listing_id: Annotated[str | None, Label("Inserat")] = Field(description="Gesetzt, wenn die Daten aus dem Bestand stammen.")
-    source: Annotated[Literal["listing", "caller"], Label("Quelle")]
+    listing_id: Annotated[str | None, Label("Inserat", bare=True)] = Field(description="Gesetzt, wenn die Daten aus dem Bestand stammen.")
+    source: Annotated[Literal["listing", "caller"], Label("Angaben")]
     source_label: str
     property_type: Annotated[PropertyType, Label("Objektart")]
     marketing_type: Annotated[MarketingType, Label("Vermarktung")]
     city: Annotated[str | None, Label("Ort")]
     postal_code: Annotated[str | None, Label("PLZ")]
-    living_area: Annotated[float, Label("Wohnfläche m²")]
+    living_area: Annotated[float, Label("Wohnfläche", unit="m²")]
     rooms: Annotated[float | None, Label("Zimmer")]
-    year_built: Annotated[int | None, Label("Baujahr")]
+    year_built: Annotated[int | None, Label("Baujahr", style=Style.year)]
 
 
 class ComparisonArea(ContractModel):
     city: Annotated[str | None, Label("Ort")] = Field(description="Ort der Vergleichsobjekte; null, wenn postal_codes gilt.")
     postal_codes: Annotated[list[str] | None, Label("PLZ-Bereiche")]
-    living_area_min: Annotated[float, Label("Wohnfläche ab m²")]
-    living_area_max: Annotated[float, Label("Wohnfläche bis m²")]
-    tolerance_percent: Annotated[int, Label("Toleranz in %")]
+    living_area_min: Annotated[float, Label("Wohnfläche ab", unit="m²")]
+    living_area_max: Annotated[float, Label("Wohnfläche bis", unit="m²")]
+    tolerance_percent: Annotated[int, Label("Toleranz", unit="%")]
 
 
 class ValueRange(ContractModel):
     low: Annotated[Money, Label("von")] = Field(description="Unteres Quartil des Preises je m² × Wohnfläche (abgerundet).")
     median: Annotated[Money, Label("Median")] = Field(description="Median des Preises je m² × Wohnfläche.")
     high: Annotated[Money, Label("bis")] = Field(description="Oberes Quartil des Preises je m² × Wohnfläche (aufgerundet).")
-    price_per_sqm_low: Annotated[float, Label("€/m² von")]
-    price_per_sqm_median: Annotated[float, Label("€/m² Median")]
-    price_per_sqm_high: Annotated[float, Label("€/m² bis")]
+    price_per_sqm_low: Annotated[float, Label("je m² von", unit="€/m²", style=Style.whole)]
+    price_per_sqm_median: Annotated[float, Label("je m² Median", unit="€/m²", style=Style.whole)]
+    price_per_sqm_high: Annotated[float, Label("je m² bis", unit="€/m²", style=Style.whole)]
     basis: Annotated[str, Label("Grundlage")] = Field(description="Kaufpreis oder Kaltmiete pro Monat.")
 
 
@@ -104,14 +104,14 @@ OPEN_A_COMPARABLE = (
 
 
 class ComparableListing(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")] = Field(description="Inseratsnummer des Vergleichsobjekts.")
-    price: Annotated[Money, Label("Preis")] = Field(description="Angebotspreis: Kaufpreis bzw. Kaltmiete pro Monat.")
-    living_area: Annotated[float, Label("Wohnfläche m²")]
-    price_per_sqm: Annotated[float, Label("€/m²")] = Field(description="price ÷ living_area, wie in die Spanne eingegangen.")
-    year_built: Annotated[int | Absent, Label("Baujahr")]
-    postal_code: Annotated[str, Label("PLZ")]
-    distance_km: Annotated[float | Absent, Label("Entfernung km")] = Field(description="Luftlinie von distance_from, auf 0,1 km gerundet.")
-    resource_uri: Annotated[str, Label("Exposé")] = Field(description="Das öffentliche Exposé, z. B. athaus://suche/inserate/A-0000042. " + OPEN_A_COMPARABLE)
+    listing_id: Annotated[str, Label("Inserat", bare=True)] = Field(description="Inseratsnummer des Vergleichsobjekts.")
+    price: Annotated[Money, Label("Preis", bare=True)] = Field(description="Angebotspreis: Kaufpreis bzw. Kaltmiete pro Monat.")
+    living_area: Annotated[float, Label("Wohnfläche", unit="m²", bare=True)]
+    price_per_sqm: Annotated[float, Label("Preis je m²", unit="€/m²", style=Style.whole)] = Field(description="price ÷ living_area, wie in die Spanne eingegangen.")
+    year_built: Annotated[int | Absent, Label("Baujahr", style=Style.year)]
+    postal_code: Annotated[str, Label("PLZ", bare=True)]
+    distance_km: Annotated[float | Absent, Label("Entfernung", unit="km")] = Field(description="Luftlinie von distance_from, auf 0,1 km gerundet.")
+    resource_uri: Annotated[str, NOT_IN_TEXT] = Field(description="Das öffentliche Exposé, z. B. athaus://suche/inserate/A-0000042. " + OPEN_A_COMPARABLE)
 
 
 class ComparablesUsed(ContractModel):
@@ -152,9 +152,9 @@ FACTOR_LABELS = {
 
 
 class ConfidenceNote(ContractModel):
-    factor: Annotated[ConfidenceFactor, Label("Umstand")]
+    factor: Annotated[ConfidenceFactor, Label("Umstand", bare=True)]
     factor_label: str
-    message: Annotated[str, Label("Befund")]
+    message: Annotated[str, Label("Befund", bare=True)]
 
 
 class Confidence(ContractModel):

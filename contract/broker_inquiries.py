@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
 from contract.catalog import ListingId, Money
 from contract.envelope import Absent, ContractModel, ListResult
 from contract.fields import InquiryId, lenient, normalise_ref
-from contract.labels import Label
+from contract.labels import Label, Style
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import (
@@ -48,20 +48,20 @@ def _ordered_days(since: dt.date | None, until: dt.date | None, names: tuple[str
 
 
 class SearchInquiriesInput(ContractModel):
-    status: list[lenient(InquiryStatus)] | None = Field(  # type: ignore[valid-type]
+    status: Annotated[list[lenient(InquiryStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
             "Status der Anfrage: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle drei."
         ),
     )
-    listing_id: ListingId | None = Field(default=None, description="Nur Anfragen zu diesem Objekt des Büros, z. B. A-0000042.")
-    received_since: dt.date | None = Field(
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Anfragen zu diesem Objekt des Büros, z. B. A-0000042.")
+    received_since: Annotated[dt.date | None, Label("eingegangen ab")] = Field(
         default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="Eingegangen am oder nach diesem Tag (JJJJ-MM-TT, deutsche Zeit)."
     )
-    received_until: dt.date | None = Field(
+    received_until: Annotated[dt.date | None, Label("eingegangen bis")] = Field(
         default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="Eingegangen am oder vor diesem Tag (JJJJ-MM-TT, deutsche Zeit)."
     )
-    unanswered_for_days: int | None = Field(
+    unanswered_for_days: Annotated[int | None, Label("unbeantwortet seit mindestens", unit="Tagen")] = Field(
         default=None,
         ge=0,
         le=3650,
@@ -71,7 +71,7 @@ class SearchInquiriesInput(ContractModel):
             "geschlossene warten nie. 0: alle, die auf das Büro warten, wie im Lagebericht."
         ),
     )
-    query: str | None = Field(
+    query: Annotated[str | None, Label("Suchbegriffe")] = Field(
         default=None,
         max_length=200,
         description=(
@@ -82,12 +82,12 @@ class SearchInquiriesInput(ContractModel):
             "Immobilien-Wortschatz zerlegt (Balkon findet Südbalkon). Keine Phrasen, kein Ausschluss."
         ),
     )
-    sort: lenient(InquirySort) = Field(  # type: ignore[valid-type]
+    sort: Annotated[lenient(InquirySort), Label("Reihenfolge")] = Field(  # type: ignore[valid-type]
         default=InquirySort.newest,
         description="newest: neueste zuerst (Eingang absteigend), oldest: älteste zuerst; bei Gleichstand entscheidet die Anfragenummer.",
     )
-    limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
-    cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description=CURSOR_DESCRIPTION)
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -98,11 +98,13 @@ class SearchInquiriesInput(ContractModel):
 
 
 class InquirySummary(ContractModel):
-    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Anfragenummer; mit get_inquiry abrufbar.")
-    listing_id: Annotated[str, Label("Inserat")] = Field(description="Das Objekt des Büros, zu dem die Anfrage gestellt wurde.")
-    listing_title: Annotated[str, Label("Objekt")]
+    nouns: ClassVar[tuple[str, str]] = ("Anfrage", "Anfragen")  # how the text counts them
+
+    inquiry_id: Annotated[str, Label("Anfrage", bare=True)] = Field(description="Anfragenummer; mit get_inquiry abrufbar.")
+    listing_id: Annotated[str, Label("Inserat", bare=True)] = Field(description="Das Objekt des Büros, zu dem die Anfrage gestellt wurde.")
+    listing_title: Annotated[str, Label("Objekt", bare=True)]
     seeker_name: Annotated[str | Absent, Label("Suchende/r")] = Field(description="Name, wie die/der Suchende ihn freigegeben hat; sonst withheld.")
-    status: Annotated[InquiryStatus, Label("Status")] = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
+    status: Annotated[InquiryStatus, Label("Status", bare=True)] = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Eingang der Anfrage.")
     last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")] = Field(description="Zeit der letzten Nachricht, gleich von wem.")
     age_days: Annotated[int, Label("Alter in Tagen")] = Field(description="Ganze Tage seit Eingang (bis request.as_of).")
@@ -118,23 +120,23 @@ SearchInquiriesOutput = ListResult[InquirySummary]
 
 
 class GetInquiryInput(ContractModel):
-    inquiry_id: InquiryId
+    inquiry_id: Annotated[InquiryId, Label("Anfrage")]
 
     _normalise = field_validator("inquiry_id", mode="before")(normalise_ref)
 
 
 class InquiryListing(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")]
-    title: Annotated[str, Label("Titel")]
-    status: Annotated[ListingStatus, Label("Status")]
-    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
-    price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete.")
-    city: Annotated[str, Label("Ort")]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    title: Annotated[str, Label("Titel", bare=True)]
+    status: Annotated[ListingStatus, Label("Status", bare=True)]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung", bare=True)]
+    price: Annotated[Money | Absent, Label("Preis", bare=True)] = Field(description="Kaufpreis bzw. Kaltmiete.")
+    city: Annotated[str, Label("Ort", bare=True)]
 
 
 class ProfileEntry(ContractModel):
-    label: Annotated[str, Label("Angabe")]
-    value: Annotated[str, Label("Wert")]
+    label: Annotated[str, Label("Angabe", bare=True)]
+    value: Annotated[str, Label("Wert", bare=True)]
 
 
 class SharedProfile(ContractModel):
@@ -147,24 +149,24 @@ class SharedProfile(ContractModel):
 
 
 class ThreadMessage(ContractModel):
-    author: Annotated[MessageAuthor, Label("Von")]
+    author: Annotated[MessageAuthor, Label("Von", bare=True)]
     author_name: Annotated[str | Absent, Label("Name")] = Field(description="Büro: wer geschrieben hat; Suchende/r: der freigegebene Name.")
     sent_at: Annotated[dt.datetime, Label("gesendet")]
-    text: Annotated[str, Label("Text")]
+    text: Annotated[str, Label("Text", bare=True)]
 
 
 class OpenDraft(ContractModel):
-    confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
+    confirmation_id: Annotated[str, Label("Bestätigung", bare=True)] = Field(description="Kennung des vorbereiteten Schritts, der auf einen Klick wartet.")
     action: Annotated[str, Label("Art")] = Field(description="Art des vorbereiteten Schritts, z. B. eine Antwort zu senden; action_label nennt sie deutsch.")
     action_label: str
-    summary: Annotated[str, Label("Inhalt")]
+    summary: Annotated[str, Label("Inhalt", bare=True)]
     prepared_by: Annotated[str | Absent, Label("vorbereitet von")]
     created_at: Annotated[dt.datetime, Label("vom")]
     expires_at: Annotated[dt.datetime, Label("gültig bis")]
 
 
 class InquiryDetail(ContractModel):
-    inquiry_id: Annotated[str, Label("Anfrage")]
+    inquiry_id: Annotated[str, Label("Anfrage", bare=True)]
     status: Annotated[InquiryStatus, Label("Status")] = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Eingang der Anfrage.")
     last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
@@ -185,30 +187,32 @@ class InquiryDetail(ContractModel):
 
 
 class ListValuationsInput(ContractModel):
-    listing_id: ListingId | None = Field(default=None, description="Nur Bewertungen dieses Objekts des Büros. Weggelassen: alle, auch die für Eigentümer-Kontakte.")
-    limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
-    cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Bewertungen dieses Objekts des Büros. Weggelassen: alle, auch die für Eigentümer-Kontakte.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description=CURSOR_DESCRIPTION)
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class ValuationSummary(ContractModel):
-    valuation_id: Annotated[str, Label("Bewertung")] = Field(description="Bewertungsnummer.")
+    nouns: ClassVar[tuple[str, str]] = ("Bewertung", "Bewertungen")  # how the text counts them
+
+    valuation_id: Annotated[str, Label("Bewertung", bare=True)] = Field(description="Bewertungsnummer.")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann die Bewertung gespeichert wurde.")
     subject: Annotated[ValuationSubject, Label("für")] = Field(description="listing: ein Objekt im Bestand; owner_lead: ein Eigentümer-Kontakt ohne Inserat.")
-    listing_id: Annotated[str | Absent, Label("Inserat")] = Field(description="Das bewertete Objekt; bei einem Eigentümer-Kontakt empty_in_source.")
-    listing_title: Annotated[str | Absent, Label("Objekt")]
+    listing_id: Annotated[str | Absent, Label("Inserat", bare=True)] = Field(description="Das bewertete Objekt; bei einem Eigentümer-Kontakt empty_in_source.")
+    listing_title: Annotated[str | Absent, Label("Objekt", bare=True)]
     owner_name: Annotated[str | Absent, Label("Eigentümer/in")] = Field(description="Eigentümer/in bei einem Eigentümer-Kontakt.")
     address: Annotated[str | Absent, Label("Adresse")]
-    postal_code: Annotated[str, Label("PLZ")]
-    city: Annotated[str, Label("Ort")]
-    property_type: Annotated[PropertyType, Label("Objektart")]
-    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
-    living_area: Annotated[float | Absent, Label("Wohnfläche m²")] = Field(description="Wohnfläche in m².")
+    postal_code: Annotated[str, Label("PLZ", bare=True)]
+    city: Annotated[str, Label("Ort", bare=True)]
+    property_type: Annotated[PropertyType, Label("Objektart", bare=True)]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung", bare=True)]
+    living_area: Annotated[float | Absent, Label("Wohnfläche", unit="m²", bare=True)] = Field(description="Wohnfläche in m².")
     value_low: Annotated[Money, Label("Wert von")] = Field(description="Untere Grenze der Wertspanne (Kaufpreis bzw. Kaltmiete).")
     value_high: Annotated[Money, Label("Wert bis")] = Field(description="Obere Grenze der Wertspanne.")
-    price_per_sqm_low: Annotated[float | Absent, Label("€/m² von")] = Field(description="value_low je m² Wohnfläche; ohne Wohnfläche empty_in_source.")
-    price_per_sqm_high: Annotated[float | Absent, Label("€/m² bis")] = Field(description="value_high je m² Wohnfläche.")
+    price_per_sqm_low: Annotated[float | Absent, Label("je m² von", unit="€/m²", style=Style.whole)] = Field(description="value_low je m² Wohnfläche; ohne Wohnfläche empty_in_source.")
+    price_per_sqm_high: Annotated[float | Absent, Label("je m² bis", unit="€/m²", style=Style.whole)] = Field(description="value_high je m² Wohnfläche.")
     method: Annotated[str, Label("Methode")] = Field(description="Wie der Wert ermittelt wurde, wie gespeichert.")
     comparables_count: Annotated[int, Label("Vergleichsobjekte")] = Field(description="Anzahl der verwendeten Vergleichsobjekte.")
     note: Annotated[str | Absent, Label("Hinweis")]
@@ -222,16 +226,16 @@ ListValuationsOutput = ListResult[ValuationSummary]
 
 
 class ListProposalsInput(ContractModel):
-    status: list[lenient(ProposalStatus)] | None = Field(  # type: ignore[valid-type]
+    status: Annotated[list[lenient(ProposalStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
             "open (offen), accepted (angenommen), rejected (abgelehnt). Weggelassen: nur open; der Server nennt "
             "diesen Standard in warnings (DEFAULT_SCOPE_APPLIED)."
         ),
     )
-    listing_id: ListingId | None = Field(default=None, description="Nur Vorschläge zu diesem Objekt des Büros.")
-    limit: int = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
-    cursor: str | None = Field(default=None, description=CURSOR_DESCRIPTION)
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Vorschläge zu diesem Objekt des Büros.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description=CURSOR_DESCRIPTION)
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -239,7 +243,7 @@ class ListProposalsInput(ContractModel):
 class SearchCriteria(ContractModel):
     """What the saved search asks for; null or an empty list means: no restriction there."""
 
-    marketing_type: Annotated[MarketingType | None, Label("Vermarktung")]
+    marketing_type: Annotated[MarketingType | None, Label("Vermarktung", bare=True)]
     property_types: Annotated[list[PropertyType], Label("Objektarten")]
     places: Annotated[list[str], Label("Orte")] = Field(description="Ort, PLZ oder Umkreis, wie im Suchauftrag angegeben.")
     min_price: Annotated[float | None, Label("Preis ab")]
@@ -249,13 +253,15 @@ class SearchCriteria(ContractModel):
 
 
 class ProposalSummary(ContractModel):
-    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer, z. B. P-000007.")
-    status: Annotated[ProposalStatus, Label("Status")] = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
+    nouns: ClassVar[tuple[str, str]] = ("Vorschlag", "Vorschläge")  # how the text counts them
+
+    proposal_id: Annotated[str, Label("Vorschlag", bare=True)] = Field(description="Vorschlagsnummer, z. B. P-000007.")
+    status: Annotated[ProposalStatus, Label("Status", bare=True)] = Field(description="open (offen), accepted (angenommen), rejected (abgelehnt).")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Vorschlag entstand.")
     decided_at: Annotated[dt.datetime | None, Label("entschieden")] = Field(description="Wann entschieden wurde; null, solange offen.")
-    listing_id: Annotated[str, Label("Inserat")] = Field(description="Das passende Objekt des Büros.")
-    listing_title: Annotated[str, Label("Objekt")]
-    listing_price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete des Objekts.")
+    listing_id: Annotated[str, Label("Inserat", bare=True)] = Field(description="Das passende Objekt des Büros.")
+    listing_title: Annotated[str, Label("Objekt", bare=True)]
+    listing_price: Annotated[Money | Absent, Label("Preis", bare=True)] = Field(description="Kaufpreis bzw. Kaltmiete des Objekts.")
     listing_status: Annotated[ListingStatus, Label("Objektstatus")]
     seeker_label: Annotated[str, Label("Suchauftrag")] = Field(
         description="Pseudonym aus der Nummer des Suchauftrags, z. B. 'Suchende/r S-000012': die/der Suchende hat sich noch nicht an das Büro gewandt."

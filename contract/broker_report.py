@@ -17,7 +17,7 @@ from contract.envelope import (
     ResultWarning,
     Suggestion,
 )
-from contract.labels import NOT_IN_TEXT, Label
+from contract.labels import NOT_IN_TEXT, Label, Style
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ListingStatus
@@ -26,29 +26,29 @@ from contract.vocabulary import ListingStatus
 
 
 class ShowSituationReportInput(ContractModel):
-    items_per_section: int = Field(
+    items_per_section: Annotated[int, Label("Einträge je Abschnitt")] = Field(
         default=5,
         ge=0,
         le=50,
         description="Wie viele Einträge jeder Abschnitt zeigt (die ältesten bzw. dringendsten zuerst); gezählt wird immer alles.",
     )
-    energy_warning_days: int = Field(
+    energy_warning_days: Annotated[int, Label("Vorlauf Energieausweise", unit="Tage")] = Field(
         default=60, ge=1, le=365, description="Energieausweise, die innerhalb so vieler Tage ablaufen, werden gemeldet."
     )
 
 
 class AgeBand(ContractModel):
-    label: Annotated[str, Label("Wartezeit")]
+    label: Annotated[str, Label("Wartezeit", bare=True)]
     count: Annotated[int, Label("Anzahl")]
 
 
 class WaitingInquiry(ContractModel):
-    inquiry_id: Annotated[str, Label("Anfrage")]
-    listing_id: Annotated[str, Label("Inserat")]
-    title: Annotated[str, Label("Titel")] = Field(description="Titel des Objekts.")
+    inquiry_id: Annotated[str, Label("Anfrage", bare=True)]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    title: Annotated[str, Label("Titel", bare=True)] = Field(description="Titel des Objekts.")
     first_contact: Annotated[bool, Label("Erstanfrage")] = Field(description="true: das Büro hat noch nie geantwortet; false: Rückfrage nach einer Antwort.")
     waiting_since: Annotated[dt.datetime, Label("wartet seit")] = Field(description="Erste unbeantwortete Nachricht des Suchenden.")
-    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
+    waiting_hours: Annotated[float, Label("wartet", style=Style.hours)]
 
 
 class _Section(ContractModel):
@@ -63,7 +63,7 @@ class _Section(ContractModel):
 
 
 class InquirySection(_Section):
-    section: Annotated[Literal["inquiries"], Label("Abschnitt")] = "inquiries"
+    section: Annotated[Literal["inquiries"], NOT_IN_TEXT] = "inquiries"
     total: Annotated[int, Label("Gesamt")] = Field(description="Alle offenen Anfragen, die auf eine Antwort des Büros warten.")
     new: Annotated[int, Label("neu (nie beantwortet)")] = Field(description="Davon noch nie beantwortet.")
     follow_ups: Annotated[int, Label("Rückfragen")] = Field(description="Davon Rückfragen nach einer Antwort.")
@@ -74,18 +74,18 @@ class InquirySection(_Section):
 
 
 class WaitingConfirmation(ContractModel):
-    confirmation_id: Annotated[str, Label("Bestätigung")]
+    confirmation_id: Annotated[str, Label("Bestätigung", bare=True)]
     kind: Annotated[str, Label("Art")]
     kind_label: str
     subject_ref: Annotated[str, Label("betrifft")]
-    summary: Annotated[str, Label("Inhalt")]
+    summary: Annotated[str, Label("Inhalt", bare=True)]
     created_at: Annotated[dt.datetime, Label("vom")]
     expires_at: Annotated[dt.datetime, Label("gültig bis")]
-    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
+    waiting_hours: Annotated[float, Label("wartet", style=Style.hours)]
 
 
 class ConfirmationSection(_Section):
-    section: Annotated[Literal["confirmations"], Label("Abschnitt")] = "confirmations"
+    section: Annotated[Literal["confirmations"], NOT_IN_TEXT] = "confirmations"
     total: Annotated[int, Label("Gesamt")] = Field(description="Wartende Bestätigungen (Status pending, noch nicht abgelaufen).")
     expired: Annotated[int, Label("abgelaufen")] = Field(description="Getrennt gezählt: in den letzten 30 Tagen abgelaufen, ohne ausgeführt zu sein.")
     shown: Annotated[int, Label("gezeigt")]
@@ -94,9 +94,9 @@ class ConfirmationSection(_Section):
 
 
 class BlockedListing(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")]
-    title: Annotated[str, Label("Titel")]
-    status: Annotated[ListingStatus, Label("Status")]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    title: Annotated[str, Label("Titel", bare=True)]
+    status: Annotated[ListingStatus, Label("Status", bare=True)]
     status_label: str
     created_at: Annotated[dt.datetime, Label("angelegt")]
     failed_rules: Annotated[list[CheckRule], NOT_IN_TEXT] = Field(description="Die nicht erfüllten Pflichtregeln, in der Reihenfolge von check_listing.")
@@ -105,7 +105,7 @@ class BlockedListing(ContractModel):
 
 
 class UnpublishableSection(_Section):
-    section: Annotated[Literal["unpublishable"], Label("Abschnitt")] = "unpublishable"
+    section: Annotated[Literal["unpublishable"], NOT_IN_TEXT] = "unpublishable"
     total: Annotated[int, Label("Gesamt")] = Field(
         description=(
             "Entwürfe, veröffentlichte und reservierte Objekte, die check_listing heute nicht bestehen (eine Regel mit "
@@ -126,34 +126,34 @@ class UnpublishableSection(_Section):
 
 
 class DueCertificate(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")]
-    title: Annotated[str, Label("Titel")]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    title: Annotated[str, Label("Titel", bare=True)]
     valid_until: Annotated[dt.date, Label("gültig bis")]
     days_left: Annotated[int, Label("Tage bis Ablauf")] = Field(description="Tage bis zum Ablauf; negativ: seit so vielen Tagen abgelaufen.")
     expired: Annotated[bool, Label("abgelaufen")]
 
 
 class EnergySection(_Section):
-    section: Annotated[Literal["energy_certificates"], Label("Abschnitt")] = "energy_certificates"
+    section: Annotated[Literal["energy_certificates"], NOT_IN_TEXT] = "energy_certificates"
     total: Annotated[int, Label("Gesamt")] = Field(description="Veröffentlichte Inserate, deren Energieausweis abgelaufen ist oder im Zeitraum abläuft.")
     expired: Annotated[int, Label("abgelaufen")]
     expiring: Annotated[int, Label("laufen bald ab")]
-    window_days: Annotated[int, Label("Zeitraum (Tage)")]
+    window_days: Annotated[int, Label("Zeitraum", unit="Tage")]
     shown: Annotated[int, Label("gezeigt")]
     all_shown: Annotated[bool, Label("alle gezeigt")]
     items: Annotated[list[DueCertificate], Label("Einträge")] = Field(description="Das früheste Ablaufdatum zuerst.")
 
 
 class WaitingProposal(ContractModel):
-    proposal_id: Annotated[str, Label("Vorschlag")]
-    listing_id: Annotated[str, Label("Inserat")]
-    title: Annotated[str, Label("Titel")]
+    proposal_id: Annotated[str, Label("Vorschlag", bare=True)]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    title: Annotated[str, Label("Titel", bare=True)]
     created_at: Annotated[dt.datetime, Label("vom")]
-    waiting_hours: Annotated[float, Label("wartet (Stunden)")]
+    waiting_hours: Annotated[float, Label("wartet", style=Style.hours)]
 
 
 class ProposalSection(_Section):
-    section: Annotated[Literal["proposals"], Label("Abschnitt")] = "proposals"
+    section: Annotated[Literal["proposals"], NOT_IN_TEXT] = "proposals"
     total: Annotated[int, Label("Gesamt")] = Field(description="Offene Vorschläge (noch nicht entschieden).")
     shown: Annotated[int, Label("gezeigt")]
     all_shown: Annotated[bool, Label("alle gezeigt")]
@@ -167,13 +167,13 @@ ReportSection = Annotated[
 
 
 class KeyFigures(ContractModel):
-    days: Annotated[int, Label("Tage")]
+    days: Annotated[int, Label("Zeitraum", bare=True)]
     days_label: str
     since: Annotated[dt.datetime, Label("seit")]
     new_inquiries: Annotated[int, Label("neue Anfragen")] = Field(description="Im Zeitraum eingegangene Anfragen.")
     replies_sent: Annotated[int, Label("gesendete Antworten")] = Field(description="Im Zeitraum gesendete Nachrichten des Büros.")
     listings_published: Annotated[int, Label("veröffentlichte Inserate")] = Field(description="Inserate, deren erste Veröffentlichung im Zeitraum liegt (published_at).")
-    average_first_response_hours: Annotated[float | Absent, Label("mittlere Zeit bis zur ersten Antwort (Stunden)")] = Field(
+    average_first_response_hours: Annotated[float | Absent, Label("mittlere Zeit bis zur ersten Antwort", style=Style.hours)] = Field(
         description="Mittlere Zeit bis zur ersten Antwort, über die im Zeitraum eingegangenen und beantworteten Anfragen."
     )
     answered_inquiries: Annotated[int, Label("beantwortete Anfragen")] = Field(description="Anfragen, über die der Mittelwert gebildet ist.")

@@ -23,7 +23,7 @@ from contract.envelope import (
     ListResult,
 )
 from contract.fields import lenient, normalise_ref
-from contract.labels import NOT_IN_TEXT, Label
+from contract.labels import NOT_IN_TEXT, Label, Style
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus
@@ -38,6 +38,12 @@ SORT_KEYS_STOCK: dict[SortOrder, str] = {
     SortOrder.price_asc: "price asc (Preis auf Anfrage zuletzt), listing_id asc",
     SortOrder.price_desc: "price desc (Preis auf Anfrage zuletzt), listing_id asc",
     SortOrder.living_area_desc: "living_area desc (ohne Angabe zuletzt), listing_id asc",
+}
+SORT_TEXT_STOCK: dict[SortOrder, str] = {
+    SortOrder.newest: "zuletzt veröffentlicht zuerst, nie veröffentlichte zuletzt",
+    SortOrder.price_asc: "Preis aufsteigend, Preis auf Anfrage zuletzt",
+    SortOrder.price_desc: "Preis absteigend, Preis auf Anfrage zuletzt",
+    SortOrder.living_area_desc: "größte Wohnfläche zuerst, ohne Angabe zuletzt",
 }
 
 
@@ -67,19 +73,19 @@ PLAUSIBLE_RATIO = (0.5, 2.0)
 
 
 class RuleResult(ContractModel):
-    rule: Annotated[CheckRule, Label("Regel")]
+    rule: Annotated[CheckRule, Label("Regel", bare=True)]
     rule_label: str = Field(description="Name der Regel, deutsch.")
-    verdict: Annotated[Verdict, Label("Urteil")] = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
+    verdict: Annotated[Verdict, Label("Urteil", bare=True)] = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
     verdict_label: str
     blocking: Annotated[bool, Label("Pflichtregel")] = Field(description="true: die Regel entscheidet über publishable; false: nur ein Hinweis.")
-    message: Annotated[str, Label("Befund")] = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
+    message: Annotated[str, Label("Befund", bare=True)] = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
 
 
 class PriceComparison(ContractModel):
     """The comparison behind the price plausibility verdict."""
 
-    price_per_sqm: Annotated[float, Label("€/m²")] = Field(description="Preis je m² Wohnfläche dieses Objekts.")
-    median_price_per_sqm: Annotated[float, Label("Median €/m² der Vergleichsobjekte")] = Field(description="Median der Vergleichsobjekte.")
+    price_per_sqm: Annotated[float, Label("Preis je m²", unit="€/m²", style=Style.whole)] = Field(description="Preis je m² Wohnfläche dieses Objekts.")
+    median_price_per_sqm: Annotated[float, Label("Median der Vergleichsobjekte", unit="€/m²", style=Style.whole)] = Field(description="Median der Vergleichsobjekte.")
     ratio: Annotated[float, Label("Verhältnis")] = Field(description="price_per_sqm / median_price_per_sqm; plausibel von 0,5 bis 2.")
     comparables: Annotated[int, Label("Vergleichsobjekte")] = Field(description="Zahl der Vergleichsobjekte (veröffentlicht, gleiche Vermarktungs- und Objektart, gleicher Ort).")
     price_on_request_excluded: Annotated[int, Label("ohne Preis, nicht verwendet")] = Field(description="Sonst passende Inserate ohne Preis (Preis auf Anfrage), nicht verwendet.")
@@ -87,18 +93,18 @@ class PriceComparison(ContractModel):
 
 
 class CheckListingInput(ContractModel):
-    listing_id: ListingId
+    listing_id: Annotated[ListingId, Label("Inserat")]
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class CheckListingOutput(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
     title: Annotated[str, Label("Titel")]
     status: Annotated[ListingStatus, Label("Status")]
     status_label: str
     publishable: Annotated[bool, Label("veröffentlichbar")] = Field(description="true, wenn jede Regel mit blocking = true ok ist.")
-    summary: Annotated[str, Label("Inhalt")] = Field(description="Deutsch: das Ergebnis in einem Satz.")
+    summary: Annotated[str, Label("Ergebnis")] = Field(description="Deutsch: das Ergebnis in einem Satz.")
     rules: Annotated[list[RuleResult], Label("Regeln")] = Field(description="Ein Urteil je Regel, immer alle Regeln in fester Reihenfolge.")
     price_comparison: Annotated[PriceComparison | Absent, Label("Preisvergleich")]
     checked_at: Annotated[dt.datetime, Label("geprüft")]
@@ -109,14 +115,14 @@ class CheckListingOutput(ContractModel):
 
 
 class StockFilters(CatalogFilters):
-    statuses: list[StatusInput] | None = Field(  # type: ignore[valid-type]
+    statuses: Annotated[list[StatusInput] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
             "Status: draft (Entwurf), published (veröffentlicht), reserved (reserviert), sold (verkauft), let "
             "(vermietet), withdrawn (zurückgezogen). Weggelassen: alle Status."
         ),
     )
-    publishable: bool | None = Field(
+    publishable: Annotated[bool | None, Label("veröffentlichbar")] = Field(
         default=None,
         description=(
             "true: nur Objekte, die heute jede Pflichtregel von check_listing erfüllen; false: nur die übrigen, auch "
@@ -126,27 +132,27 @@ class StockFilters(CatalogFilters):
 
 
 class SearchStockInput(StockFilters):
-    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
-    sort: SortOrder = Field(
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
+    sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
             "Reihenfolge; newest nach Veröffentlichung (nie veröffentlichte Entwürfe zuletzt). Bei Gleichstand "
             "entscheidet immer die Inseratsnummer (aufsteigend), die Ordnung ist total."
         ),
     )
-    limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
-    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
 
 
 class StockListing(ListingSummary):
     resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
-    status: Annotated[ListingStatus, Label("Status")]
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    status: Annotated[ListingStatus, Label("Status", bare=True)]
     status_label: str
     created_at: Annotated[dt.datetime, Label("vom")]
-    updated_at: Annotated[dt.datetime, Label("aktualisiert")]
+    updated_at: Annotated[dt.datetime, Label("aktualisiert", brief=False)]
     publishable: Annotated[bool, Label("veröffentlichbar")] = Field(
         description="Ob das Objekt jetzt veröffentlicht werden kann: jede Pflichtregel von check_listing ist heute erfüllt."
     )
@@ -163,22 +169,22 @@ SearchStockOutput = ListResult[StockListing]
 
 
 class GetStockListingInput(ContractModel):
-    listing_id: ListingId
+    listing_id: Annotated[ListingId, Label("Inserat")]
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class StatusChangeEntry(ContractModel):
-    old_status: Annotated[ListingStatus | None, Label("von")] = Field(description="null: beim Anlegen.")
-    new_status: Annotated[ListingStatus, Label("nach")]
-    label: Annotated[str, Label("Status")] = Field(description="Deutsch, z. B. 'Entwurf → veröffentlicht'.")
+    old_status: Annotated[ListingStatus | None, NOT_IN_TEXT] = Field(description="null: beim Anlegen.")
+    new_status: Annotated[ListingStatus, NOT_IN_TEXT]
+    label: Annotated[str, Label("Status", bare=True)] = Field(description="Deutsch, z. B. 'Entwurf → veröffentlicht'.")
     changed_at: Annotated[dt.datetime, Label("geändert")]
     changed_by: Annotated[str | Absent, Label("durch")] = Field(description="Name des Büromitglieds; fehlt bei Änderungen durch Import oder System.")
 
 
 class InquiryRef(ContractModel):
-    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Anfragenummer für get_inquiry, z. B. I-000012.")
-    status: Annotated[InquiryStatus, Label("Status")]
+    inquiry_id: Annotated[str, Label("Anfrage", bare=True)] = Field(description="Anfragenummer für get_inquiry, z. B. I-000012.")
+    status: Annotated[InquiryStatus, Label("Status", bare=True)]
     status_label: str
     created_at: Annotated[dt.datetime, Label("vom")]
     last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
@@ -193,11 +199,11 @@ class ListingInquiries(ContractModel):
 
 
 class OpenDraft(ContractModel):
-    confirmation_id: Annotated[str, Label("Bestätigung")] = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
+    confirmation_id: Annotated[str, Label("Bestätigung", bare=True)] = Field(description="Nummer der wartenden Bestätigung, z. B. C-000003.")
     kind: Annotated[str, Label("Art")] = Field(description="Art des vorbereiteten Schritts (eine Antwort senden, einen Vorschlag entscheiden); kind_label nennt sie deutsch.")
     kind_label: str
     subject_ref: Annotated[str, Label("betrifft")] = Field(description="Die Anfrage oder der Vorschlag, auf die sie wirkt.")
-    summary: Annotated[str, Label("Inhalt")]
+    summary: Annotated[str, Label("Inhalt", bare=True)]
     created_at: Annotated[dt.datetime, Label("vom")]
     expires_at: Annotated[dt.datetime, Label("gültig bis")]
     expired: Annotated[bool, Label("abgelaufen")] = Field(description="true: abgelaufen, ein Klick führt sie nicht mehr aus.")
@@ -211,8 +217,8 @@ class OpenDrafts(ContractModel):
 
 
 class ProposalRef(ContractModel):
-    proposal_id: Annotated[str, Label("Vorschlag")] = Field(description="Vorschlagsnummer, z. B. P-000007.")
-    status: Annotated[ProposalStatus, Label("Status")]
+    proposal_id: Annotated[str, Label("Vorschlag", bare=True)] = Field(description="Vorschlagsnummer, z. B. P-000007.")
+    status: Annotated[ProposalStatus, Label("Status", bare=True)]
     status_label: str
     created_at: Annotated[dt.datetime, Label("vom")]
     decided_at: Annotated[dt.datetime | None, Label("entschieden")]
@@ -230,12 +236,12 @@ class StockListingDetail(ListingDetail):
     resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
     status_label: str
     address_published: Annotated[bool, Label("Adresse im Exposé veröffentlicht")] = Field(
         description="true: die genaue Adresse steht im öffentlichen Exposé; false: Suchende sehen sie erst auf Anfrage. Hier steht sie immer."
     )
-    created_at: Annotated[dt.datetime, Label("vom")]
+    created_at: Annotated[dt.datetime, Label("angelegt")]
     status_history: Annotated[list[StatusChangeEntry] | Absent, Label("Statusverlauf")] = Field(description="Statusverlauf, älteste Änderung zuerst.")
     inquiries: Annotated[ListingInquiries, Label("Anfragen")]
     open_drafts: Annotated[OpenDrafts, Label("Offene Entwürfe")] = Field(description="Wartende Bestätigungen zu Anfragen und Vorschlägen dieses Objekts.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from enum import StrEnum
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -19,10 +18,19 @@ from contract.envelope import (
     Suggestion,
 )
 from contract.fields import lenient, normalise_ref
-from contract.labels import NOT_IN_TEXT, Label
+from contract.labels import NOT_IN_TEXT, Label, Style
 from contract.rights import SEARCH_PUBLIC
 from contract.tool import Effect, ToolSpec
-from contract.vocabulary import EnergyStatus, Feature, ListingStatus, MarketingType, PropertyType
+from contract.vocabulary import (
+    CertificateType,
+    EnergyStatus,
+    FacetName,
+    Feature,
+    ListingStatus,
+    MarketingType,
+    PropertyType,
+    SortOrder,
+)
 
 LISTING_ID_PATTERN = r"^A-\d{7}$"
 ListingId = Annotated[
@@ -31,30 +39,30 @@ ListingId = Annotated[
 ]
 
 
-class SortOrder(StrEnum):
-    newest = "newest"
-    price_asc = "price_asc"
-    price_desc = "price_desc"
-    living_area_desc = "living_area_desc"
-
-
 SORT_KEYS: dict[SortOrder, str] = {
     SortOrder.newest: "published_at desc, listing_id asc",
     SortOrder.price_asc: "price asc (Preis auf Anfrage zuletzt), listing_id asc",
     SortOrder.price_desc: "price desc (Preis auf Anfrage zuletzt), listing_id asc",
     SortOrder.living_area_desc: "living_area desc (ohne Angabe zuletzt), listing_id asc",
 }
+# The same orders in German, for the text; ties are always broken by the listing number.
+SORT_TEXT: dict[SortOrder, str] = {
+    SortOrder.newest: "neueste zuerst",
+    SortOrder.price_asc: "Preis aufsteigend, Preis auf Anfrage zuletzt",
+    SortOrder.price_desc: "Preis absteigend, Preis auf Anfrage zuletzt",
+    SortOrder.living_area_desc: "größte Wohnfläche zuerst, ohne Angabe zuletzt",
+}
 
 
 class Near(ContractModel):
     """A circle: around a place (name or PLZ) or around a point."""
 
-    place: Annotated[str | None, Label("Ort")] = Field(
+    place: Annotated[str | None, Label("um")] = Field(
         default=None, description="Ort (aufgelöst wie city) oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'."
     )
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2, description="Breitengrad des Mittelpunkts (WGS84).")
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1, description="Längengrad des Mittelpunkts (WGS84).")
-    radius_km: Annotated[float, Label("Umkreis km")] = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
+    radius_km: Annotated[float, Label("Umkreis", unit="km")] = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
 
     @model_validator(mode="after")
     def _one_centre(self) -> Near:
@@ -84,13 +92,13 @@ class CatalogFilters(ContractModel):
             "Füllwörter, Wörter ohne a–z oder Ziffern, Operatoren wie ~ ? + NOT Klammern. Bleibt nichts, ist das ein Fehler."
         ),
     )
-    marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = Field(  # type: ignore[valid-type]
+    marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung", bare=True)] = Field(  # type: ignore[valid-type]
         default=None, description="buy (Kauf) oder rent (Miete). Weggelassen: beides."
     )
     property_types: Annotated[list[lenient(PropertyType)] | None, Label("Objektarten")] = Field(  # type: ignore[valid-type]
         default=None, description="Objektarten; weggelassen: alle. Deutsche Wörter (Wohnung, Haus) gehen auch."
     )
-    city: Annotated[str | None, Label("Ort")] = Field(
+    city: Annotated[str | None, Label("Ort", bare=True)] = Field(
         default=None,
         max_length=100,
         description=(
@@ -116,7 +124,7 @@ class CatalogFilters(ContractModel):
     max_living_area: Annotated[float | None, Label("Wohnfläche bis m²")] = Field(default=None, ge=0, description="Höchstwohnfläche in m².")
     min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Mindestzahl Zimmer (halbe Zimmer zählen als 0,5).")
     max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0)
-    features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung")] = Field(  # type: ignore[valid-type]
+    features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung", bare=True)] = Field(  # type: ignore[valid-type]
         default=None, description="Ausstattung, die alle vorhanden sein muss (balcony, garden, elevator, …)."
     )
 
@@ -144,20 +152,20 @@ class CatalogFilters(ContractModel):
 class IncludeFields(ContractModel):
     """Which parts each hit carries. Every member is explicit; false leaves the part out (reason not_collected)."""
 
-    description: bool = Field(default=False, description="Beschreibungstext.")
-    energy: bool = Field(default=True, description="Energieausweis (Status, Kennwert); die Effizienzklasse steht immer am Treffer.")
-    features: bool = Field(default=True, description="Ausstattungsliste.")
-    photos: bool = Field(default=False, description="Fotos (Adressen und Bildunterschriften).")
+    description: Annotated[bool, Label("Beschreibung")] = Field(default=False, description="Beschreibungstext.")
+    energy: Annotated[bool, Label("Energieausweis")] = Field(default=True, description="Energieausweis (Status, Kennwert); die Effizienzklasse steht immer am Treffer.")
+    features: Annotated[bool, Label("Ausstattung")] = Field(default=True, description="Ausstattungsliste.")
+    photos: Annotated[bool, Label("Fotos")] = Field(default=False, description="Fotos (Adressen und Bildunterschriften).")
 
 
 class SearchListingsInput(CatalogFilters):
-    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
-    sort: SortOrder = Field(
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
+    sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description="Reihenfolge; bei Gleichstand entscheidet immer die Inseratsnummer (aufsteigend), die Ordnung ist total.",
     )
-    limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
-    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
 
 
 class Money(ContractModel):
@@ -171,67 +179,62 @@ WARM_RENT = "Kaltmiete + Nebenkosten + Heizkosten, nur wenn alle bekannt sind (M
 
 
 class EnergySummary(ContractModel):
-    status: Annotated[EnergyStatus, Label("Status")]
+    status: Annotated[EnergyStatus, Label("Stand")]
     status_label: str
-    energy_value: Annotated[float | Absent, Label("Kennwert kWh/(m²·a)")] = Field(description="kWh/(m²·a)")
+    energy_value: Annotated[float | Absent, Label("Kennwert", unit="kWh/(m²·a)")] = Field(description="kWh/(m²·a)")
 
 
 class Photo(ContractModel):
-    url: Annotated[str, Label("Adresse")]
-    caption: Annotated[str | None, Label("Bildunterschrift")]
+    url: Annotated[str, Label("Adresse", bare=True)]
+    caption: Annotated[str | None, Label("Bildunterschrift", bare=True)]
 
 
 class ListingSummary(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")]
+    nouns: ClassVar[tuple[str, str]] = ("Inserat", "Inserate")  # how the text counts them
+
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
     resource_uri: Annotated[str, NOT_IN_TEXT] = Field(description="Stabile Adresse des Exposés als MCP-Ressource.")
-    title: Annotated[str, Label("Titel")]
-    marketing_type: Annotated[MarketingType, Label("Vermarktung")]
-    property_type: Annotated[PropertyType, Label("Objektart")]
-    property_subtype: Annotated[str | Absent, Label("Objekttyp")]
-    postal_code: Annotated[str, Label("PLZ")]
-    city: Annotated[str, Label("Ort")]
-    district: Annotated[str | Absent, Label("Stadtteil")]
-    price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete.")
+    title: Annotated[str, Label("Titel", bare=True)]
+    marketing_type: Annotated[MarketingType, Label("Vermarktung", bare=True)]
+    property_type: Annotated[PropertyType, Label("Objektart", bare=True)]
+    property_subtype: Annotated[str | Absent, Label("Objekttyp", brief=False)]
+    postal_code: Annotated[str, Label("PLZ", bare=True)]
+    city: Annotated[str, Label("Ort", bare=True)]
+    district: Annotated[str | Absent, Label("Stadtteil", bare=True)]
+    price: Annotated[Money | Absent, Label("Preis", bare=True)] = Field(description="Kaufpreis bzw. Kaltmiete.")
     warm_rent: Annotated[Money | Absent, Label("Warmmiete")] = Field(description=WARM_RENT)
-    price_per_sqm: Annotated[float | Absent, Label("€/m²")]
-    living_area: Annotated[float | Absent, Label("Wohnfläche m²")]
-    plot_area: Annotated[float | Absent, Label("Grundstück m²")]
+    price_per_sqm: Annotated[float | Absent, Label("Preis je m²", unit="€/m²", brief=False, style=Style.whole)]
+    living_area: Annotated[float | Absent, Label("Wohnfläche", unit="m²", bare=True)]
+    plot_area: Annotated[float | Absent, Label("Grundstück", unit="m²")]
     rooms: Annotated[float | Absent, Label("Zimmer")]
-    energy_class: Annotated[str | Absent, Label("Effizienzklasse")]
-    features: Annotated[list[Feature] | Absent, Label("Ausstattung")]
+    energy_class: Annotated[str | Absent, Label("Energieklasse")]
+    features: Annotated[list[Feature] | Absent, Label("Ausstattung", bare=True)]
     energy: Annotated[EnergySummary | Absent, Label("Energieausweis")]
     photos: Annotated[list[Photo] | Absent, Label("Fotos")]
     description: Annotated[str | Absent, Label("Beschreibung")]
-    provider: Annotated[str, Label("Anbieter")]
-    published_at: Annotated[dt.datetime, Label("veröffentlicht")]
-    distance_km: Annotated[float | Absent, Label("Entfernung km")] = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
+    provider: Annotated[str, Label("Anbieter", bare=True)]
+    published_at: Annotated[dt.datetime, Label("veröffentlicht", brief=False)]
+    distance_km: Annotated[float | Absent, Label("Entfernung", unit="km")] = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
 
 
 SearchListingsOutput = ListResult[ListingSummary]
 
 
-class FacetName(StrEnum):
-    marketing_type = "marketing_type"
-    property_type = "property_type"
-    city = "city"
-    price_band = "price_band"
-
-
 class CountListingsInput(CatalogFilters):
-    facets: list[FacetName] = Field(
+    facets: Annotated[list[FacetName], Label("aufgeschlüsselt nach")] = Field(
         default_factory=lambda: list(FacetName),
         description="Welche Aufschlüsselungen gezählt werden; weggelassen: alle.",
     )
 
 
 class FacetBucket(ContractModel):
-    value: Annotated[str, Label("Wert")]
-    label: Annotated[str, Label("Bezeichnung")]
+    value: Annotated[str, NOT_IN_TEXT]
+    label: Annotated[str, Label("Wert", bare=True)]
     count: Annotated[int, Label("Anzahl")]
 
 
 class Facet(ContractModel):
-    name: Annotated[FacetName, Label("Name")]
+    name: Annotated[FacetName, Label("nach")]
     buckets: Annotated[list[FacetBucket], Label("Werte")] = Field(description="Alle Werte mit mindestens einem Inserat; die Summe ist total.")
 
 
@@ -249,7 +252,7 @@ class CountListingsOutput(ContractModel):
 
 
 class GetListingInput(ContractModel):
-    listing_id: ListingId
+    listing_id: Annotated[ListingId, Label("Inserat")]
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -268,18 +271,18 @@ class Address(ContractModel):
 
 class Costs(ContractModel):
     price: Annotated[Money | Absent, Label("Preis")] = Field(description="Kaufpreis bzw. Kaltmiete.")
-    price_per_sqm: Annotated[float | Absent, Label("€/m²")]
+    price_per_sqm: Annotated[float | Absent, Label("Preis je m²", unit="€/m²", style=Style.whole)]
     service_charges: Annotated[Money | Absent, Label("Hausgeld/Nebenkosten")] = Field(description="Hausgeld (Kauf) bzw. Nebenkosten (Miete) pro Monat.")
     heating_costs: Annotated[Money | Absent, Label("Heizkosten")]
     warm_rent: Annotated[Money | Absent, Label("Warmmiete")] = Field(description=WARM_RENT)
     deposit: Annotated[str | Absent, Label("Kaution")] = Field(description="Kaution, wie angegeben.")
     commission: Annotated[str | Absent, Label("Provision")] = Field(description="Käuferprovision bzw. Mieterprovision, wie das Inserat sie angibt.")
-    commission_percent: Annotated[float | Absent, Label("Provision in %")]
+    commission_percent: Annotated[float | Absent, NOT_IN_TEXT]
 
 
 class Areas(ContractModel):
-    living_area: Annotated[float | Absent, Label("Wohnfläche m²")]
-    plot_area: Annotated[float | Absent, Label("Grundstück m²")]
+    living_area: Annotated[float | Absent, Label("Wohnfläche", unit="m²")]
+    plot_area: Annotated[float | Absent, Label("Grundstück", unit="m²")]
     rooms: Annotated[float | Absent, Label("Zimmer")]
     bedrooms: Annotated[int | Absent, Label("Schlafzimmer")]
     bathrooms: Annotated[int | Absent, Label("Badezimmer")]
@@ -289,13 +292,13 @@ class Areas(ContractModel):
 class EnergyCertificate(ContractModel):
     """The items GEG §87 requires in a property advertisement."""
 
-    status: Annotated[EnergyStatus, Label("Status")]
+    status: Annotated[EnergyStatus, Label("Stand")]
     status_label: str
-    certificate_type: Annotated[Literal["demand", "consumption"] | Absent, Label("Ausweisart")] = Field(description="Bedarfs- oder Verbrauchsausweis.")
-    energy_value: Annotated[float | Absent, Label("Kennwert kWh/(m²·a)")] = Field(description="Endenergiebedarf bzw. -verbrauch in kWh/(m²·a).")
-    energy_class: Annotated[str | Absent, Label("Effizienzklasse")]
+    certificate_type: Annotated[CertificateType | Absent, Label("Ausweisart")] = Field(description="Bedarfs- oder Verbrauchsausweis.")
+    energy_value: Annotated[float | Absent, Label("Kennwert", unit="kWh/(m²·a)")] = Field(description="Endenergiebedarf bzw. -verbrauch in kWh/(m²·a).")
+    energy_class: Annotated[str | Absent, Label("Energieklasse")]
     energy_carrier: Annotated[str | Absent, Label("Energieträger")] = Field(description="Wesentlicher Energieträger der Heizung.")
-    year_built: Annotated[int | Absent, Label("Baujahr")] = Field(description="Baujahr laut Energieausweis.")
+    year_built: Annotated[int | Absent, Label("Baujahr laut Ausweis", style=Style.year)] = Field(description="Baujahr laut Energieausweis.")
     valid_until: Annotated[dt.date | Absent, Label("gültig bis")]
     expired: Annotated[bool | Absent, Label("abgelaufen")]
 
@@ -314,7 +317,7 @@ class Availability(ContractModel):
 
 
 class ListingDetail(ContractModel):
-    listing_id: Annotated[str, Label("Inserat")]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
     resource_uri: Annotated[str, NOT_IN_TEXT]
     status: Annotated[ListingStatus, Label("Status")]
     title: Annotated[str, Label("Titel")]
@@ -325,13 +328,13 @@ class ListingDetail(ContractModel):
     address: Annotated[Address, Label("Adresse")]
     costs: Annotated[Costs, Label("Kosten")]
     areas: Annotated[Areas, Label("Flächen und Räume")]
-    year_built: Annotated[int | Absent, Label("Baujahr")]
+    year_built: Annotated[int | Absent, Label("Baujahr", style=Style.year)]
     condition: Annotated[str | Absent, Label("Zustand")]
     energy: Annotated[EnergyCertificate, Label("Energieausweis")]
     features: Annotated[list[Feature], Label("Ausstattung")]
     feature_labels: Annotated[list[str], NOT_IN_TEXT]
     photos: Annotated[list[Photo] | Absent, Label("Fotos")]
-    provider: Annotated[Provider, Label("Anbieter")]
+    provider: Annotated[Provider, Label("Anbieter", bare=True)]
     availability: Annotated[Availability, Label("Verfügbarkeit")]
     published_at: Annotated[dt.datetime, Label("veröffentlicht")]
     updated_at: Annotated[dt.datetime, Label("aktualisiert")]

@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from contract.labels import Label
+from contract.labels import NOT_IN_TEXT, Label
 
 
 class ContractModel(BaseModel):
@@ -41,7 +41,7 @@ class WarningCode(StrEnum):
 
 class IncompleteReason(ContractModel):
     code: ReasonCode
-    message: str = Field(description="German, for the reader; the code is what a program branches on.")
+    message: Annotated[str, Label("Befund", bare=True)] = Field(description="German, for the reader; the code is what a program branches on.")
 
 
 class Completeness(ContractModel):
@@ -51,8 +51,8 @@ class Completeness(ContractModel):
 
 
 class ResultWarning(ContractModel):
-    code: Annotated[WarningCode, Label("Code")]
-    message: Annotated[str, Label("Befund")]
+    code: Annotated[WarningCode, NOT_IN_TEXT]
+    message: Annotated[str, Label("Befund", bare=True)]
 
 
 class ValueSource(StrEnum):
@@ -80,7 +80,7 @@ class Suggestion(ContractModel):
 
     arguments: Annotated[dict[str, Any], Label("Argumente")] = Field(description="The arguments to change for a new call; everything else stays as sent.")
     reason: Annotated[str, Label("Grund")] = Field(description="German: what the change does.")
-    searched: Annotated[Literal[False], Label("gesucht")] = Field(default=False, description="Always false: suggestions are never searched by the server.")
+    searched: Annotated[Literal[False], NOT_IN_TEXT] = Field(default=False, description="Always false: suggestions are never searched by the server.")
 
 
 class AbsenceReason(StrEnum):

@@ -111,3 +111,24 @@ def unlabelled_fields(model: type[BaseModel]) -> list[str]:
 
     visit(model)
     return missing
+
+
+def unlabelled_inputs(model: type[BaseModel]) -> list[str]:
+    """`Model.field` for every input field (nested ones too) without a German label: the text names the request
+    as executed, and a suggestion names what to change, in German."""
+    missing: list[str] = []
+    seen: set[type[BaseModel]] = set()
+
+    def visit(current: type[BaseModel]) -> None:
+        if current in seen:
+            return
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            label = label_of(info)
+            if label is None or label.text is None:
+                missing.append(f"{current.__name__}.{name}")
+            for nested in nested_models(info.annotation):
+                visit(nested)
+
+    visit(model)
+    return missing

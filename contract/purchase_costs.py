@@ -17,15 +17,15 @@ from contract.tool import Effect, ToolSpec
 
 
 class CalculatePurchaseCostsInput(ContractModel):
-    listing_id: ListingId | None = Field(
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(
         default=None, description="Inserat, dessen Kaufpreis, Bundesland und Provision verwendet werden."
     )
-    price: float | None = Field(default=None, gt=0, le=1e9, description="Kaufpreis in EUR; überschreibt den des Inserats.")
-    state: str | None = Field(default=None, max_length=40, description="Bundesland (Name oder Kürzel, z. B. 'Bayern', 'NRW').")
-    commission_percent: float | None = Field(
+    price: Annotated[float | None, Label("Kaufpreis", unit="€")] = Field(default=None, gt=0, le=1e9, description="Kaufpreis in EUR; überschreibt den des Inserats.")
+    state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40, description="Bundesland (Name oder Kürzel, z. B. 'Bayern', 'NRW').")
+    commission_percent: Annotated[float | None, Label("Käuferprovision", unit="%")] = Field(
         default=None, ge=0, le=10, description="Käuferprovision in % inkl. MwSt.; 0 = provisionsfrei. Weggelassen: die des Inserats."
     )
-    contract_date: dt.date | None = Field(
+    contract_date: Annotated[dt.date | None, Label("Vertragsdatum")] = Field(
         default=None, description="Datum des Kaufvertrags; bestimmt den Steuersatz. Weggelassen: heute."
     )
 
@@ -47,22 +47,22 @@ class UsedInput(ContractModel):
 
 class CostItem(ContractModel):
     key: Annotated[str, NOT_IN_TEXT] = Field(description="transfer_tax, notary, land_registry oder commission.")
-    label: Annotated[str, Label("Posten")]
-    amount: Annotated[float | Absent, Label("Betrag")] = Field(description="EUR, auf Cent gerundet; Absent, wenn der Wert unbekannt ist.")
+    label: Annotated[str, Label("Posten", bare=True)]
+    amount: Annotated[float | Absent, Label("Betrag", unit="€", bare=True)] = Field(description="EUR, auf Cent gerundet; Absent, wenn der Wert unbekannt ist.")
     basis: Annotated[str, Label("Grundlage")] = Field(description="Wie der Betrag entsteht (Satz, Tabelle, Quelle).")
-    rate_percent: Annotated[float | None, Label("Satz in %")] = None
+    rate_percent: Annotated[float | None, Label("Satz", unit="%")] = None
     effective_from: Annotated[dt.date | None, Label("gilt seit")] = Field(default=None, description="Seit wann der Satz gilt.")
 
 
 class PurchaseCostsOutput(ContractModel):
-    listing_id: Annotated[str | None, Label("Inserat")]
-    price: Annotated[float, Label("Preis")]
+    listing_id: Annotated[str | None, Label("Inserat", bare=True)]
+    price: Annotated[float, Label("Kaufpreis", unit="€")]
     state: Annotated[str, Label("Bundesland")] = Field(description="Bundesland")
     contract_date: Annotated[dt.date, Label("Vertragsdatum")]
     items: Annotated[list[CostItem], Label("Einträge")]
-    costs_total: Annotated[float, Label("Nebenkosten gesamt")] = Field(description="Summe der bekannten Nebenkosten in EUR.")
-    total_with_price: Annotated[float, Label("Gesamt mit Kaufpreis")]
-    costs_percent_of_price: Annotated[float, Label("Nebenkosten in % des Preises")]
+    costs_total: Annotated[float, Label("Nebenkosten gesamt", unit="€")] = Field(description="Summe der bekannten Nebenkosten in EUR.")
+    total_with_price: Annotated[float, Label("Gesamt mit Kaufpreis", unit="€")]
+    costs_percent_of_price: Annotated[float, Label("Nebenkosten im Verhältnis zum Kaufpreis", unit="%")]
     commission_included: Annotated[bool, Label("Provision enthalten")] = Field(description="false, wenn die Provision unbekannt und deshalb nicht in der Summe ist.")
     method: Annotated[str, Label("Methode")] = Field(description="Wie Notar- und Grundbuchkosten ermittelt sind.")
     notes: Annotated[list[str], Label("Hinweise")]

@@ -7,17 +7,30 @@ Input values are English; the German words are accepted and normalised (`aktiv` 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import Field, field_validator
 
-from contract.catalog import LISTING_ID_PATTERN, CatalogFilters, IncludeFields, ListingSummary, Money
+from contract.catalog import (
+    LISTING_ID_PATTERN,
+    CatalogFilters,
+    IncludeFields,
+    ListingSummary,
+    Money,
+)
 from contract.envelope import Absent, ContractModel, ListResult
 from contract.fields import InquiryId, lenient, normalise_ref
 from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import SEARCH_ACCOUNT_READ
 from contract.tool import Effect, ToolSpec
-from contract.vocabulary import AlertFrequency, InquiryStatus, ListingStatus, MatchKind, MatchState, SearchOrderStatus
+from contract.vocabulary import (
+    AlertFrequency,
+    InquiryStatus,
+    ListingStatus,
+    MatchKind,
+    MatchState,
+    SearchOrderStatus,
+)
 
 SEARCH_ORDER_ID_PATTERN = r"^S-\d{6,}$"
 MATCH_ID_PATTERN = r"^T-\d{6,}$"
@@ -29,29 +42,31 @@ SearchOrderRef = Annotated[str, Field(pattern=SEARCH_ORDER_ID_PATTERN, descripti
 
 
 class ListSearchOrdersInput(ContractModel):
-    status: list[lenient(SearchOrderStatus)] | None = Field(  # type: ignore[valid-type]
+    status: Annotated[list[lenient(SearchOrderStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description="Nur Suchaufträge mit diesem Status: active (aktiv), paused (pausiert), ended (beendet). Weggelassen: alle drei.",
     )
 
 
 class SearchOrderItem(ContractModel):
-    search_order_id: Annotated[str, Label("Suchauftrag")] = Field(description="Nummer des Suchauftrags, z. B. S-000012.")
-    name: Annotated[str, Label("Name")]
+    nouns: ClassVar[tuple[str, str]] = ("Suchauftrag", "Suchaufträge")  # how the text counts them
+
+    search_order_id: Annotated[str, Label("Suchauftrag", bare=True)] = Field(description="Nummer des Suchauftrags, z. B. S-000012.")
+    name: Annotated[str, Label("Name", bare=True)]
     criteria: Annotated[CatalogFilters, Label("Kriterien")] = Field(
         description="Die gespeicherten Suchkriterien, in der Form der Filter von search_listings; null heißt: keine Einschränkung."
     )
     criteria_text: Annotated[str, Label("sucht")] = Field(description="Die Kriterien in einem deutschen Satz.")
     frequency: Annotated[AlertFrequency, Label("Benachrichtigung")] = Field(description="Wie oft du benachrichtigt wirst: instant (sofort), daily, weekly.")
     frequency_label: str
-    status: Annotated[SearchOrderStatus, Label("Status")]
+    status: Annotated[SearchOrderStatus, Label("Status", bare=True)]
     status_label: str
     approachable: Annotated[bool, Label("für Makler ansprechbar")] = Field(description="true: du hast zugestimmt, dass Makler dir passende Objekte vorschlagen dürfen.")
     new_matches: Annotated[int, Label("neue Treffer")] = Field(
         description="Treffer dieses Suchauftrags mit dem Zustand new (noch nicht angesehen), aus jeder Zeit; list_matches ohne since zeigt jeden davon."
     )
     created_at: Annotated[dt.datetime, Label("vom")]
-    updated_at: Annotated[dt.datetime, Label("aktualisiert")]
+    updated_at: Annotated[dt.datetime, Label("aktualisiert", brief=False)]
 
 
 ListSearchOrdersOutput = ListResult[SearchOrderItem]
@@ -60,30 +75,30 @@ ListSearchOrdersOutput = ListResult[SearchOrderItem]
 
 
 class ListMatchesInput(ContractModel):
-    since: dt.datetime | None = Field(
+    since: Annotated[dt.datetime | None, Label("seit")] = Field(
         default=None,
         description=(
             "Nur Treffer ab diesem Zeitpunkt (ISO 8601, z. B. 2026-10-01 oder 2026-10-01T08:00:00+02:00; ohne Zeitzone "
             "gilt UTC). Weggelassen: die letzten 14 Tage und dazu jeder ältere, noch nicht angesehene Treffer (Zustand new)."
         ),
     )
-    search_order_id: SearchOrderRef | None = Field(
+    search_order_id: Annotated[SearchOrderRef | None, Label("Suchauftrag")] = Field(
         default=None, description="Nur Treffer dieses Suchauftrags (z. B. S-000012). Weggelassen: alle deine Suchaufträge, in jedem Status."
     )
-    kinds: list[lenient(MatchKind)] | None = Field(  # type: ignore[valid-type]
+    kinds: Annotated[list[lenient(MatchKind)] | None, Label("Arten")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
             "Nur diese Arten: new_listing (Neues Inserat), price_drop (Preissenkung), status_change (Statusänderung), "
             "proposal (Vorschlag eines Maklers). Weggelassen: alle."
         ),
     )
-    states: list[lenient(MatchState)] | None = Field(  # type: ignore[valid-type]
+    states: Annotated[list[lenient(MatchState)] | None, Label("Markierungen")] = Field(  # type: ignore[valid-type]
         default=None,
         description="Nur Treffer mit diesem Zustand: new (neu), seen (gesehen), interesting (interessant), not_interested. Weggelassen: alle.",
     )
-    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile das Inserat jedes Treffers enthält.")
-    limit: int = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
-    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile das Inserat jedes Treffers enthält.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
 
     _normalise = field_validator("search_order_id", mode="before")(normalise_ref)
 
@@ -100,20 +115,22 @@ class MatchDetail(ContractModel):
 
 
 class MatchItem(ContractModel):
-    match_id: Annotated[str, Label("Treffer")] = Field(description="Nummer des Treffers, z. B. T-000031.")
-    kind: Annotated[MatchKind, Label("Art")]
+    nouns: ClassVar[tuple[str, str]] = ("Treffer", "Treffer")  # how the text counts them
+
+    match_id: Annotated[str, Label("Treffer", bare=True)] = Field(description="Nummer des Treffers, z. B. T-000031.")
+    kind: Annotated[MatchKind, Label("Art", bare=True)]
     kind_label: str
     match_state: Annotated[MatchState, Label("Markierung")] = Field(description="Wie du den Treffer markiert hast: new (neu), seen (gesehen), interesting (interessant), not_interested (nicht interessant).")
     match_state_label: str
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Treffer entstand.")
-    search_order_id: Annotated[str, Label("Suchauftrag")]
-    search_order_name: Annotated[str, Label("Suchauftrag-Name")]
-    listing_id: Annotated[str, Label("Inserat")]
-    listing_status: Annotated[ListingStatus, Label("Objektstatus")] = Field(description="Der heutige Status des Inserats, auch wenn es nicht mehr veröffentlicht ist.")
+    search_order_id: Annotated[str, Label("Suchauftrag", bare=True)]
+    search_order_name: Annotated[str, Label("Suchauftrag-Name", brief=False)]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    listing_status: Annotated[ListingStatus, Label("Objektstatus", brief=False)] = Field(description="Der heutige Status des Inserats, auch wenn es nicht mehr veröffentlicht ist.")
     listing_available: Annotated[bool, Label("Inserat verfügbar")] = Field(
         description="true, solange das Inserat veröffentlicht ist; false: verkauft, vermietet, reserviert oder zurückgezogen, das Exposé ist dann nicht mehr mit get_listing abrufbar."
     )
-    summary: Annotated[str, Label("Inhalt")] = Field(description="Der Treffer in einem deutschen Satz.")
+    summary: Annotated[str, Label("Inhalt", bare=True)] = Field(description="Der Treffer in einem deutschen Satz.")
     detail: Annotated[MatchDetail, Label("Einzelheiten")]
     listing: Annotated[ListingSummary, Label("Objekt")] = Field(description="Das Inserat mit seinen heutigen Daten.")
 
@@ -124,28 +141,30 @@ ListMatchesOutput = ListResult[MatchItem]
 
 
 class ListInquiriesInput(ContractModel):
-    status: list[lenient(InquiryStatus)] | None = Field(  # type: ignore[valid-type]
+    status: Annotated[list[lenient(InquiryStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description="Nur Anfragen mit diesem Status: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle.",
     )
-    listing_id: Annotated[str, Field(pattern=LISTING_ID_PATTERN)] | None = Field(
+    listing_id: Annotated[Annotated[str, Field(pattern=LISTING_ID_PATTERN)] | None, Label("Inserat")] = Field(
         default=None, description="Nur Anfragen zu diesem Inserat (z. B. A-0000042). Weggelassen: zu allen Inseraten."
     )
-    limit: int = Field(default=20, ge=1, le=50, description="Anfragen pro Seite (1–50).")
-    cursor: str | None = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Anfragen pro Seite (1–50).")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
 
 class InquiryItem(ContractModel):
-    inquiry_id: Annotated[str, Label("Anfrage")] = Field(description="Nummer der Anfrage, z. B. I-000007; get_inquiry zeigt den ganzen Verlauf.")
-    status: Annotated[InquiryStatus, Label("Status")]
+    nouns: ClassVar[tuple[str, str]] = ("Anfrage", "Anfragen")  # how the text counts them
+
+    inquiry_id: Annotated[str, Label("Anfrage", bare=True)] = Field(description="Nummer der Anfrage, z. B. I-000007; get_inquiry zeigt den ganzen Verlauf.")
+    status: Annotated[InquiryStatus, Label("Status", bare=True)]
     status_label: str
-    listing_id: Annotated[str, Label("Inserat")]
-    listing_title: Annotated[str, Label("Objekt")]
-    listing_status: Annotated[ListingStatus, Label("Objektstatus")]
+    listing_id: Annotated[str, Label("Inserat", bare=True)]
+    listing_title: Annotated[str, Label("Objekt", bare=True)]
+    listing_status: Annotated[ListingStatus, Label("Objektstatus", brief=False)]
     listing_available: Annotated[bool, Label("Inserat verfügbar")] = Field(description="true, solange das Inserat veröffentlicht ist.")
-    provider: Annotated[str, Label("Anbieter")] = Field(description="Das Maklerbüro, an das die Anfrage ging.")
+    provider: Annotated[str, Label("Anbieter", bare=True)] = Field(description="Das Maklerbüro, an das die Anfrage ging.")
     created_at: Annotated[dt.datetime, Label("vom")]
     last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
     last_message_from: Annotated[str, Label("letzte Nachricht von")] = Field(description="Von wem die letzte Nachricht ist: 'Du' oder der Name des Anbieters.")
@@ -159,30 +178,30 @@ ListInquiriesOutput = ListResult[InquiryItem]
 
 
 class GetInquiryInput(ContractModel):
-    inquiry_id: InquiryId
-    include: IncludeFields = Field(default_factory=IncludeFields, description="Welche Teile das Inserat enthält.")
+    inquiry_id: Annotated[InquiryId, Label("Anfrage")]
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile das Inserat enthält.")
 
     _normalise = field_validator("inquiry_id", mode="before")(normalise_ref)
 
 
 class ThreadMessage(ContractModel):
-    author: Annotated[str, Label("Von")] = Field(description="'Du' oder der Name des Anbieters.")
-    from_provider: Annotated[bool, Label("vom Anbieter")]
+    author: Annotated[str, Label("Von", bare=True)] = Field(description="'Du' oder der Name des Anbieters.")
+    from_provider: Annotated[bool, NOT_IN_TEXT]
     sent_at: Annotated[dt.datetime, Label("gesendet")]
-    text: Annotated[str, Label("Text")]
+    text: Annotated[str, Label("Text", bare=True)]
 
 
 class SharedItem(ContractModel):
     key: Annotated[str, NOT_IN_TEXT] = Field(description="Der Schlüssel der geteilten Angabe, z. B. email.")
-    label: Annotated[str, Label("Angabe")]
-    value: Annotated[str, Label("Wert")]
+    label: Annotated[str, Label("Angabe", bare=True)]
+    value: Annotated[str, Label("Wert", bare=True)]
 
 
 class InquiryDetail(ContractModel):
-    inquiry_id: Annotated[str, Label("Anfrage")]
+    inquiry_id: Annotated[str, Label("Anfrage", bare=True)]
     status: Annotated[InquiryStatus, Label("Status")]
     status_label: str
-    provider: Annotated[str, Label("Anbieter")] = Field(description="Das Maklerbüro, an das die Anfrage ging.")
+    provider: Annotated[str, Label("Anbieter", bare=True)] = Field(description="Das Maklerbüro, an das die Anfrage ging.")
     created_at: Annotated[dt.datetime, Label("vom")]
     last_message_at: Annotated[dt.datetime, Label("letzte Nachricht")]
     provider_replied: Annotated[bool, Label("Anbieter hat geantwortet")]

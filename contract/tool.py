@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from contract.labels import unlabelled_fields
+from contract.labels import unlabelled_fields, unlabelled_inputs
 from contract.rights import Right, ServerName, right_rank
 from contract.wire import compact_schema, reserved_field_names
 
@@ -134,6 +134,9 @@ def _check(spec: ToolSpec, server: ServerName) -> None:
     unlabelled = unlabelled_fields(spec.output_model)
     if unlabelled:
         fail(f"output fields shown in the text without a German label: {', '.join(unlabelled)} (see contract/labels.py)")
+    unlabelled_input = unlabelled_inputs(spec.input_model)
+    if unlabelled_input:
+        fail(f"input fields without a German label: {', '.join(unlabelled_input)} (see contract/labels.py)")
     schema = spec.input_schema()
     if schema.get("type") != "object":
         fail("input schema must be a JSON object schema")

@@ -50,6 +50,25 @@ class ListingStatus(StrEnum):
     withdrawn = "withdrawn"
 
 
+class CertificateType(StrEnum):  # the kind of energy certificate (GEG §87)
+    demand = "demand"
+    consumption = "consumption"
+
+
+class SortOrder(StrEnum):  # the order of a catalog or stock search
+    newest = "newest"
+    price_asc = "price_asc"
+    price_desc = "price_desc"
+    living_area_desc = "living_area_desc"
+
+
+class FacetName(StrEnum):  # a breakdown of count_listings
+    marketing_type = "marketing_type"
+    property_type = "property_type"
+    city = "city"
+    price_band = "price_band"
+
+
 class EnergyStatus(StrEnum):
     present = "present"
     at_viewing = "at_viewing"
@@ -151,6 +170,15 @@ LABELS: dict[StrEnum, str] = {
     ListingStatus.sold: "verkauft",
     ListingStatus.let: "vermietet",
     ListingStatus.withdrawn: "zurückgezogen",
+    CertificateType.demand: "Bedarfsausweis",
+    CertificateType.consumption: "Verbrauchsausweis",
+    SortOrder.price_asc: "Preis aufsteigend",
+    SortOrder.price_desc: "Preis absteigend",
+    SortOrder.living_area_desc: "größte Wohnfläche zuerst",
+    FacetName.marketing_type: "Vermarktung",
+    FacetName.property_type: "Objektart",
+    FacetName.city: "Ort",
+    FacetName.price_band: "Preisband",
     EnergyStatus.present: "Energieausweis liegt vor",
     EnergyStatus.at_viewing: "Energieausweis liegt zur Besichtigung vor",
     EnergyStatus.not_required: "kein Energieausweis erforderlich (z. B. Denkmalschutz)",

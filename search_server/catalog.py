@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from contract.catalog import (
     SORT_KEYS,
+    SORT_TEXT,
     CatalogFilters,
     CountListingsInput,
     Facet,
@@ -62,6 +63,7 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
         total=page.total,
         request=scope.request(args, exclude={"cursor"}),
         sort_key=SORT_KEYS[args.sort],
+        sort_key_label=SORT_TEXT[args.sort],
         freshness=snap.freshness,
         next_cursor=page.next_cursor,
         warnings=scope.warnings,

@@ -140,19 +140,19 @@ def _in_time_scope(args: ListMatchesInput, since: dt.datetime) -> ColumnElement[
 def _default_scope_warning(since: dt.datetime, older_new: int, older_seen: int) -> ResultWarning:
     new_part = (
         f"dazu {german.plural(older_new, 'älterer, noch nicht angesehener Treffer', 'ältere, noch nicht angesehene Treffer')} "
-        "(Zustand neu, in new_matches von list_search_orders mitgezählt)"
+        "(Zustand neu; list_search_orders zählt ihn bei den neuen Treffern mit)"
         if older_new
         else "ältere, noch nicht angesehene Treffer gibt es nicht"
     )
     beyond = (
         f"{german.plural(older_seen, 'älterer, schon angesehener Treffer', 'ältere, schon angesehene Treffer')} zu diesen "
-        "Filtern sind nicht enthalten; für sie since früher setzen."
+        "Filtern sind nicht enthalten; für sie den Zeitpunkt früher setzen (since)."
         if older_seen
         else "Ältere, schon angesehene Treffer zu diesen Filtern gibt es nicht."
     )
     return ResultWarning(
         code=WarningCode.DEFAULT_SCOPE_APPLIED,
-        message=f"since nicht angegeben: gezeigt werden die Treffer seit {when(since)} (Standard: 14 Tage vor jetzt); {new_part}. {beyond}",
+        message=f"Ohne Zeitpunkt (since) gezeigt: die Treffer seit {when(since)} (Standard: 14 Tage vor jetzt); {new_part}. {beyond}",
     )
 
 
@@ -261,6 +261,7 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
         total=page.total,
         request=request | scope,
         sort_key=MATCHES_SORT,
+        sort_key_label="neueste zuerst",
         freshness=live(now, f"treffer-{page.fingerprint}"),
         next_cursor=page.next_cursor,
         warnings=warnings,

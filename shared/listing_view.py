@@ -34,7 +34,7 @@ def no_entry(what: str) -> Absent:
 
 
 def not_requested(include_flag: str) -> Absent:
-    return Absent(reason=AbsenceReason.not_collected, note=f"Nicht abgefragt; mit include.{include_flag} = true enthalten.")
+    return Absent(reason=AbsenceReason.not_collected, note=f"include.{include_flag} = true liefert es")
 
 
 PRICE_WITHHELD = Absent(reason=AbsenceReason.withheld, note=f"{PRICE_ON_REQUEST}: der Anbieter nennt ihn erst auf Anfrage.")
@@ -145,7 +145,7 @@ def summary(listing: Listing, include: IncludeFields, distance: float | None) ->
         published_at=listing.published_at or listing.created_at,
         distance_km=round(distance, 2)
         if distance is not None
-        else Absent(reason=AbsenceReason.not_collected, note="Nur mit near berechnet."),
+        else Absent(reason=AbsenceReason.not_collected, note="nur bei einer Umkreissuche berechnet"),
     )
 
 

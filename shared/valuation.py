@@ -203,7 +203,7 @@ def warnings(args: EstimateValueInput, subject: EstimateSubject, found: Comparab
         found_warnings.append(
             ResultWarning(
                 code=WarningCode.DEFAULT_SCOPE_APPLIED,
-                message=f"Vergleichsgebiet nicht angegeben (postal_codes): verwendet wurde der Ort des Objekts, {subject.city}.",
+                message=f"Kein Vergleichsgebiet angegeben (postal_codes): verwendet wurde der Ort des Objekts, {subject.city}.",
             )
         )
     if found.price_on_request:

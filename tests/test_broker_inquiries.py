@@ -659,7 +659,7 @@ def test_search_text_names_every_item(office1: Caller) -> None:
     result = office1.raw("search_inquiries", {"limit": 3})
     body = result.content[0].text
     for item in result.structured_content["items"]:
-        assert f"Anfrage {item['inquiry_id']}" in body
+        assert f"- {item['inquiry_id']} · " in body
     assert "Nächste Seite: dieselben Argumente mit cursor = " in body
 
 

@@ -43,7 +43,7 @@ def test_include_false_returns_less(search: Caller) -> None:
     assert ids(full) == ids(narrow)
     assert all("status" in item["energy"] for item in full["items"])
     assert [item["energy"] for item in narrow["items"]] == [None] * len(narrow["items"])
-    assert narrow["not_collected"]["energy"] == "Nicht abgefragt; mit include.energy = true enthalten."
+    assert narrow["not_collected"]["energy"] == "include.energy = true liefert es"
     assert all(absence(narrow, item, "features") == "not_collected" for item in narrow["items"])
     assert "not_collected" not in full or "energy" not in full["not_collected"]
     assert narrow["request"]["include"]["value"] == {"description": False, "energy": False, "features": False, "photos": False}

@@ -219,20 +219,20 @@ def test_default_since_is_named_and_echoed(search: Caller, demo_db: Database) ->
     assert default["request"]["unseen_before_since"] == {"value": True, "source": "default"}
     unseen = (
         f"dazu {older_new} {'älterer, noch nicht angesehener Treffer' if older_new == 1 else 'ältere, noch nicht angesehene Treffer'} "
-        "(Zustand neu, in new_matches von list_search_orders mitgezählt)"
+        "(Zustand neu; list_search_orders zählt ihn bei den neuen Treffern mit)"
         if older_new
         else "ältere, noch nicht angesehene Treffer gibt es nicht"
     )
     beyond = (
         f"{older_seen} {'älterer, schon angesehener Treffer' if older_seen == 1 else 'ältere, schon angesehene Treffer'} zu "
-        "diesen Filtern sind nicht enthalten; für sie since früher setzen."
+        "diesen Filtern sind nicht enthalten; für sie den Zeitpunkt früher setzen (since)."
         if older_seen
         else "Ältere, schon angesehene Treffer zu diesen Filtern gibt es nicht."
     )
     assert default["warnings"] == [
         {
             "code": "DEFAULT_SCOPE_APPLIED",
-            "message": f"since nicht angegeben: gezeigt werden die Treffer seit {when(DEFAULT_SINCE)} (Standard: 14 Tage vor jetzt); "
+            "message": f"Ohne Zeitpunkt (since) gezeigt: die Treffer seit {when(DEFAULT_SINCE)} (Standard: 14 Tage vor jetzt); "
             f"{unseen}. {beyond}",
         }
     ]
@@ -460,7 +460,7 @@ def test_include_false_leaves_parts_of_the_listing_out(search: Caller, demo_db: 
     narrow = as_lena("get_inquiry", {"inquiry_id": inquiry, "include": {"energy": False, "features": False}})
     assert "status" in full["listing"]["energy"]
     assert narrow["listing"]["energy"] is None
-    assert narrow["not_collected"]["energy"] == "Nicht abgefragt; mit include.energy = true enthalten."
+    assert narrow["not_collected"]["energy"] == "include.energy = true liefert es"
     assert absence(narrow, narrow["listing"], "features") == "not_collected"
     wide = as_lena("get_inquiry", {"inquiry_id": inquiry, "include": {"description": True}})
     assert isinstance(wide["listing"]["description"], str)

@@ -60,6 +60,8 @@ def value_text(value: Any, label: Label = PLAIN) -> str:
         text = "ja" if value else "nein"
     elif isinstance(value, StrEnum):
         text = LABELS.get(value, value.value)
+    elif isinstance(value, int | float) and label.unit == "€":
+        return euro(value)
     elif isinstance(value, int | float):
         text = _number(value, label.style)
     elif isinstance(value, dt.datetime):
@@ -94,22 +96,40 @@ def _labelled(model: BaseModel, name: str) -> Any:
     return getattr(model, label_field) if label_field in type(model).model_fields else getattr(model, name)
 
 
-def render_object(model: BaseModel, indent: str = "") -> list[str]:
+def render_object(model: BaseModel, indent: str = "", not_collected: dict[str, str] | None = None) -> list[str]:
+    """The fields of `model`, one per line, nested ones indented. What this call did not collect is not listed
+    field by field: it is gathered in `not_collected` (label → how to get it) and said once at the end."""
     lines: list[str] = []
     for name in shown_fields(type(model)):
         value = _labelled(model, name)
         label = _label(model, name)
         if value is None:
             continue
-        if isinstance(value, list) and value and isinstance(value[0], BaseModel):
+        if isinstance(value, Absent) and value.reason is AbsenceReason.not_collected and not_collected is not None:
+            not_collected.setdefault(str(label.text), value.note)
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], Suggestion):
+            lines.append(f"{indent}{label.text}:")
+            lines.extend(f"{indent}  - {_suggestion_line(item, None)}" for item in value)
+        elif isinstance(value, list) and value and isinstance(value[0], BaseModel):
             lines.append(f"{indent}{label.text}:")
             lines.extend(f"{indent}  - {item_line(item)}" for item in value)
+        elif isinstance(value, list) and any(isinstance(v, str) and len(v) > 60 for v in value):
+            lines.append(f"{indent}{label.text}:")  # sentences, one per line
+            lines.extend(f"{indent}  - {v}" for v in value)
         elif _is_leaf(value):
             lines.append(f"{indent}{label.text}: {value_text(value, label)}")
         else:
             lines.append(f"{indent}{label.text}:")
-            lines.extend(render_object(value, indent + "  "))
+            lines.extend(render_object(value, indent + "  ", not_collected))
     return lines
+
+
+def _not_collected_line(not_collected: dict[str, str]) -> list[str]:
+    """What the call did not collect, once: "Nicht abgefragt: Fotos (include.photos = true liefert sie); …"."""
+    if not not_collected:
+        return []
+    return ["Nicht abgefragt: " + "; ".join(f"{label} ({how})" if how else label for label, how in not_collected.items()) + "."]
 
 
 def item_line(item: BaseModel) -> str:
@@ -123,7 +143,7 @@ def item_line(item: BaseModel) -> str:
         if not _is_leaf(value) or (isinstance(value, list) and isinstance(value[0], BaseModel)):
             continue
         text = value_text(value, label)
-        parts.append(text if label.bare or label.unit else f"{label.text} {text}")
+        parts.append(text if label.bare else f"{label.text} {text}")
     return " · ".join(parts)
 
 
@@ -252,12 +272,17 @@ def _envelope_lines(result: Any, request_model: type[BaseModel] | None) -> list[
 def render(result: BaseModel, request_model: type[BaseModel] | None = None) -> str:
     """The text of `result`; `request_model` (the tool's input model) names the echoed request in German."""
     if isinstance(result, ListResult):
-        lines = [_head(result), *(f"- {item_line(item)}" for item in result.items), *_envelope_lines(result, request_model)]
-        return "\n".join(lines)
+        not_collected: dict[str, str] = {}
+        for item in result.items[:1]:  # one page answers one request: its first item says what was not collected
+            render_object(item, "", not_collected)
+        lines = [_head(result), *(f"- {item_line(item)}" for item in result.items), *_not_collected_line(not_collected)]
+        return "\n".join([*lines, *_envelope_lines(result, request_model)])
     if has_envelope(type(result)):
         lines = [line for name in shown_fields(type(result)) for line in _field_lines(result, name)]
         return "\n".join([*lines, *_envelope_lines(result, request_model)])
-    return "\n".join(render_object(result))
+    collected: dict[str, str] = {}
+    lines = render_object(result, "", collected)
+    return "\n".join([*lines, *_not_collected_line(collected)])
 
 
 def _field_lines(result: BaseModel, name: str) -> list[str]:

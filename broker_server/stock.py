@@ -74,7 +74,7 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
     return StockListing.model_validate(
         {
             **dict(summary),
-            "resource_uri": _public_uri(listing, summary.resource_uri),
+            "resource_uri": _public_uri(listing, listing_view.RESOURCE_URI.format(listing_id=listing.ref)),
             "published_at": _published_at(listing),
             **labelled("status", ListingStatus(listing.status)),
             "created_at": listing.created_at,

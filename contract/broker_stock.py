@@ -145,10 +145,10 @@ class SearchStockInput(StockFilters):
 
 
 class StockListing(ListingSummary):
-    resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
+    resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")
     status: Annotated[ListingStatus, Label("Status", bare=True)]
     status_label: str
     created_at: Annotated[dt.datetime, Label("vom")]

@@ -153,7 +153,7 @@ class IncludeFields(ContractModel):
     """Which parts each hit carries. Every member is explicit; false leaves the part out (reason not_collected)."""
 
     description: Annotated[bool, Label("Beschreibung")] = Field(default=False, description="Beschreibungstext.")
-    energy: Annotated[bool, Label("Energieausweis")] = Field(default=True, description="Energieausweis (Status, Kennwert); die Effizienzklasse steht immer am Treffer.")
+    energy: Annotated[bool, Label("Energieausweis")] = Field(default=True, description="Energieeffizienzklasse am Treffer (fehlt sie, sagt absent warum).")
     features: Annotated[bool, Label("Ausstattung")] = Field(default=True, description="Ausstattungsliste.")
     photos: Annotated[bool, Label("Fotos")] = Field(default=False, description="Fotos (Adressen und Bildunterschriften).")
 
@@ -178,12 +178,6 @@ class Money(ContractModel):
 WARM_RENT = "Kaltmiete + Nebenkosten + Heizkosten, nur wenn alle bekannt sind (Miete)."
 
 
-class EnergySummary(ContractModel):
-    status: Annotated[EnergyStatus, Label("Stand")]
-    status_label: str
-    energy_value: Annotated[float | Absent, Label("Kennwert", unit="kWh/(m²·a)")] = Field(description="kWh/(m²·a)")
-
-
 class Photo(ContractModel):
     url: Annotated[str, Label("Adresse", bare=True)]
     caption: Annotated[str | None, Label("Bildunterschrift", bare=True)]
@@ -192,28 +186,23 @@ class Photo(ContractModel):
 class ListingSummary(ContractModel):
     nouns: ClassVar[tuple[str, str]] = ("Inserat", "Inserate")  # how the text counts them
 
-    listing_id: Annotated[str, Label("Inserat", bare=True)]
-    resource_uri: Annotated[str, NOT_IN_TEXT] = Field(description="Stabile Adresse des Exposés als MCP-Ressource.")
+    listing_id: Annotated[str, Label("Inserat", bare=True)] = Field(description="Das Exposé: get_listing oder die Ressource athaus://suche/inserate/{listing_id}.")
     title: Annotated[str, Label("Titel", bare=True)]
     marketing_type: Annotated[MarketingType, Label("Vermarktung", bare=True)]
     property_type: Annotated[PropertyType, Label("Objektart", bare=True)]
-    property_subtype: Annotated[str | Absent, Label("Objekttyp", brief=False)]
     postal_code: Annotated[str, Label("PLZ", bare=True)]
     city: Annotated[str, Label("Ort", bare=True)]
     district: Annotated[str | Absent, Label("Stadtteil", bare=True)]
     price: Annotated[Money | Absent, Label("Preis", bare=True)] = Field(description="Kaufpreis bzw. Kaltmiete.")
     warm_rent: Annotated[Money | Absent, Label("Warmmiete")] = Field(description=WARM_RENT)
-    price_per_sqm: Annotated[float | Absent, Label("Preis je m²", unit="€/m²", brief=False, style=Style.whole)]
     living_area: Annotated[float | Absent, Label("Wohnfläche", unit="m²", bare=True)]
     plot_area: Annotated[float | Absent, Label("Grundstück", unit="m²")]
     rooms: Annotated[float | Absent, Label("Zimmer")]
-    energy_class: Annotated[str | Absent, Label("Energieklasse")]
+    energy_class: Annotated[str | Absent, Label("Energieklasse")] = Field(description="Effizienzklasse des Energieausweises; fehlt sie, sagt absent warum.")
     features: Annotated[list[Feature] | Absent, Label("Ausstattung", bare=True)]
-    energy: Annotated[EnergySummary | Absent, Label("Energieausweis")]
     photos: Annotated[list[Photo] | Absent, Label("Fotos")]
     description: Annotated[str | Absent, Label("Beschreibung")]
     provider: Annotated[str, Label("Anbieter", bare=True)]
-    published_at: Annotated[dt.datetime, Label("veröffentlicht", brief=False)]
     distance_km: Annotated[float | Absent, Label("Entfernung", unit="km")] = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
 
 

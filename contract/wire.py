@@ -9,8 +9,10 @@ what is sent, in one place:
   and value sets are in the docs and the input schemas
   and a nullable simple type is one `type` list. A definition used once is written where it is used.
 - An absent value is `null` on the wire. Why it is absent stays three-valued (rule 12): an object with absent
-  values carries `absent: {field: {reason, note}}` for `empty_in_source` and `withheld`; what this call did
-  not collect is declared once per result, `not_collected: {field: note}`, not on every item.
+  values carries `absent: {field: reason}` for `empty_in_source` and `withheld`, and the note that explains a
+  (field, reason) is declared once per result, `absence_notes: {field: {reason: note}}`; an object whose note
+  differs from the declared one carries it itself, `absent: {field: {reason, note}}`. What this call did not
+  collect is declared once per result, `not_collected: {field: how to get it}`, and left out of the items.
 - An amount of money is a number in EUR.
 - A German label of a sibling value (`status_label` beside `status`) is for the text only.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel
@@ -27,10 +30,12 @@ from contract.envelope import AbsenceReason
 from contract.labels import nested_models
 
 ABSENT_KEY = "absent"
+NOTES_KEY = "absence_notes"
 NOT_COLLECTED_KEY = "not_collected"
-RESERVED_KEYS = (ABSENT_KEY, NOT_COLLECTED_KEY)
+RESERVED_KEYS = (ABSENT_KEY, NOTES_KEY, NOT_COLLECTED_KEY)
 
-_ABSENCES_SCHEMA: dict[str, Any] = {"additionalProperties": {"properties": {"reason": {}, "note": {}}}}
+_ABSENCES_SCHEMA: dict[str, Any] = {"additionalProperties": {}}
+_NOTES_SCHEMA: dict[str, Any] = {"additionalProperties": {"additionalProperties": {}}}
 _NOT_COLLECTED_SCHEMA: dict[str, Any] = {"additionalProperties": {}}
 _DROPPED_EVERYWHERE = ("title",)
 # Outputs describe shape and types; value sets are in the input schemas and the docs, values speak for themselves.
@@ -179,7 +184,8 @@ def compact_schema(model: type[BaseModel], *, output: bool) -> dict[str, Any]:
     defs = {name: d for name, d in defs.items() if f"#/$defs/{name}" not in compactor.absent_refs | compactor.money_refs}
     if output and (compactor.saw_absent or any(ABSENT_KEY in json.dumps(d) for d in defs.values())):
         defs["Absences"] = copy.deepcopy(_ABSENCES_SCHEMA)
-        root.setdefault("properties", {})[NOT_COLLECTED_KEY] = copy.deepcopy(_NOT_COLLECTED_SCHEMA)
+        root.setdefault("properties", {})[NOTES_KEY] = copy.deepcopy(_NOTES_SCHEMA)
+        root["properties"][NOT_COLLECTED_KEY] = copy.deepcopy(_NOT_COLLECTED_SCHEMA)
     if output:
         root, defs = _shape(root), {name: _shape(d) for name, d in defs.items()}
     # Definitions referenced more than once stay shared (recursively referenced ones, too); the rest are inlined.
@@ -205,8 +211,26 @@ def _is_money_value(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"amount", "currency"}
 
 
+def _absences(value: Any, found: dict[tuple[str, str], Counter[str]]) -> None:
+    """Count the notes of every (field, reason) of an absence that is not 'not collected'."""
+    if isinstance(value, list):
+        for item in value:
+            _absences(item, found)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _is_absent_value(item):
+                if item["reason"] != AbsenceReason.not_collected.value:
+                    found.setdefault((key, item["reason"]), Counter())[item["note"]] += 1
+            else:
+                _absences(item, found)
+
+
 def compact_value(result: BaseModel) -> dict[str, Any]:
     """The structuredContent of `result`: valid against `compact_schema(type(result), output=True)`."""
+    dumped = result.model_dump(mode="json")
+    counted: dict[tuple[str, str], Counter[str]] = {}
+    _absences(dumped, counted)
+    declared = {key: notes.most_common(1)[0][0] for key, notes in counted.items()}
     not_collected: dict[str, str] = {}
 
     def walk(value: Any) -> Any:
@@ -217,23 +241,28 @@ def compact_value(result: BaseModel) -> dict[str, Any]:
         if _is_money_value(value):
             return value["amount"]
         out: dict[str, Any] = {}
-        absent: dict[str, dict[str, str]] = {}
+        absent: dict[str, Any] = {}
         for key, item in value.items():
             if _is_label_sibling(key, value):
                 continue
-            if _is_absent_value(item):
-                out[key] = None
-                if item["reason"] == AbsenceReason.not_collected.value:
-                    not_collected.setdefault(key, item["note"])
-                else:
-                    absent[key] = {"reason": item["reason"], "note": item["note"]}
-            else:
+            if not _is_absent_value(item):
                 out[key] = walk(item)
+            elif item["reason"] == AbsenceReason.not_collected.value:
+                not_collected.setdefault(key, item["note"])
+            else:
+                out[key] = None
+                same = declared[(key, item["reason"])] == item["note"]
+                absent[key] = item["reason"] if same else {"reason": item["reason"], "note": item["note"]}
         if absent:
             out[ABSENT_KEY] = absent
         return out
 
-    compact = walk(result.model_dump(mode="json"))
+    compact = walk(dumped)
+    if declared:
+        notes: dict[str, dict[str, str]] = {}
+        for (field, reason), note in sorted(declared.items()):
+            notes.setdefault(field, {})[reason] = note
+        compact[NOTES_KEY] = notes
     if not_collected:
         compact[NOT_COLLECTED_KEY] = not_collected
     return compact

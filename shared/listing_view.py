@@ -11,7 +11,6 @@ from contract.catalog import (
     Availability,
     Costs,
     EnergyCertificate,
-    EnergySummary,
     IncludeFields,
     ListingDetail,
     ListingSummary,
@@ -92,13 +91,6 @@ def _energy_class(listing: Listing) -> str | Absent:
     return given(listing.energy_class, "keine Energieeffizienzklasse")  # type: ignore[return-value]
 
 
-def energy_summary(listing: Listing) -> EnergySummary:
-    return EnergySummary(
-        **labelled("status", EnergyStatus(listing.energy_status)),
-        energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
-    )
-
-
 def _energy_item(listing: Listing, value: object, what: str) -> object:
     if value is not None:
         return value
@@ -122,27 +114,22 @@ def features_of(listing: Listing) -> list[Feature]:
 def summary(listing: Listing, include: IncludeFields, distance: float | None) -> ListingSummary:
     return ListingSummary(
         listing_id=listing.ref,
-        resource_uri=RESOURCE_URI.format(listing_id=listing.ref),
         title=listing.title,
         marketing_type=MarketingType(listing.marketing_type),
         property_type=PropertyType(listing.property_type),
-        property_subtype=given(listing.property_subtype, "keinen Objekttyp"),  # type: ignore[arg-type]
         postal_code=listing.postal_code,
         city=listing.city,
         district=given(listing.district, "keinen Stadtteil"),  # type: ignore[arg-type]
         price=price_of(listing),
         warm_rent=warm_rent_of(listing),
-        price_per_sqm=price_per_sqm(listing),
         living_area=given(listing.living_area, "keine Wohnfläche"),  # type: ignore[arg-type]
         plot_area=given(listing.plot_area, "keine Grundstücksfläche"),  # type: ignore[arg-type]
         rooms=given(listing.rooms, "keine Zimmerzahl"),  # type: ignore[arg-type]
-        energy_class=_energy_class(listing),
+        energy_class=_energy_class(listing) if include.energy else not_requested("energy"),
         features=features_of(listing) if include.features else not_requested("features"),
-        energy=energy_summary(listing) if include.energy else not_requested("energy"),
         photos=photos_of(listing) if include.photos else not_requested("photos"),
         description=listing.description if include.description else not_requested("description"),
         provider=listing.office.name,
-        published_at=listing.published_at or listing.created_at,
         distance_km=round(distance, 2)
         if distance is not None
         else Absent(reason=AbsenceReason.not_collected, note="nur bei einer Umkreissuche berechnet"),

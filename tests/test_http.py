@@ -98,7 +98,7 @@ def test_resource_prompt_and_completion(live_server: LiveServer) -> None:
         async with Client(f"{live_server.base_url}/suche/mcp", mode="2026-07-28") as client:
             templates = await client.list_resource_templates()
             search = await client.call_tool("search_listings", {"city": "Leipzig", "limit": 1})
-            uri = search.structured_content["items"][0]["resource_uri"]
+            uri = f"athaus://suche/inserate/{search.structured_content['items'][0]['listing_id']}"
             resource = await client.read_resource(uri)
             prompt = await client.get_prompt("start_home_search", {"place": "Leipzig", "marketing_type": "rent"})
             from mcp_types import PromptReference

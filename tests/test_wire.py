@@ -41,7 +41,8 @@ def test_an_absent_value_is_null_with_its_reason_beside_it_and_a_present_one_is_
         "status": "published",
         "description": "Altbau",
         "seen": None,
-        "absent": {"price": {"reason": "withheld", "note": "Preis auf Anfrage."}},
+        "absent": {"price": "withheld"},
+        "absence_notes": {"price": {"withheld": "Preis auf Anfrage."}},
     }
     assert compact_value(offer("A-2", Money(amount=950), "Altbau"))["price"] == 950
     assert "absent" not in compact_value(offer("A-2", Money(amount=950), "Altbau"))
@@ -63,14 +64,39 @@ def test_what_a_call_did_not_collect_is_declared_once_per_result_not_on_every_it
     )
     wire = compact_value(page)
     assert wire["not_collected"] == {"description": NOT_ASKED.note}
-    assert [item["description"] for item in wire["items"]] == [None, None]
-    assert [item.get("absent") for item in wire["items"]] == [None, {"price": {"reason": "withheld", "note": "Preis auf Anfrage."}}]
+    assert ["description" in item for item in wire["items"]] == [False, False]
+    assert [item.get("absent") for item in wire["items"]] == [None, {"price": "withheld"}]
+    assert wire["absence_notes"] == {"price": {"withheld": "Preis auf Anfrage."}}
     jsonschema.validate(wire, compact_schema(ListResult[Offer], output=True))
+
+
+def test_a_note_that_differs_from_the_declared_one_travels_with_its_object() -> None:
+    other = Absent(reason=AbsenceReason.withheld, note="Preis nur für Mitglieder.")
+    page = ListResult[Offer].model_validate(
+        {
+            "status": "complete",
+            "completeness": {"complete": True},
+            "returned": 3,
+            "total": 3,
+            "match_type": "matches",
+            "request": {},
+            "sort_key": "ref",
+            "freshness": {"data_as_of": "2026-11-01T09:00:00Z", "snapshot": "katalog-1"},
+            "items": [offer("A-1", WITHHELD, "x"), offer("A-2", WITHHELD, "x"), offer("A-3", other, "x")],
+        }
+    )
+    wire = compact_value(page)
+    assert wire["absence_notes"] == {"price": {"withheld": "Preis auf Anfrage."}}
+    assert [item["absent"]["price"] for item in wire["items"]] == [
+        "withheld",
+        "withheld",
+        {"reason": "withheld", "note": "Preis nur für Mitglieder."},
+    ]
 
 
 def test_the_output_schema_is_the_shape_without_titles_labels_or_descriptions() -> None:
     schema = compact_schema(Offer, output=True)
-    assert set(schema["properties"]) == {"ref", "price", "status", "description", "seen", "absent", "not_collected"}
+    assert set(schema["properties"]) == {"ref", "price", "status", "description", "seen", "absent", "absence_notes", "not_collected"}
     assert "title" not in str(schema) and "status_label" not in str(schema)
 
 

@@ -13,8 +13,9 @@ def absence(result: dict[str, Any], obj: dict[str, Any], field: str) -> str | No
     if isinstance(value, dict) and value.get("absent") is True:
         return str(value["reason"])
     if value is None:
-        if field in (obj.get("absent") or {}):
-            return str(obj["absent"][field]["reason"])
+        marked = (obj.get("absent") or {}).get(field)
+        if marked is not None:
+            return str(marked if isinstance(marked, str) else marked["reason"])
         if field in (result.get("not_collected") or {}):
             return "not_collected"
     return None
@@ -25,8 +26,11 @@ def absence_note(result: dict[str, Any], obj: dict[str, Any], field: str) -> str
     if isinstance(value, dict) and value.get("absent") is True:
         return str(value["note"])
     if value is None:
-        if field in (obj.get("absent") or {}):
-            return str(obj["absent"][field]["note"])
+        marked = (obj.get("absent") or {}).get(field)
+        if isinstance(marked, dict):
+            return str(marked["note"])
+        if isinstance(marked, str):
+            return str(result["absence_notes"][field][marked])
         return (result.get("not_collected") or {}).get(field)
     return None
 

@@ -10,12 +10,8 @@ from pydantic import Field
 from contract.broker_stock import CheckRule
 from contract.envelope import (
     Absent,
-    Completeness,
     ContractModel,
-    EffectiveValue,
-    Freshness,
-    ResultWarning,
-    Suggestion,
+    Envelope,
 )
 from contract.labels import NOT_IN_TEXT, Label, Style
 from contract.rights import BROKER_READ
@@ -180,16 +176,8 @@ class KeyFigures(ContractModel):
     unanswered_excluded: Annotated[int, Label("unbeantwortet, nicht im Mittelwert")] = Field(description="Im Zeitraum eingegangene Anfragen ohne Antwort; nicht im Mittelwert enthalten.")
 
 
-class SituationReportOutput(ContractModel):
-    status: Literal["complete", "partial"]
-    completeness: Completeness
+class SituationReportOutput(Envelope):
     total: Annotated[int, Label("Gesamt")] = Field(description="Offene Punkte aller Abschnitte zusammen.")
-    match_type: Literal["matches", "none"]
-    request: dict[str, EffectiveValue]
-    warnings: list[ResultWarning]
-    freshness: Freshness
-    hint: str | None = None
-    suggestions: list[Suggestion] | None = None
     office: Annotated[str, Label("Büro")]
     as_of: Annotated[dt.datetime, Label("Stand")] = Field(description="Der Zeitpunkt 'jetzt', auf den sich Alter und Fristen beziehen.")
     sections: Annotated[list[ReportSection], Label("Abschnitte")] = Field(

@@ -9,13 +9,10 @@ from pydantic import Field, field_validator, model_validator
 
 from contract.envelope import (
     Absent,
-    Completeness,
     ContractModel,
-    EffectiveValue,
+    Envelope,
     Freshness,
     ListResult,
-    ResultWarning,
-    Suggestion,
 )
 from contract.fields import lenient, normalise_ref
 from contract.labels import NOT_IN_TEXT, Label, Style
@@ -227,16 +224,8 @@ class Facet(ContractModel):
     buckets: Annotated[list[FacetBucket], Label("Werte")] = Field(description="Alle Werte mit mindestens einem Inserat; die Summe ist total.")
 
 
-class CountListingsOutput(ContractModel):
-    status: Literal["complete", "partial"]
-    completeness: Completeness
+class CountListingsOutput(Envelope):
     total: Annotated[int, Label("Gesamt")]
-    match_type: Literal["matches", "none"]
-    request: dict[str, EffectiveValue]
-    warnings: list[ResultWarning]
-    freshness: Freshness
-    hint: str | None = None
-    suggestions: list[Suggestion] | None = None
     facets: Annotated[list[Facet], Label("Aufschlüsselung")]
 
 

@@ -104,19 +104,28 @@ class Absent(ContractModel):
 ItemT = TypeVar("ItemT", bound=BaseModel)
 
 
-class ListResult(ContractModel, Generic[ItemT]):
+class Envelope(ContractModel):
+    """What every list, search and count says about itself (seed 002): complete or not and why, the request as
+    executed, warnings, freshness, and on an empty result the next step."""
+
     status: Literal["complete", "partial"] = Field(description="partial whenever completeness.complete is false; never 'success'.")
     completeness: Completeness
-    returned: int
-    total: int | None = Field(description="All items of the requested scope, where known.")
     match_type: Literal["matches", "none"]
-    request: dict[str, EffectiveValue] = Field(description="The request as executed, defaults included, with where each value came from.")
-    sort_key: str = Field(description="The total order of the items (unique key last).")
-    sort_key_label: str | None = Field(default=None, description="The same order in German words, for the text.")
+    request: dict[str, Any] = Field(description="The request as executed: every input, defaults included, with the value used.")
+    request_sources: dict[str, ValueSource] = Field(
+        default_factory=dict, description="Where a value of request came from, for every value that is not the server's default."
+    )
     warnings: list[ResultWarning] = Field(default_factory=list)
     freshness: Freshness
     hint: str | None = Field(default=None, description="Only on an empty result: the next step, built from this request.")
     suggestions: list[Suggestion] | None = Field(default=None, description="Only on an empty result: changes of your own input, not searched.")
+
+
+class ListResult(Envelope, Generic[ItemT]):
+    returned: int
+    total: int | None = Field(description="All items of the requested scope, where known.")
+    sort_key: str = Field(description="The total order of the items (unique key last).")
+    sort_key_label: str | None = Field(default=None, description="The same order in German words, for the text.")
     items: list[ItemT]
 
 

@@ -44,7 +44,9 @@ NOT_IN_TEXT = Label(None)
 SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand"}
 
 # What the text of a list or count shows from its envelope by fixed rules, never by field labels.
-ENVELOPE_FIELDS = frozenset({"status", "completeness", "match_type", "request", "warnings", "freshness", "hint", "suggestions"})
+ENVELOPE_FIELDS = frozenset(
+    {"status", "completeness", "match_type", "request", "request_sources", "warnings", "freshness", "hint", "suggestions"}
+)
 LIST_HEAD_FIELDS = frozenset({"returned", "total", "sort_key", "sort_key_label", "items"})
 
 

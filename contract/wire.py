@@ -8,8 +8,8 @@ what is sent, in one place:
   its objects, their property names and its arrays; each value speaks for its own type, and field descriptions
   and value sets are in the docs and the input schemas
   and a nullable simple type is one `type` list. A definition used once is written where it is used.
-- An absent value is `null` on the wire. Why it is absent stays three-valued (rule 12): an object with absent
-  values carries `absent: {field: reason}` for `empty_in_source` and `withheld`, and the note that explains a
+- An absent value is left out of its object on the wire. Why it is absent stays three-valued (rule 12): an
+  object with absent values carries `absent: {field: reason}` for `empty_in_source` and `withheld`, and the note that explains a
   (field, reason) is declared once per result, `absence_notes: {field: {reason: note}}`; an object whose note
   differs from the declared one carries it itself, `absent: {field: {reason, note}}`. What this call did not
   collect is declared once per result, `not_collected: {field: how to get it}`, and left out of the items.
@@ -250,7 +250,6 @@ def compact_value(result: BaseModel) -> dict[str, Any]:
             elif item["reason"] == AbsenceReason.not_collected.value:
                 not_collected.setdefault(key, item["note"])
             else:
-                out[key] = None
                 same = declared[(key, item["reason"])] == item["note"]
                 absent[key] = item["reason"] if same else {"reason": item["reason"], "note": item["note"]}
         if absent:

@@ -29,11 +29,11 @@ RESOURCE_URI = LISTING_RESOURCE.uri_template  # the public exposé, for both ser
 
 
 def no_entry(what: str) -> Absent:
-    return Absent(reason=AbsenceReason.empty_in_source, note=f"Der Anbieter hat {what} angegeben.")
+    return Absent(reason=AbsenceReason.empty_in_source, note=f"Der Anbieter nennt {what}.")
 
 
 def not_requested(include_flag: str) -> Absent:
-    return Absent(reason=AbsenceReason.not_collected, note=f"include.{include_flag} = true liefert es")
+    return Absent(reason=AbsenceReason.not_collected, note=f"include.{include_flag} = true")
 
 
 PRICE_WITHHELD = Absent(reason=AbsenceReason.withheld, note=f"{PRICE_ON_REQUEST}: der Anbieter nennt ihn erst auf Anfrage.")
@@ -59,11 +59,15 @@ def price_text(listing: Listing) -> str:
     return euro(price.amount) + (" Kaltmiete" if listing.marketing_type == MarketingType.rent else "")
 
 
+PURCHASE_HAS_NO_RENT = "nur bei Miete; ein Kauf hat keine Warmmiete"
+
+
 def warm_rent_of(listing: Listing) -> Money | Absent:
     """Cold rent + service charges + heating costs, only where every part is known: the rule LISTING_WARM_RENT
     applies in SQL (a test keeps both alike)."""
     if listing.marketing_type != MarketingType.rent:
-        return Absent(reason=AbsenceReason.empty_in_source, note="Kauf: keine Miete.")
+        # Not a value the provider left out: a purchase has no rent, so no call collects one for it.
+        return Absent(reason=AbsenceReason.not_collected, note=PURCHASE_HAS_NO_RENT)
     if listing.price is None and listing.price_on_request:
         return Absent(reason=AbsenceReason.withheld, note=f"Kaltmiete auf Anfrage ({PRICE_ON_REQUEST}), daher keine Warmmiete.")
     parts = (("keine Kaltmiete", listing.price), ("keine Nebenkosten", listing.service_charges), ("keine Heizkosten", listing.heating_costs))
@@ -132,7 +136,7 @@ def summary(listing: Listing, include: IncludeFields, distance: float | None) ->
         provider=listing.office.name,
         distance_km=round(distance, 2)
         if distance is not None
-        else Absent(reason=AbsenceReason.not_collected, note="nur bei einer Umkreissuche berechnet"),
+        else Absent(reason=AbsenceReason.not_collected, note="nur bei Umkreissuche"),
     )
 
 

@@ -38,7 +38,7 @@ from shared.db.session import Database
 from shared.demo import seed_demo
 from shared.paging.cursor import CursorCodec
 from tests.conftest import FIXED_NOW, Caller, _fresh_database_url, make_context
-from tests.wire_helpers import absence, amount
+from tests.wire_helpers import absence, amount, echoed
 
 RESOURCE = "http://127.0.0.1:8000/makler/mcp"
 TOKEN_HASH = "tokenhash-must-never-leave-the-database"
@@ -397,9 +397,9 @@ def test_later_pages_keep_the_reference_time_of_the_first(world: World) -> None:
     later = Caller(BROKER, replace(make_context(world.db, FIXED_NOW + dt.timedelta(days=3)), cursors=codec), _principal(1, world.brokers[1]))
     assert later("search_inquiries", {"unanswered_for_days": 9, "limit": 1})["total"] > page["total"]
     rest = later("search_inquiries", {"unanswered_for_days": 9, "limit": 50, "cursor": page["completeness"]["next_cursor"]})
-    assert rest["request"]["as_of"] == {"value": FIXED_NOW.isoformat().replace("+00:00", "Z"), "source": "cursor"}
+    assert echoed(rest, "as_of") == {"value": FIXED_NOW.isoformat().replace("+00:00", "Z"), "source": "cursor"}
     assert rest["total"] == page["total"] == page["returned"] + rest["returned"]
-    assert page["request"]["as_of"]["source"] == "default"
+    assert echoed(page, "as_of")["source"] == "default"
 
 
 @pytest.fixture
@@ -453,8 +453,8 @@ def test_omitted_status_equals_all_three_explicitly(office1: Caller) -> None:
     explicit = office1("search_inquiries", {"limit": 1, "status": ALL_STATUSES})
     by_status = sum(office1("search_inquiries", {"limit": 1, "status": [s]})["total"] for s in ALL_STATUSES)
     assert omitted["total"] == explicit["total"] == by_status > 0
-    assert omitted["request"]["status"] == {"value": ALL_STATUSES, "source": "default"}
-    assert explicit["request"]["status"] == {"value": ALL_STATUSES, "source": "caller"}
+    assert echoed(omitted, "status") == {"value": ALL_STATUSES, "source": "default"}
+    assert echoed(explicit, "status") == {"value": ALL_STATUSES, "source": "caller"}
     assert "DEFAULT_SCOPE_APPLIED" not in {w["code"] for w in omitted["warnings"]}
 
 
@@ -462,7 +462,7 @@ def test_status_accepts_german_words(office1: Caller) -> None:
     german = office1("search_inquiries", {"status": ["Offen", "beantwortet"], "limit": 50})
     english = office1("search_inquiries", {"status": ["open", "answered"], "limit": 50})
     assert german["total"] == english["total"] and refs(german, "inquiry_id") == refs(english, "inquiry_id")
-    assert german["request"]["status"]["value"] == ["open", "answered"]
+    assert echoed(german, "status")["value"] == ["open", "answered"]
     assert {i["status"] for i in german["items"]} <= {"open", "answered"}
 
 
@@ -525,7 +525,7 @@ def test_received_days_are_german_calendar_days(world: World, office1: Caller) -
     assert world.boundary in refs(on_the_day, "inquiry_id")
     day_before = office1("search_inquiries", {"received_since": "2026-10-14", "received_until": "2026-10-14", "limit": 50})
     assert world.boundary not in refs(day_before, "inquiry_id")
-    assert on_the_day["request"]["received_since"] == {"value": "2026-10-15", "source": "caller"}
+    assert echoed(on_the_day, "received_since") == {"value": "2026-10-15", "source": "caller"}
 
 
 def test_received_range_must_be_ordered(office1: Caller) -> None:
@@ -592,7 +592,7 @@ def test_empty_result_echoes_the_request_and_suggests_from_it(office1: Caller) -
     result = office1("search_inquiries", {"received_until": "2001-01-01", "status": ["closed"]})
     assert result["items"] == [] and result["total"] == 0 and result["match_type"] == "none"
     assert result["completeness"] == {"complete": True, "reasons": [], "next_cursor": None}
-    assert result["request"]["received_until"] == {"value": "2001-01-01", "source": "caller"}
+    assert echoed(result, "received_until") == {"value": "2001-01-01", "source": "caller"}
     assert "nicht erweitert" in result["hint"]
     assert {tuple(s["arguments"]) for s in result["suggestions"]} == {("status",), ("received_until",)}
     assert all(s["searched"] is False for s in result["suggestions"])
@@ -659,8 +659,8 @@ def test_search_text_names_every_item(office1: Caller) -> None:
     result = office1.raw("search_inquiries", {"limit": 3})
     body = result.content[0].text
     for item in result.structured_content["items"]:
-        assert f"- {item['inquiry_id']} · " in body
-    assert "Nächste Seite: dieselben Argumente mit cursor = " in body
+        assert f"- {item['inquiry_id']}; " in body
+    assert "Weitere Seiten: dieselben Argumente mit cursor = " in body
 
 
 # --- valuations -------------------------------------------------------------------------------------
@@ -692,7 +692,7 @@ def test_valuations_filtered_by_listing(world: World, office1: Caller) -> None:
     with world.db.read_only() as s:
         expected = set(s.scalars(select(Valuation.ref).join(Listing, Listing.id == Valuation.listing_id).where(Listing.ref == listing)))
     assert set(refs(result, "valuation_id")) == expected and expected
-    assert result["request"]["listing_id"] == {"value": listing, "source": "caller"}
+    assert echoed(result, "listing_id") == {"value": listing, "source": "caller"}
 
 
 # --- proposals --------------------------------------------------------------------------------------
@@ -716,7 +716,7 @@ def test_proposals_default_to_open_and_say_so(world: World, office1: Caller) -> 
     assert set(refs(result, "proposal_id")) == _visible_proposals(world.db, 1, ["open"])
     assert {"P-900004", "P-900005"}.isdisjoint(refs(result, "proposal_id"))  # opt-in withdrawn, search ended
     assert {"P-900001", "P-900002", "P-900003"} <= set(refs(result, "proposal_id"))
-    assert result["request"]["status"] == {"value": ["open"], "source": "default"}
+    assert echoed(result, "status") == {"value": ["open"], "source": "default"}
     assert "DEFAULT_SCOPE_APPLIED" in {w["code"] for w in result["warnings"]}
     explicit = office1("list_proposals", {"limit": 50, "status": ["offen"]})
     assert refs(explicit, "proposal_id") == refs(result, "proposal_id")

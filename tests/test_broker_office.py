@@ -21,7 +21,7 @@ from shared.auth.principal import Principal
 from shared.db.models import OfficeMember
 from shared.db.session import Database
 from tests.conftest import FIXED_NOW, Caller, make_context
-from tests.wire_helpers import absence, amount
+from tests.wire_helpers import absence, amount, echoed
 
 RESOURCE = "http://127.0.0.1:8000/makler/mcp"
 ALL_STATUSES = ["draft", "published", "reserved", "sold", "let", "withdrawn"]
@@ -248,8 +248,8 @@ def test_situation_report_has_something_to_show_for_office_one(office: dict[int,
 def test_a_section_that_shows_fewer_items_says_so(office: dict[int, Caller]) -> None:
     full = office[1]("show_situation_report", {"items_per_section": 50})
     short = office[1]("show_situation_report", {"items_per_section": 2})
-    assert short["request"]["items_per_section"] == {"value": 2, "source": "caller"}
-    assert full["request"]["items_per_section"] == {"value": 50, "source": "caller"}
+    assert echoed(short, "items_per_section") == {"value": 2, "source": "caller"}
+    assert echoed(full, "items_per_section") == {"value": 50, "source": "caller"}
     for name in ("inquiries", "confirmations", "unpublishable", "energy_certificates", "proposals"):
         whole, part = section(full, name), section(short, name)
         assert part["total"] == whole["total"], "counts never depend on how many items are shown"
@@ -289,10 +289,10 @@ def test_stock_search_sees_every_own_listing_and_nothing_else(office: dict[int, 
 
 def test_stock_search_echoes_all_statuses_and_an_explicit_status_narrows(office: dict[int, Caller], demo_db: Database) -> None:
     everything = office[1]("search_listings", {"limit": 50})
-    assert everything["request"]["statuses"] == {"value": ALL_STATUSES, "source": "default"}
-    assert everything["request"]["office"] == {"value": "Hoffmann Immobilien", "source": "login"}
+    assert echoed(everything, "statuses") == {"value": ALL_STATUSES, "source": "default"}
+    assert echoed(everything, "office") == {"value": "Hoffmann Immobilien", "source": "login"}
     drafts = office[1]("search_listings", {"statuses": ["Entwurf"], "limit": 50})
-    assert drafts["request"]["statuses"] == {"value": ["draft"], "source": "caller"}
+    assert echoed(drafts, "statuses") == {"value": ["draft"], "source": "caller"}
     expected = {ref for (ref,) in sql(demo_db, "SELECT ref FROM listings WHERE office_id = 1 AND status = 'draft'")}
     assert {i["listing_id"] for i in drafts["items"]} == expected and drafts["total"] == len(expected) > 0
     assert all(i["status"] == "draft" and absence(drafts, i, "published_at") == "empty_in_source" for i in drafts["items"])

@@ -19,6 +19,7 @@ from shared.db.models import Place
 from shared.db.session import Database
 from tests.conftest import Caller, make_context, seeded_database
 from tests.test_broker_office import principal
+from tests.wire_helpers import echoed
 
 ELICITING_CLIENT = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
 
@@ -51,7 +52,7 @@ def warnings_of(result: dict[str, Any], code: str) -> list[str]:
 def test_spelling_variants_name_the_place_itself(search: Caller, demo_db: Database, typed: str, name: str) -> None:
     result = total(search, city=typed)
     assert result["total"] == published_in(demo_db, name) > 0
-    assert result["request"]["city"] == {"value": name, "source": "caller"}
+    assert echoed(result, "city") == {"value": name, "source": "caller"}
     assert warnings_of(result, "VALUE_NORMALISED") == []
 
 
@@ -77,7 +78,7 @@ def test_a_unique_short_form_is_applied_and_said(search: Caller, demo_db: Databa
     shortened = total(search, city=short)
     full = total(search, city=name)
     assert shortened["total"] == full["total"] == published_in(demo_db, name) > 0
-    assert shortened["request"]["city"] == full["request"]["city"] == {"value": name, "source": "caller"}
+    assert echoed(shortened, "city") == echoed(full, "city") == {"value": name, "source": "caller"}
     assert warnings_of(shortened, "VALUE_NORMALISED") == [f"city {short!r} ist im Katalog eindeutig {name}: danach wurde gesucht."]
     assert warnings_of(full, "VALUE_NORMALISED") == []
 
@@ -86,7 +87,7 @@ def test_near_place_takes_the_short_form_too(search: Caller) -> None:
     shortened = search("search_listings", {"near": {"place": "Freiburg", "radius_km": 5}, "limit": 1})
     full = search("search_listings", {"near": {"place": "Freiburg im Breisgau", "radius_km": 5}, "limit": 1})
     assert shortened["total"] == full["total"] > 0
-    assert shortened["request"]["near"]["value"]["place"] == "Freiburg im Breisgau"
+    assert echoed(shortened, "near")["value"]["place"] == "Freiburg im Breisgau"
     assert warnings_of(shortened, "VALUE_NORMALISED") == [
         "near.place 'Freiburg' ist im Katalog eindeutig Freiburg im Breisgau: danach wurde gesucht."
     ]
@@ -158,7 +159,7 @@ def test_an_unknown_postal_code_names_the_nearest_known(search: Caller, demo_db:
 
 def test_near_a_postal_code_uses_the_code_and_refuses_an_unknown_one(search: Caller) -> None:
     known = search("search_listings", {"near": {"place": "04109", "radius_km": 5}, "limit": 1})
-    assert known["total"] > 0 and known["request"]["near"]["value"]["place"] == "04109"
+    assert known["total"] > 0 and echoed(known, "near")["value"]["place"] == "04109"
     code, message = search.error("search_listings", {"near": {"place": "04100"}})
     assert code == "INVALID_ARGUMENT" and message.startswith("Die PLZ 04100 kennt der Katalog nicht; nahe bekannte sind 04103 (Leipzig)")
     assert message.endswith("bitte near.place damit erneut senden.")
@@ -190,7 +191,7 @@ def test_an_ambiguous_short_form_asks_one_question(two_frankfurts: Database) -> 
     assert question == "Welcher Ort ist mit 'Frankfurt' gemeint: Frankfurt (Oder) oder Frankfurt am Main?"
     # the other half: each full name is understood without a question
     assert caller("count_listings", {"city": "Frankfurt am Main", "facets": []})["total"] == published_in(two_frankfurts, "Frankfurt am Main")
-    assert caller("count_listings", {"city": "frankfurt oder", "facets": []})["request"]["city"]["value"] == "Frankfurt (Oder)"
+    assert echoed(caller("count_listings", {"city": "frankfurt oder", "facets": []}), "city")["value"] == "Frankfurt (Oder)"
 
 
 def test_the_question_offers_the_candidates_and_its_answer_is_searched(two_frankfurts: Database) -> None:
@@ -205,8 +206,8 @@ def test_the_question_offers_the_candidates_and_its_answer_is_searched(two_frank
         params = types.CallToolRequestParams(name="search_listings", arguments=arguments, input_responses={f"ask:{key}": answer})
         answered = anyio.run(caller.runner.call, params, ELICITING_CLIENT)
         assert isinstance(answered, types.CallToolResult) and not answered.is_error, answered
-        echoed = answered.structured_content["request"]
-        assert (echoed["city"]["value"] if key == "city" else echoed["near"]["value"]["place"]) == "Frankfurt am Main"
+        request = answered.structured_content["request"]
+        assert (request["city"] if key == "city" else request["near"]["place"]) == "Frankfurt am Main"
         assert answered.structured_content["total"] > 0
 
 
@@ -214,7 +215,7 @@ def test_st_is_sankt_against_the_catalog(two_frankfurts: Database) -> None:
     caller = Caller(SEARCH, make_context(two_frankfurts))
     for typed in ("St. Ingbert", "st ingbert", "Sankt-Ingbert"):
         result = caller("count_listings", {"city": typed, "facets": []})
-        assert result["request"]["city"] == {"value": "Sankt Ingbert", "source": "caller"}
+        assert echoed(result, "city") == {"value": "Sankt Ingbert", "source": "caller"}
         assert result["warnings"] == []
 
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any
 
-import pytest
 from pydantic import BaseModel
 from sqlalchemy import select
 

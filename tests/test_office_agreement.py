@@ -18,6 +18,7 @@ from shared.db.models import Inquiry, Office
 from shared.db.session import Database
 from tests.conftest import FIXED_NOW, Caller, make_context
 from tests.test_broker_office import principal, section, walk
+from tests.wire_helpers import echoed
 
 CHECKED = ["draft", "published", "reserved"]
 
@@ -55,13 +56,13 @@ def test_the_publishable_filter_splits_the_stock_exactly_with_totals_and_pages(o
     everything = {h["listing_id"]: h["publishable"] for h in walk(caller, "search_listings", {"limit": 50})}
     for wanted in (True, False):
         first = caller("search_listings", {"publishable": wanted, "limit": 3})
-        assert first["request"]["publishable"] == {"value": wanted, "source": "caller"}
+        assert echoed(first, "publishable") == {"value": wanted, "source": "caller"}
         refs = [h["listing_id"] for h in walk(caller, "search_listings", {"publishable": wanted, "limit": 3})]
         assert len(refs) == len(set(refs)), "pages are disjoint"
         assert set(refs) == {ref for ref, publishable in everything.items() if publishable is wanted}
         assert first["total"] == len(refs) and first["completeness"]["complete"] is (len(refs) <= 3)
     unfiltered = caller("search_listings", {"limit": 1})
-    assert unfiltered["request"]["publishable"] == {"value": None, "source": "default"}
+    assert echoed(unfiltered, "publishable") == {"value": None, "source": "default"}
     assert unfiltered["total"] == len(everything)
 
 

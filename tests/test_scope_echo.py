@@ -12,6 +12,7 @@ from shared.db.session import Database
 from tests.conftest import Caller, make_context
 from tests.test_broker_office import principal
 from tests.test_seeker_account import seeker
+from tests.wire_helpers import echoed
 
 OFFICE_LISTS = ["show_situation_report", "search_listings", "search_inquiries", "list_valuations", "list_proposals"]
 ACCOUNT_LISTS = ["list_search_orders", "list_matches", "list_inquiries"]
@@ -28,9 +29,9 @@ def test_every_office_list_echoes_the_office_of_the_login(tool: str, demo_db: Da
     office_names = names(demo_db, Office, [1, 2])
     assert office_names[1] != office_names[2]
     for office_id in (1, 2):
-        request = base.as_(principal(demo_db, office_id))(tool, {})["request"]
-        assert request["office"] == {"value": office_names[office_id], "source": "login"}
-        assert all(v["source"] != "login" for name, v in request.items() if name != "office"), "only the login's scope is from the login"
+        result = base.as_(principal(demo_db, office_id))(tool, {})
+        assert echoed(result, "office") == {"value": office_names[office_id], "source": "login"}
+        assert [name for name, source in result["request_sources"].items() if source == "login"] == ["office"], "only the office is from the login"
 
 
 @pytest.mark.parametrize("tool", ACCOUNT_LISTS)
@@ -39,8 +40,8 @@ def test_every_seeker_list_echoes_the_account_of_the_login(tool: str, search: Ca
         two = list(session.scalars(select(User.id).where(User.kind == "seeker").order_by(User.id).limit(2)))
     display = names(demo_db, User, two)
     for user_id in two:
-        request = search.as_(seeker(user_id))(tool, {})["request"]
-        assert request["account"] == {"value": display[user_id], "source": "login"}
-        assert str(user_id) not in str(request["account"]["value"])
-    nameless = search.as_(seeker(990_002))(tool, {})["request"]
-    assert nameless["account"] == {"value": "dein Konto", "source": "login"}
+        result = search.as_(seeker(user_id))(tool, {})
+        assert echoed(result, "account") == {"value": display[user_id], "source": "login"}
+        assert str(user_id) not in str(result["request"]["account"])
+    nameless = search.as_(seeker(990_002))(tool, {})
+    assert echoed(nameless, "account") == {"value": "dein Konto", "source": "login"}

@@ -15,7 +15,7 @@ from shared.db.models import LISTING_WARM_RENT, Listing
 from shared.db.session import Database
 from tests.conftest import Caller, make_context
 from tests.test_broker_office import principal
-from tests.wire_helpers import absence, absence_note, amount
+from tests.wire_helpers import absence, absence_note, amount, echoed
 
 RENTALS = "FROM listings WHERE status = 'published' AND marketing_type = 'rent'"
 KNOWN = "price IS NOT NULL AND service_charges IS NOT NULL AND heating_costs IS NOT NULL"
@@ -82,8 +82,8 @@ def test_the_energy_class_is_on_the_hit_and_left_out_only_when_asked(search: Cal
 def test_a_purchase_has_no_warm_rent(search: Caller) -> None:
     result = search("search_listings", {"city": "Leipzig", "marketing_type": "buy", "limit": 5})
     for item in result["items"]:
-        assert absence(result, item, "warm_rent") == "empty_in_source"
-        assert absence_note(result, item, "warm_rent") == "Kauf: keine Miete."
+        assert absence(result, item, "warm_rent") == "not_collected" and "warm_rent" not in item
+        assert absence_note(result, item, "warm_rent") == "nur bei Miete; ein Kauf hat keine Warmmiete"
 
 
 def test_get_listing_costs_carry_warm_rent(search: Caller, demo_db: Database) -> None:
@@ -127,8 +127,8 @@ def test_max_warm_rent_counts_what_it_excludes(search: Caller, demo_db: Database
         "angegeben) fallen durch den Filter max_warm_rent."
     )
     assert messages["DEFAULT_SCOPE_APPLIED"] == "Eine Warmmiete haben nur Mietinserate: gesucht wurde nur unter Miete (marketing_type rent)."
-    assert result["request"]["marketing_type"] == {"value": "rent", "source": "default"}
-    assert result["request"]["max_warm_rent"] == {"value": 950.0, "source": "caller"}
+    assert echoed(result, "marketing_type") == {"value": "rent", "source": "default"}
+    assert echoed(result, "max_warm_rent") == {"value": 950.0, "source": "caller"}
     # the other half: without a warm-rent filter nothing is excluded for it and no rent scope is implied
     plain = search("search_listings", {"max_price": 950, "city": "Berlin", "marketing_type": "rent", "limit": 1})
     assert "VALUE_UNKNOWN_EXCLUDED" not in {w["code"] for w in plain["warnings"]}

@@ -33,11 +33,10 @@ WITHHELD = Absent(reason=AbsenceReason.withheld, note="Preis auf Anfrage.")
 NOT_ASKED = Absent(reason=AbsenceReason.not_collected, note="Nicht abgefragt; include.description liefert ihn.")
 
 
-def test_an_absent_value_is_null_with_its_reason_beside_it_and_a_present_one_is_the_value() -> None:
+def test_an_absent_value_is_left_out_with_its_reason_beside_it_and_a_present_one_is_the_value() -> None:
     wire = compact_value(offer("A-1", WITHHELD, "Altbau"))
     assert wire == {
         "ref": "A-1",
-        "price": None,
         "status": "published",
         "description": "Altbau",
         "seen": None,

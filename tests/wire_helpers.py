@@ -12,7 +12,7 @@ def absence(result: dict[str, Any], obj: dict[str, Any], field: str) -> str | No
     value = obj.get(field)
     if isinstance(value, dict) and value.get("absent") is True:
         return str(value["reason"])
-    if value is None:
+    if value is None:  # left out (or null in an older form): the object or the result says why
         marked = (obj.get("absent") or {}).get(field)
         if marked is not None:
             return str(marked if isinstance(marked, str) else marked["reason"])
@@ -40,3 +40,11 @@ def amount(value: Any) -> float | None:
     if isinstance(value, dict):
         return None if value.get("absent") is True else float(value["amount"])
     return None if value is None else float(value)
+
+
+def echoed(result: dict[str, Any], name: str) -> dict[str, Any]:
+    """One input as the result echoes it: {"value": …, "source": …} (the source is "default" unless named)."""
+    value = result["request"][name]
+    if isinstance(value, dict) and set(value) == {"value", "source"}:
+        return value
+    return {"value": value, "source": (result.get("request_sources") or {}).get(name, "default")}

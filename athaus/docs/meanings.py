@@ -42,17 +42,15 @@ ENVELOPE_FIELDS: dict[str, str] = {
         "Ob die Antwort den ganzen angefragten Umfang enthält (`complete`), wenn nicht, warum (`reasons`, je ein Code "
         "mit einem Satz) und wo es weitergeht (`next_cursor`)."
     ),
-    "returned": "Wie viele Einträge diese Antwort enthält.",
-    "total": "Wie viele Einträge der angefragte Umfang insgesamt hat, soweit bekannt; sonst null.",
     "match_type": "`matches`, wenn etwas gefunden wurde, `none` bei einem leeren Ergebnis.",
     "request": (
-        "Die Anfrage, wie sie ausgeführt wurde, Standardwerte eingeschlossen, je Wert mit seiner Herkunft "
-        "(`caller`: von dir, `default`: Vorgabe des Servers, `cursor`: aus dem Cursor)."
+        "Die Anfrage, wie sie ausgeführt wurde: jede Eingabe mit dem verwendeten Wert, Standardwerte eingeschlossen; "
+        "ein weggelassener Filter steht hier ausdrücklich als alles davon."
     ),
-    "sort_key": (
-        "Die vollständige Reihenfolge der Einträge; der eindeutige Schlüssel steht zuletzt, sodass sich Seiten nie überschneiden."
+    "request_sources": (
+        "Woher ein Wert unter `request` stammt, für jeden Wert, der nicht die Vorgabe des Servers ist: `caller` (von dir), "
+        "`login` (aus der Anmeldung, etwa dein Büro), `cursor` (aus dem Cursor)."
     ),
-    "sort_key_label": "Dieselbe Reihenfolge in deutschen Worten, für den Text der Antwort.",
     "warnings": "Hinweise mit festem Code und einem deutschen Satz, etwa wenn ein Standardumfang angewandt wurde.",
     "freshness": (
         "Wann sich die Daten zuletzt geändert haben (`data_as_of`) und zu welchem Datenstand Antwort und Cursor "
@@ -63,6 +61,12 @@ ENVELOPE_FIELDS: dict[str, str] = {
         "Nur bei einem leeren Ergebnis: Änderungen deiner eigenen Eingabe (`arguments`, `reason`), die der Server "
         "nicht ausprobiert hat (`searched` ist immer false)."
     ),
+    "returned": "Wie viele Einträge diese Antwort enthält.",
+    "total": "Wie viele Einträge der angefragte Umfang insgesamt hat, soweit bekannt; sonst null.",
+    "sort_key": (
+        "Die vollständige Reihenfolge der Einträge; der eindeutige Schlüssel steht zuletzt, sodass sich Seiten nie überschneiden."
+    ),
+    "sort_key_label": "Dieselbe Reihenfolge in deutschen Worten, für den Text der Antwort.",
     "items": "Die Einträge dieser Seite, in der Reihenfolge von `sort_key`.",
 }
 

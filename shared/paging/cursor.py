@@ -16,10 +16,23 @@ from typing import Any
 from contract.errors import ErrorCode, ToolFailure
 
 
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def instant(value: dt.datetime) -> int:
+    """A point in time as a cursor carries it: whole microseconds since 1970 (exact, and shorter than ISO text)."""
+    return (value - EPOCH) // MICROSECOND
+
+
+def from_instant(value: int) -> dt.datetime:
+    return EPOCH + value * MICROSECOND
+
+
 def binding_hash(payload: dict[str, Any]) -> str:
     """What a cursor is bound to, as a short hash of `payload` (canonical JSON, keys sorted)."""
     canonical = json.dumps(payload, sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]  # 80 bits: the cursor is signed, this only tells requests apart
 
 
 RESTART = "Bitte die Suche ohne cursor neu beginnen; die bisher gelesenen Seiten gehören zu einem anderen Stand."
@@ -31,7 +44,7 @@ class CursorCodec:
         self.ttl = ttl
 
     def _sign(self, body: bytes) -> str:
-        return base64.urlsafe_b64encode(hmac.digest(self._secret, body, hashlib.sha256)[:16]).decode().rstrip("=")
+        return base64.urlsafe_b64encode(hmac.digest(self._secret, body, hashlib.sha256)[:12]).decode().rstrip("=")  # HMAC-96
 
     def encode(self, *, binding: str, snapshot: int, position: list[Any], now: dt.datetime) -> str:
         payload = {"b": binding, "s": snapshot, "p": position, "e": int((now + self.ttl).timestamp())}

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, DateTime, Select, and_, or_
 from sqlalchemy.orm import Session
 
-from shared.paging.cursor import CursorCodec
+from shared.paging.cursor import CursorCodec, from_instant, instant
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class KeysetOrder:
     def position_of(self, row: Any) -> list[Any]:
         value = getattr(row, self.column.key)
         if isinstance(value, dt.datetime):
-            value = value.isoformat()
+            value = instant(value)
         return [value, getattr(row, self.unique.key)]
 
     def after(self, position: list[Any]) -> ColumnElement[bool]:
@@ -43,7 +43,7 @@ class KeysetOrder:
         if value is None:
             return and_(column.is_(None), self.unique > last)
         if isinstance(getattr(column.type, "impl", column.type), DateTime):  # a TypeDecorator over DateTime too
-            value = dt.datetime.fromisoformat(value)
+            value = from_instant(value)
         beyond = column < value if self.descending else column > value
         return or_(column.is_(None), beyond, and_(column == value, self.unique > last))
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from contract.errors import ErrorCode, ToolFailure
-from shared.paging.cursor import RESTART, CursorCodec, binding_hash
+from shared.paging.cursor import RESTART, CursorCodec, binding_hash, from_instant, instant
 
 
 class Clock(Protocol):
@@ -65,8 +65,8 @@ def walk(
     as_of, last, expected = now, None, None
     if args.cursor:
         # The catalog revision does not apply here (snapshot 0); the fingerprint in the position does.
-        as_of_text, last, expected = ctx.cursors.decode(args.cursor, binding=binding, snapshot=WALK_SNAPSHOT, now=now)
-        as_of = dt.datetime.fromisoformat(as_of_text)
+        as_of_instant, last, expected = ctx.cursors.decode(args.cursor, binding=binding, snapshot=WALK_SNAPSHOT, now=now)
+        as_of = from_instant(as_of_instant)
     refs = refs_at(as_of)
     fingerprint = hashlib.sha256("\n".join(refs).encode()).hexdigest()[:16]
     start = 0
@@ -77,7 +77,7 @@ def walk(
     page = refs[start : start + args.limit]
     more = start + len(page) < len(refs)
     next_cursor = (
-        ctx.cursors.encode(binding=binding, snapshot=WALK_SNAPSHOT, position=[as_of.isoformat(), page[-1], fingerprint], now=now)
+        ctx.cursors.encode(binding=binding, snapshot=WALK_SNAPSHOT, position=[instant(as_of), page[-1], fingerprint], now=now)
         if more
         else None
     )

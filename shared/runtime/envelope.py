@@ -35,7 +35,8 @@ def _common(result: Page[Any] | Tally, *, empty: bool, reasons: list[IncompleteR
         "completeness": Completeness(complete=complete, reasons=reasons, next_cursor=next_cursor),
         "total": result.total,
         "match_type": "none" if empty else "matches",
-        "request": result.request,
+        "request": {name: echoed.value for name, echoed in result.request.items()},
+        "request_sources": {name: echoed.source for name, echoed in result.request.items() if echoed.source is not ValueSource.default},
         "warnings": result.warnings,
         "freshness": result.freshness,
     }
@@ -53,7 +54,7 @@ def build(result: Page[Any] | Tally, output_model: type[BaseModel]) -> BaseModel
                 0,
                 IncompleteReason(
                     code=ReasonCode.MORE_PAGES_AVAILABLE,
-                    message="Es gibt weitere Seiten; die nächste holt derselbe Aufruf mit dem cursor dieser Antwort.",
+                    message="Weitere Seiten: derselbe Aufruf mit dem cursor dieser Antwort.",
                 ),
             )
         empty = not result.items and result.next_cursor is None

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
-from contract.envelope import AbsenceReason, Absent, EffectiveValue, ListResult, Suggestion
+from contract.envelope import AbsenceReason, Absent, ListResult, ReasonCode, Suggestion
 from contract.labels import SCOPE_LABELS, Label, Style, has_envelope, is_text_leaf, label_of, shown_fields
 from contract.vocabulary import LABELS
 from shared.german import date_text, euro, number, plural
@@ -144,7 +144,7 @@ def item_line(item: BaseModel) -> str:
             continue
         text = value_text(value, label)
         parts.append(text if label.bare else f"{label.text} {text}")
-    return " · ".join(parts)
+    return "; ".join(parts)
 
 
 # --- the envelope ------------------------------------------------------------------------------------------
@@ -229,15 +229,15 @@ def _input_label(name: str, request_model: type[BaseModel] | None) -> tuple[str,
     return SCOPE_LABELS.get(name, name), None
 
 
-def _request_line(request: dict[str, EffectiveValue], request_model: type[BaseModel] | None) -> str | None:
+def _request_line(request: dict[str, Any], sources: dict[str, Any], request_model: type[BaseModel] | None) -> str | None:
     """What the caller set, and what the login or the tool fixed."""
     parts = []
-    for name, effective in request.items():
-        source = SOURCES_SHOWN.get(effective.source.value)
+    for name, value in request.items():
+        source = SOURCES_SHOWN.get(str(sources[name])) if name in sources else None
         if source is None:
             continue
         text, annotation = _input_label(name, request_model)
-        parts.append(f"{text} {_request_value(effective.value, annotation)}{source}")
+        parts.append(f"{text} {_request_value(value, annotation)}{source}")
     return "Ausgeführt mit: " + "; ".join(parts) + "." if parts else None
 
 
@@ -254,12 +254,13 @@ def _envelope_lines(result: Any, request_model: type[BaseModel] | None) -> list[
     completeness = result.completeness
     if completeness.complete:
         lines.append("Vollständig: die Antwort deckt die ganze Anfrage ab.")
-    else:
-        lines.append("Unvollständig: " + " ".join(r.message for r in completeness.reasons))
+    other = [r.message for r in completeness.reasons if r.code is not ReasonCode.MORE_PAGES_AVAILABLE]
+    if other:
+        lines.append("Unvollständig: " + " ".join(other))
     if completeness.next_cursor:
-        lines.append(f"Nächste Seite: dieselben Argumente mit cursor = {completeness.next_cursor}")
+        lines.append(f"Weitere Seiten: dieselben Argumente mit cursor = {completeness.next_cursor}")
     lines.extend(f"Hinweis: {warning.message}" for warning in result.warnings)
-    echoed = _request_line(result.request, request_model)
+    echoed = _request_line(result.request, result.request_sources, request_model)
     if echoed:
         lines.append(echoed)
     if result.hint:

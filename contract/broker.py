@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contract import broker_estimate, broker_inquiries, broker_report, broker_stock
+from contract.envelope import HOW_TO_READ
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import BROKER_READ, ServerName
 from contract.server import declare_server
@@ -11,8 +12,7 @@ TITLE = "Athaus für Makler"
 SUMMARY = "Lagebericht, Bestand, Anfragen, Antworten, Bewertungen, Vorschläge."
 INSTRUCTIONS = (
     "Athaus für Makler zeigt einem Maklerbüro seinen Bestand, seine Anfragen, Bewertungen und Vorschläge, und nur die "
-    "eigenen. Jede Liste und jede Zahl sagt in completeness, ob sie vollständig ist. Was hinausgeht, führt erst der "
-    "Klick eines Menschen aus."
+    "eigenen. Was hinausgeht, führt erst der Klick eines Menschen aus. " + HOW_TO_READ
 )
 
 START_DAY_PROMPT = PromptSpec(

@@ -32,25 +32,25 @@ VALUED_TYPES = (PropertyType.apartment, PropertyType.house, PropertyType.commerc
 
 class EstimateValueInput(ContractModel):
     listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(
-        default=None, description="Objekt des eigenen Bestands (jeder Status); seine Daten werden verwendet."
+        default=None, description="Objekt deines Bestands; seine Daten gelten."
     )
     postal_code: Annotated[str | None, Label("PLZ")] = Field(default=None, pattern=r"^\d{5}$", description="PLZ des Objekts; bestimmt den Ort, wenn city fehlt.")
-    city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100, description="Ort des Objekts, genauer Name, z. B. 'Leipzig'.")
+    city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100, description="Ort des Objekts (wie bei der Suche aufgelöst).")
     property_type: Annotated[lenient(PropertyType) | None, Label("Objektart")] = Field(  # type: ignore[valid-type]
-        default=None, description="apartment (Wohnung), house (Haus) oder commercial (Gewerbe)."
+        default=None, description="apartment, house oder commercial."
     )
     marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = Field(  # type: ignore[valid-type]
-        default=None, description="buy (Kauf: Kaufpreis) oder rent (Miete: Kaltmiete pro Monat)."
+        default=None, description="buy: Kaufpreis; rent: Kaltmiete pro Monat."
     )
     living_area: Annotated[float | None, Label("Wohnfläche", unit="m²")] = Field(default=None, gt=0, le=20_000, description="Wohn- bzw. Nutzfläche in m².")
-    rooms: Annotated[float | None, Label("Zimmer")] = Field(default=None, gt=0, le=100, description="Zimmer; nur zum Abgleich mit den Vergleichsobjekten.")
-    year_built: Annotated[int | None, Label("Baujahr", style=Style.year)] = Field(default=None, ge=1500, le=2100, description="Baujahr; nur zum Abgleich mit den Vergleichsobjekten.")
+    rooms: Annotated[float | None, Label("Zimmer")] = Field(default=None, gt=0, le=100, description="Nur zum Abgleich.")
+    year_built: Annotated[int | None, Label("Baujahr", style=Style.year)] = Field(default=None, ge=1500, le=2100, description="Nur zum Abgleich.")
     area_tolerance_percent: Annotated[int, Label("Toleranz der Wohnfläche", unit="%")] = Field(
-        default=30, ge=5, le=100, description="Vergleichsobjekte haben eine Wohnfläche von ±so viel Prozent um die des Objekts."
+        default=30, ge=5, le=100, description="Wohnfläche der Vergleichsobjekte ± so viel Prozent."
     )
     postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
         default=None,
-        description="Vergleichsgebiet als PLZ oder PLZ-Anfang (z. B. ['04']) statt des Orts; weggelassen: derselbe Ort.",
+        description="Vergleichsgebiet als PLZ oder PLZ-Anfang statt des Orts.",
     )
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
@@ -190,17 +190,13 @@ TOOLS: list[ToolSpec] = [
         name="estimate_value",
         title="Wert schätzen",
         description=(
-            "Schätzt eine Wertspanne (Kaufpreis oder Kaltmiete) aus vergleichbaren veröffentlichten Inseraten des "
-            "Katalogs: gleiche Vermarktungs- und Objektart, gleicher Ort (oder die PLZ-Bereiche aus postal_codes), "
-            "Wohnfläche ±area_tolerance_percent (Standard 30 %). Spanne = unteres Quartil, Median und oberes Quartil "
-            "des Preises je m² × Wohnfläche. Eingabe: listing_id eines eigenen Objekts oder die Objektdaten (PLZ oder "
-            "Ort, property_type, marketing_type, living_area; rooms und year_built nur zum Abgleich). Das Ergebnis nennt "
-            "jedes Vergleichsobjekt (bis 20) mit Preis, Wohnfläche, Preis je m², Baujahr, PLZ, Entfernung und "
-            f"resource_uri, die Methode, was nicht verwendet wurde und was das Vertrauen mindert. {OPEN_A_COMPARABLE} "
-            "Angebotspreise, keine Verkaufspreise. Mit "
-            "weniger als 5 Vergleichsobjekten gibt es keine Spanne: dann stehen dort der Grund und ungeprüfte "
-            "Vorschläge aus deiner Eingabe (z. B. größere Toleranz, PLZ-Region); der Server erweitert nie selbst. Für "
-            "Grundstücke und Stellplätze gibt es keine Schätzung je m² Wohnfläche."
+            "Schätzt eine Wertspanne (Kaufpreis oder Kaltmiete) aus vergleichbaren veröffentlichten "
+            "Inseraten: gleiche Vermarktung und Objektart, gleicher Ort oder postal_codes, Wohnfläche "
+            "±area_tolerance_percent. Spanne = Quartile des Preises je m² × Wohnfläche; Angebotspreise, "
+            "keine Verkaufspreise. Eingabe: listing_id oder die Objektdaten. Nennt jedes Vergleichsobjekt "
+            "(bis 20) mit Preis, Fläche, Baujahr, Entfernung und Exposé-Adresse (in der Athaus "
+            "Immobiliensuche zu öffnen), die Methode und was das Vertrauen mindert. Unter 5 "
+            "Vergleichsobjekten keine Spanne, sondern der Grund und ungeprüfte Vorschläge."
         ),
         input_model=EstimateValueInput,
         output_model=EstimateValueOutput,

@@ -51,43 +51,40 @@ class SearchInquiriesInput(ContractModel):
     status: Annotated[list[lenient(InquiryStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
-            "Status der Anfrage: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle drei."
+            "Weggelassen: alle drei."
         ),
     )
-    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Anfragen zu diesem Objekt des Büros, z. B. A-0000042.")
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Anfragen zu diesem Objekt.")
     received_since: Annotated[dt.date | None, Label("eingegangen ab")] = Field(
-        default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="Eingegangen am oder nach diesem Tag (JJJJ-MM-TT, deutsche Zeit)."
+        default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="JJJJ-MM-TT, deutsche Zeit."
     )
     received_until: Annotated[dt.date | None, Label("eingegangen bis")] = Field(
-        default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="Eingegangen am oder vor diesem Tag (JJJJ-MM-TT, deutsche Zeit)."
+        default=None, ge=EARLIEST_DAY, le=LATEST_DAY, description="JJJJ-MM-TT, deutsche Zeit."
     )
     unanswered_for_days: Annotated[int | None, Label("unbeantwortet seit mindestens", unit="Tagen")] = Field(
         default=None,
         ge=0,
         le=3650,
         description=(
-            "Nur offene Anfragen, deren älteste Nachricht der/des Suchenden nach der letzten des Büros (ohne "
-            "Büronachricht: die erste) mindestens so viele Tage alt ist (an request.as_of); beantwortete und "
-            "geschlossene warten nie. 0: alle, die auf das Büro warten, wie im Lagebericht."
+            "Nur offene Anfragen, deren älteste unbeantwortete Nachricht der/des Suchenden so viele Tage "
+            "alt ist; 0: alle, die auf das Büro warten."
         ),
     )
     query: Annotated[str | None, Label("Suchbegriffe")] = Field(
         default=None,
         max_length=200,
         description=(
-            "Wörter in den Nachrichten der/des Suchenden (nicht in denen des Büros). Syntax: alle Wörter müssen in "
-            "den Nachrichten einer Anfrage vorkommen (UND); gesucht wird nach ganzen Wörtern, Groß-/Kleinschreibung "
-            "egal, ä = ae, ß = ss; Besicht* sucht Wörter, die so beginnen (mind. 3 Zeichen vor dem Stern). "
-            "Füllwörter (und, mit, der, …) werden ignoriert. Zusammengesetzte Wörter werden in Bestandteile aus dem "
-            "Immobilien-Wortschatz zerlegt (Balkon findet Südbalkon). Keine Phrasen, kein Ausschluss."
+            "Wörter in den Nachrichten der Suchenden: alle müssen vorkommen, ganze Wörter, "
+            "Groß-/Kleinschreibung egal, Besicht* = Wortanfang (ab 3 Zeichen), Zusammensetzungen zerlegt; "
+            "keine Phrasen, kein Ausschluss."
         ),
     )
     sort: Annotated[lenient(InquirySort), Label("Reihenfolge")] = Field(  # type: ignore[valid-type]
         default=InquirySort.newest,
-        description="newest: neueste zuerst (Eingang absteigend), oldest: älteste zuerst; bei Gleichstand entscheidet die Anfragenummer.",
+        description="Nach Eingang; bei Gleichstand die Anfragenummer.",
     )
-    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description=CURSOR_DESCRIPTION)
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -187,9 +184,9 @@ class InquiryDetail(ContractModel):
 
 
 class ListValuationsInput(ContractModel):
-    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Bewertungen dieses Objekts des Büros. Weggelassen: alle, auch die für Eigentümer-Kontakte.")
-    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description=CURSOR_DESCRIPTION)
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Bewertungen dieses Objekts; weggelassen: alle, auch für Eigentümer-Kontakte.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -229,13 +226,12 @@ class ListProposalsInput(ContractModel):
     status: Annotated[list[lenient(ProposalStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
-            "open (offen), accepted (angenommen), rejected (abgelehnt). Weggelassen: nur open; der Server nennt "
-            "diesen Standard in warnings (DEFAULT_SCOPE_APPLIED)."
+            "Weggelassen: nur open (warnings nennt es)."
         ),
     )
-    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Vorschläge zu diesem Objekt des Büros.")
-    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description=LIMIT_DESCRIPTION)
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description=CURSOR_DESCRIPTION)
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Vorschläge zu diesem Objekt.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -278,13 +274,11 @@ TOOLS: list[ToolSpec] = [
         name="search_inquiries",
         title="Anfragen durchsuchen",
         description=(
-            "Durchsucht die Anfragen von Suchenden an dein Büro: nach Status (offen, beantwortet, geschlossen), "
-            "Objekt, Eingangszeitraum, Wartezeit auf eine Antwort des Büros (unanswered_for_days) und Wörtern in den "
-            "Nachrichten der Suchenden (Syntax siehe Argument query). Ein weggelassener Filter heißt: alles davon; die "
-            "ausgeführte Anfrage steht unter request. Jede Anfrage mit Objekt, freigegebenem Namen, Status, Eingang, "
-            "letzter Nachricht, Alter in Tagen, ob das Büro schon geantwortet hat, seit wann sie auf das Büro wartet "
-            "und Anzahl der Nachrichten. Reihenfolge: neueste oder älteste zuerst, bei Gleichstand die Anfragenummer "
-            f"(sort_key). {OFFICE_SCOPE} {PAGING} Den ganzen Verlauf einer Anfrage liefert get_inquiry."
+            "Durchsucht die Anfragen an dein Büro nach Status, Objekt, Eingang, Wartezeit auf eine "
+            "Antwort des Büros (unanswered_for_days) und Wörtern in den Nachrichten der Suchenden "
+            "(Syntax: query). Ein weggelassener Filter heißt: alles davon. Je Anfrage Objekt, "
+            "freigegebener Name, Status, Alter, ob das Büro geantwortet hat und seit wann sie wartet. "
+            "Seitenweise mit cursor; den Verlauf zeigt get_inquiry."
         ),
         input_model=SearchInquiriesInput,
         output_model=SearchInquiriesOutput,
@@ -295,11 +289,9 @@ TOOLS: list[ToolSpec] = [
         name="get_inquiry",
         title="Anfrage abrufen",
         description=(
-            "Eine Anfrage an dein Büro mit allem für die Antwort: der ganze Verlauf (wer, wann, was; älteste Nachricht "
-            "zuerst), das Objekt (Nummer, Titel, Preis, Status), die Angaben, die die/der Suchende für diese Anfrage "
-            "freigegeben hat (nicht Freigegebenes steht als withheld da), und offene Entwürfe, die auf einen Klick "
-            "warten. inquiry_id ist die Anfragenummer aus search_inquiries, z. B. I-000042; Anfragen anderer Büros "
-            "gibt es hier nicht (NOT_FOUND)."
+            "Eine Anfrage an dein Büro mit allem für die Antwort: der ganze Verlauf (älteste Nachricht "
+            "zuerst), das Objekt, was die/der Suchende freigegeben hat (anderes steht als withheld da) "
+            "und offene Entwürfe. Anfragen anderer Büros gibt es hier nicht (NOT_FOUND)."
         ),
         input_model=GetInquiryInput,
         output_model=InquiryDetail,
@@ -310,10 +302,9 @@ TOOLS: list[ToolSpec] = [
         name="list_valuations",
         title="Bewertungen auflisten",
         description=(
-            "Die gespeicherten Bewertungen deines Büros, neueste zuerst (bei Gleichstand die Bewertungsnummer): für "
-            "ein Objekt im Bestand oder einen Eigentümer-Kontakt, mit Wertspanne, Preis pro m², Methode und Anzahl der "
-            f"Vergleichsobjekte. Mit listing_id nur die eines Objekts. {OFFICE_SCOPE} {PAGING} Eine neue Schätzung macht "
-            "estimate_value."
+            "Die gespeicherten Bewertungen deines Büros, neueste zuerst: für ein Objekt oder einen "
+            "Eigentümer-Kontakt, mit Wertspanne, Preis je m², Methode und Zahl der Vergleichsobjekte. "
+            "Seitenweise mit cursor; eine neue Schätzung macht estimate_value."
         ),
         input_model=ListValuationsInput,
         output_model=ListValuationsOutput,
@@ -324,13 +315,10 @@ TOOLS: list[ToolSpec] = [
         name="list_proposals",
         title="Vorschläge auflisten",
         description=(
-            "Vorschläge: Paare aus einem Objekt deines Büros und einem Suchauftrag, dessen Suchende/r zugestimmt hat, "
-            "von Maklern angesprochen zu werden, und zu dem das Objekt passt. Standard: nur offene (status); "
-            "angenommene und abgelehnte auf Wunsch. Offene Vorschläge erscheinen nur, solange die/der Suchende der "
-            "Ansprache zustimmt und den Suchauftrag nicht beendet hat. Je Vorschlag das Objekt (Nummer, Titel, Preis, "
-            "Status) und der Suchauftrag in Kurzform (Ort, Objektart, Preisspanne); die/der Suchende erscheint nur "
-            "unter einem Pseudonym, weil sie/er sich noch nicht an dein Büro gewandt hat. Neueste "
-            f"zuerst, bei Gleichstand die Vorschlagsnummer. {OFFICE_SCOPE} {PAGING}"
+            "Vorschläge: ein Objekt deines Büros und ein passender Suchauftrag, dessen Suchende/r der "
+            "Ansprache durch Makler zugestimmt hat (nur als Pseudonym genannt). Standard: nur offene; die "
+            "übrigen mit status. Je Vorschlag das Objekt und der Suchauftrag in Kurzform, neueste zuerst. "
+            "Seitenweise mit cursor."
         ),
         input_model=ListProposalsInput,
         output_model=ListProposalsOutput,

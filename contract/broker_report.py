@@ -26,10 +26,10 @@ class ShowSituationReportInput(ContractModel):
         default=5,
         ge=0,
         le=50,
-        description="Wie viele Einträge jeder Abschnitt zeigt (die ältesten bzw. dringendsten zuerst); gezählt wird immer alles.",
+        description="Einträge je Abschnitt, dringendste zuerst; gezählt wird immer alles.",
     )
     energy_warning_days: Annotated[int, Label("Vorlauf Energieausweise", unit="Tage")] = Field(
-        default=60, ge=1, le=365, description="Energieausweise, die innerhalb so vieler Tage ablaufen, werden gemeldet."
+        default=60, ge=1, le=365, description="Vorlauf für ablaufende Energieausweise in Tagen."
     )
 
 
@@ -191,17 +191,12 @@ TOOLS: list[ToolSpec] = [
         name="show_situation_report",
         title="Lagebericht zeigen",
         description=(
-            "Der Stand des eigenen Büros jetzt, in fünf Abschnitten (sections): offene Anfragen, die auf eine Antwort "
-            "warten (neu oder Rückfrage, mit Wartezeit, am längsten wartende zuerst, gezählt nach Wartezeit), wartende "
-            "Bestätigungen (Entwürfe, die auf einen Klick warten; abgelaufene getrennt gezählt), Objekte, die "
-            "check_listing heute nicht bestehen (veröffentlichte und reservierte, die eine Pflichtregel inzwischen "
-            "verletzen, und Entwürfe, mit den Gründen), Energieausweise "
-            "veröffentlichter Inserate, die abgelaufen "
-            "sind oder bald ablaufen, und offene Vorschläge; dazu Kennzahlen über 7 und 30 Tage (neue Anfragen, "
-            "gesendete Antworten, veröffentlichte Inserate, mittlere Zeit bis zur ersten Antwort). Jede Zahl zählt alles "
-            "im Büro; jeder Abschnitt zeigt höchstens items_per_section Einträge und sagt mit shown, total und all_shown, "
-            "ob die Liste vollständig ist. total ist die Summe der offenen Punkte. Null in einem Abschnitt heißt: im "
-            "Büro (request.office) gibt es dort jetzt nichts (die Zahlen sind vollständig, siehe completeness)."
+            "Der Stand deines Büros jetzt, in fünf Abschnitten: offene Anfragen, die auf eine Antwort "
+            "warten (mit Wartezeit), Bestätigungen, die auf einen Klick warten, Objekte, die "
+            "check_listing heute nicht bestehen (veröffentlichte, reservierte und Entwürfe, mit Gründen), "
+            "ablaufende Energieausweise und offene Vorschläge; dazu Kennzahlen über 7 und 30 Tage. "
+            "Gezählt wird immer alles; jeder Abschnitt zeigt höchstens items_per_section Einträge und "
+            "sagt mit shown und total, ob die Liste vollständig ist."
         ),
         input_model=ShowSituationReportInput,
         output_model=SituationReportOutput,

@@ -118,15 +118,13 @@ class StockFilters(CatalogFilters):
     statuses: Annotated[list[StatusInput] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
-            "Status: draft (Entwurf), published (veröffentlicht), reserved (reserviert), sold (verkauft), let "
-            "(vermietet), withdrawn (zurückgezogen). Weggelassen: alle Status."
+            "Weggelassen: alle Status."
         ),
     )
     publishable: Annotated[bool | None, Label("veröffentlichbar")] = Field(
         default=None,
         description=(
-            "true: nur Objekte, die heute jede Pflichtregel von check_listing erfüllen; false: nur die übrigen, auch "
-            "schon veröffentlichte. Weggelassen: beide."
+            "true: nur heute veröffentlichbare; false: nur die übrigen; weggelassen: beide."
         ),
     )
 
@@ -136,12 +134,12 @@ class SearchStockInput(StockFilters):
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
-            "Reihenfolge; newest nach Veröffentlichung (nie veröffentlichte Entwürfe zuletzt). Bei Gleichstand "
-            "entscheidet immer die Inseratsnummer (aufsteigend), die Ordnung ist total."
+            "newest nach Veröffentlichung, nie veröffentlichte zuletzt; bei Gleichstand die "
+            "Inseratsnummer."
         ),
     )
-    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
 
 class StockListing(ListingSummary):
@@ -254,19 +252,11 @@ TOOLS: list[ToolSpec] = [
         name="search_listings",
         title="Bestand durchsuchen",
         description=(
-            "Durchsucht den eigenen Bestand des Büros in jedem Status (Entwurf, veröffentlicht, reserviert, verkauft, "
-            "vermietet, zurückgezogen) mit denselben Filtern und derselben Volltext-Syntax wie die öffentliche Suche: "
-            "Vermarktungsart, Objektart, Ort, PLZ, Umkreis, Preis, Wohnfläche, Zimmer, Ausstattung, dazu statuses und "
-            "publishable. Jeder Treffer sagt, ob er heute veröffentlicht werden kann (publishable) und welche "
-            "Pflichtregeln von check_listing er nicht erfüllt (failed_rules). Ein weggelassener Filter heißt: alles "
-            "davon; die ausgeführte Anfrage steht unter request. Nur Objekte des eigenen Büros (request.office). Die "
-            "Reihenfolge ist total "
-            "(sort_key); solange completeness.complete false ist und next_cursor gesetzt, mit denselben Argumenten "
-            "und cursor weiterblättern. Findet die Suche nichts, stehen dort die ausgeführte Anfrage, ein nächster "
-            "Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst. Ob es ein "
-            "Objekt im Bestand nicht gibt, folgt erst aus einer leeren Antwort mit complete true. Volltext-Syntax: "
-            "Wörter mit Leerzeichen müssen alle vorkommen; \"…\" sucht eine Phrase; Balk* einen Wortanfang (mind. 3 "
-            "Zeichen); -Wort schließt aus; ganze Wörter, Groß-/Kleinschreibung egal."
+            "Durchsucht den Bestand deines Büros in jedem Status mit derselben Volltext-Syntax und "
+            "denselben Filtern wie die öffentliche Suche, dazu statuses und publishable. Jeder Treffer "
+            "sagt, ob er heute veröffentlicht werden kann und welche Pflichtregeln von check_listing er "
+            "nicht erfüllt. Ein weggelassener Filter heißt: alles davon; die Reihenfolge ist total "
+            "(sort_key); seitenweise mit cursor."
         ),
         input_model=SearchStockInput,
         output_model=SearchStockOutput,
@@ -277,12 +267,10 @@ TOOLS: list[ToolSpec] = [
         name="get_listing",
         title="Objekt abrufen",
         description=(
-            "Ein Objekt des eigenen Bestands (jeder Status) mit allem für die nächste Entscheidung: die Daten wie im "
-            "Exposé, aber mit der genauen Adresse; den Statusverlauf; die Anfragen dazu (Anzahl, offene, die neuesten "
-            "mit Nummer für get_inquiry); wartende Bestätigungen zu diesen Anfragen und Vorschlägen; das Ergebnis von "
-            "check_listing (kann es veröffentlicht werden, und was fehlt); die Vorschläge. Fehlende Werte sagen, warum "
-            "sie fehlen. listing_id ist die Inseratsnummer, z. B. A-0000042. Ein Objekt, das nicht zum Bestand des "
-            "Büros gehört, gibt es für dieses Werkzeug nicht (NOT_FOUND)."
+            "Ein Objekt deines Bestands (jeder Status) mit allem für die nächste Entscheidung: die Daten "
+            "wie im Exposé mit genauer Adresse, Statusverlauf, Anfragen, wartende Bestätigungen, das "
+            "Ergebnis von check_listing und die Vorschläge. Fremde Objekte gibt es hier nicht "
+            "(NOT_FOUND)."
         ),
         input_model=GetStockListingInput,
         output_model=StockListingDetail,
@@ -293,16 +281,14 @@ TOOLS: list[ToolSpec] = [
         name="check_listing",
         title="Objekt prüfen",
         description=(
-            "Prüft, ob ein Objekt des eigenen Bestands veröffentlicht werden kann, und gibt je Regel ein Urteil (ok, "
-            "failed, not_checkable) mit einem deutschen Satz. Regeln, die über publishable entscheiden: Energieausweis "
-            "nach GEG §87 (bei 'liegt vor' müssen Ausweisart, Kennwert, Energieträger, Baujahr, bei Wohngebäuden die "
-            "Effizienzklasse und das Gültigkeitsdatum angegeben und der Ausweis nicht abgelaufen sein; 'liegt zur "
-            "Besichtigung vor' und 'keine Angabe' reichen nicht; 'nicht erforderlich' gilt nur für Stellplätze, "
-            "Grundstücke und Baudenkmäler, erkannt am Wort Denkmal in Titel oder Beschreibung), Titel, Beschreibung mit "
-            "mindestens 200 Zeichen, Preis oder 'Preis auf Anfrage', Wohnfläche und Zimmer bei Wohnung und Haus, "
-            "mindestens ein Foto. Nur ein Hinweis (blocking false): Preis je m² gegen den Median veröffentlichter "
-            "Inserate gleicher Vermarktungs- und Objektart im selben Ort; außerhalb des 0,5- bis 2-fachen ist er "
-            "failed, mit weniger als 5 Vergleichsobjekten not_checkable mit Grund. Ändert nichts."
+            "Prüft, ob ein Objekt deines Bestands veröffentlicht werden kann: je Regel ein Urteil mit "
+            "Satz. Pflichtregeln: Energieausweis nach GEG §87 (Ausweisart, Kennwert, Energieträger, "
+            "Baujahr, bei Wohngebäuden Effizienzklasse und Gültigkeit, nicht abgelaufen; nicht "
+            "erforderlich nur für Stellplätze, Grundstücke und Baudenkmäler), Titel, Beschreibung ab 200 "
+            "Zeichen, Preis oder 'Preis auf Anfrage', Wohnfläche und Zimmer bei Wohnung und Haus, "
+            "mindestens ein Foto. Nur Hinweis: Preis je m² gegen den Median gleichartiger Inserate im Ort "
+            "(außerhalb des 0,5- bis 2-fachen failed, unter 5 Vergleichsobjekten not_checkable). Ändert "
+            "nichts."
         ),
         input_model=CheckListingInput,
         output_model=CheckListingOutput,

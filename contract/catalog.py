@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contract.envelope import (
     Absent,
@@ -55,11 +55,11 @@ class Near(ContractModel):
     """A circle: around a place (name or PLZ) or around a point."""
 
     place: Annotated[str | None, Label("um")] = Field(
-        default=None, description="Ort (aufgelöst wie city) oder PLZ als Mittelpunkt, z. B. 'Leipzig' oder '04109'."
+        default=None, description="Ort (wie city) oder PLZ als Mittelpunkt."
     )
-    latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2, description="Breitengrad des Mittelpunkts (WGS84).")
-    longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1, description="Längengrad des Mittelpunkts (WGS84).")
-    radius_km: Annotated[float, Label("Umkreis", unit="km")] = Field(default=10.0, gt=0, le=200, description="Umkreis in Kilometern (Luftlinie).")
+    latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2, description="WGS84.")
+    longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1, description="WGS84.")
+    radius_km: Annotated[float, Label("Umkreis", unit="km")] = Field(default=10.0, gt=0, le=200, description="Luftlinie in km.")
 
     @model_validator(mode="after")
     def _one_centre(self) -> Near:
@@ -81,48 +81,48 @@ class CatalogFilters(ContractModel):
         default=None,
         max_length=200,
         description=(
-            "Volltext (Titel, Beschreibung, Ort, Stadtteil, Objektart, Ausstattung) nach ganzen Wörtern, "
-            "Groß-/Kleinschreibung egal, ä = ae. Leerzeichen = UND; OR = oder, UND bindet stärker (Altbau Balkon OR "
-            "Loggia = Altbau und Balkon, oder Loggia); \"ruhige Lage\" = direkt hintereinander; Balk* = Wortanfang (ab 3 "
-            "Zeichen); -Erbpacht schließt aus. Zusammensetzungen werden nach Immobilien-Wortschatz zerlegt (Balkon findet "
-            "Südbalkon), sonst hilft * (Altbau*); Süd-Balkon = Südbalkon. Nicht gesucht, unter warnings genannt: "
-            "Füllwörter, Wörter ohne a–z oder Ziffern, Operatoren wie ~ ? + NOT Klammern. Bleibt nichts, ist das ein Fehler."
+            "Volltext in Titel, Beschreibung, Ort, Stadtteil, Objektart und Ausstattung; ganze Wörter, "
+            "Groß-/Kleinschreibung egal, ä = ae. Leerzeichen = UND, OR = oder (UND bindet stärker); "
+            "\"ruhige Lage\" = Phrase; Balk* = Wortanfang (ab 3 Zeichen); -Wort schließt aus. "
+            "Zusammensetzungen werden zerlegt (Balkon findet Südbalkon). Was nicht gesucht wird "
+            "(Füllwörter, Symbole, ~ + NOT), nennt warnings; bleibt nichts, ist das ein Fehler."
         ),
     )
     marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung", bare=True)] = Field(  # type: ignore[valid-type]
-        default=None, description="buy (Kauf) oder rent (Miete). Weggelassen: beides."
+        default=None, description="buy (Kauf) oder rent (Miete); weggelassen: beides."
     )
     property_types: Annotated[list[lenient(PropertyType)] | None, Label("Objektarten")] = Field(  # type: ignore[valid-type]
-        default=None, description="Objektarten; weggelassen: alle. Deutsche Wörter (Wohnung, Haus) gehen auch."
+        default=None, description="Weggelassen: alle; deutsche Wörter (Wohnung, Haus) gehen auch."
     )
     city: Annotated[str | None, Label("Ort", bare=True)] = Field(
         default=None,
         max_length=100,
         description=(
-            "Ort; Schreibung egal (ue = ü, St. = Sankt). Eine eindeutige Kurzform wird ergänzt und unter warnings "
-            "genannt (Freiburg, Freiburg i. Br. = Freiburg im Breisgau), eine mehrdeutige erfragt; ein unbekannter Ort "
-            "ist ein Fehler, der die ähnlichsten nennt."
+            "Ort, Schreibung egal; eine eindeutige Kurzform wird ergänzt (warnings), eine mehrdeutige "
+            "erfragt, eine unbekannte ist ein Fehler mit den ähnlichsten Orten."
         ),
     )
     postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
-        default=None, description="PLZ (5 Ziffern) oder PLZ-Anfang (2–4 Ziffern, z. B. '80' für 80xxx); eine unbekannte ist ein Fehler."
+        default=None, description="PLZ oder PLZ-Anfang (2–4 Ziffern: '80' = 80xxx)."
     )
     near: Annotated[Near | None, Label("Umkreis")] = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
-    min_price: Annotated[float | None, Label("Preis ab")] = Field(default=None, ge=0, description="Mindestpreis in EUR (Kaufpreis bzw. Kaltmiete).")
-    max_price: Annotated[float | None, Label("Preis bis")] = Field(default=None, ge=0, description="Höchstpreis in EUR (Kaufpreis bzw. Kaltmiete).")
-    min_warm_rent: Annotated[float | None, Label("Warmmiete ab")] = Field(default=None, ge=0, description="Mindestwarmmiete in EUR.")
+    min_price: Annotated[float | None, Label("Preis ab")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
+    max_price: Annotated[float | None, Label("Preis bis")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
+    min_warm_rent: Annotated[float | None, Label("Warmmiete ab")] = Field(default=None, ge=0, description="EUR; nur Miete.")
     max_warm_rent: Annotated[float | None, Label("Warmmiete bis")] = Field(
         default=None,
         ge=0,
-        description="Höchstwarmmiete in EUR (Kaltmiete + Nebenkosten + Heizkosten; nur Miete); Inserate ohne bekannte "
-        "Warmmiete fallen heraus und werden unter warnings gezählt.",
+        description=(
+            "EUR: Kaltmiete + Nebenkosten + Heizkosten; nur Miete. Inserate ohne bekannte Warmmiete "
+            "fallen heraus (warnings zählt sie)."
+        ),
     )
-    min_living_area: Annotated[float | None, Label("Wohnfläche ab m²")] = Field(default=None, ge=0, description="Mindestwohnfläche in m².")
-    max_living_area: Annotated[float | None, Label("Wohnfläche bis m²")] = Field(default=None, ge=0, description="Höchstwohnfläche in m².")
-    min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Mindestzahl Zimmer (halbe Zimmer zählen als 0,5).")
+    min_living_area: Annotated[float | None, Label("Wohnfläche ab m²")] = Field(default=None, ge=0, description="m².")
+    max_living_area: Annotated[float | None, Label("Wohnfläche bis m²")] = Field(default=None, ge=0, description="m².")
+    min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Halbe Zimmer zählen 0,5.")
     max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0)
     features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung", bare=True)] = Field(  # type: ignore[valid-type]
-        default=None, description="Ausstattung, die alle vorhanden sein muss (balcony, garden, elevator, …)."
+        default=None, description="Ausstattung, die alle vorhanden sein muss."
     )
 
     @model_validator(mode="before")
@@ -150,19 +150,19 @@ class IncludeFields(ContractModel):
     """Which parts each hit carries. Every member is explicit; false leaves the part out (reason not_collected)."""
 
     description: Annotated[bool, Label("Beschreibung")] = Field(default=False, description="Beschreibungstext.")
-    energy: Annotated[bool, Label("Energieausweis")] = Field(default=True, description="Energieeffizienzklasse am Treffer (fehlt sie, sagt absent warum).")
-    features: Annotated[bool, Label("Ausstattung")] = Field(default=True, description="Ausstattungsliste.")
-    photos: Annotated[bool, Label("Fotos")] = Field(default=False, description="Fotos (Adressen und Bildunterschriften).")
+    energy: Annotated[bool, Label("Energieausweis")] = Field(default=True, description="Energieklasse.")
+    features: Annotated[bool, Label("Ausstattung")] = Field(default=True, description="Ausstattung.")
+    photos: Annotated[bool, Label("Fotos")] = Field(default=False, description="Fotos.")
 
 
 class SearchListingsInput(CatalogFilters):
     include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
-        description="Reihenfolge; bei Gleichstand entscheidet immer die Inseratsnummer (aufsteigend), die Ordnung ist total.",
+        description="Bei Gleichstand entscheidet die Inseratsnummer.",
     )
-    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
 
 class Money(ContractModel):
@@ -206,10 +206,18 @@ class ListingSummary(ContractModel):
 SearchListingsOutput = ListResult[ListingSummary]
 
 
+def _filters_as_in_search_listings(schema: dict[str, Any]) -> None:
+    """count_listings takes the filters of search_listings: their descriptions stand there once, not twice."""
+    for name in CatalogFilters.model_fields:
+        schema["properties"].get(name, {}).pop("description", None)
+
+
 class CountListingsInput(CatalogFilters):
+    model_config = ConfigDict(json_schema_extra=_filters_as_in_search_listings)
+
     facets: Annotated[list[FacetName], Label("aufgeschlüsselt nach")] = Field(
         default_factory=lambda: list(FacetName),
-        description="Welche Aufschlüsselungen gezählt werden; weggelassen: alle.",
+        description="Weggelassen: alle.",
     )
 
 
@@ -325,15 +333,12 @@ TOOLS: list[ToolSpec] = [
         name="search_listings",
         title="Inserate suchen",
         description=(
-            "Durchsucht alle veröffentlichten Inserate (Kauf und Miete) mit Volltext und Filtern: Vermarktungsart, "
-            "Objektart, Ort, PLZ, Umkreis um einen Ort oder Punkt, Preis, Warmmiete, Wohnfläche, Zimmer, Ausstattung. Ein "
-            "weggelassener Filter heißt: alles davon; die ausgeführte Anfrage steht im Ergebnis unter request. "
-            "Die Reihenfolge ist total (bei Gleichstand Inseratsnummer aufsteigend); sort_key nennt sie. Ergebnisse "
-            "kommen seitenweise: solange completeness.complete false ist und next_cursor gesetzt, mit denselben "
-            "Argumenten und cursor weiterblättern. Findet die Suche nichts, stehen dort die ausgeführte Anfrage, ein "
-            "nächster Schritt (hint) und ungeprüfte Vorschläge aus deiner Eingabe; der Server erweitert nie selbst. "
-            "Ob es ein Inserat wirklich nicht gibt, folgt erst aus einer leeren Antwort mit complete true. "
-            "Volltext-Syntax siehe Argument query. Für Anzahlen und Aufschlüsselungen vorher count_listings nutzen."
+            "Durchsucht alle veröffentlichten Inserate (Kauf und Miete) mit Volltext (Syntax: query) und "
+            "Filtern nach Vermarktung, Objektart, Ort, PLZ, Umkreis, Preis, Warmmiete, Fläche, Zimmern "
+            "und Ausstattung. Ein weggelassener Filter heißt: alles davon. Die Reihenfolge ist total "
+            "(sort_key). Seitenweise mit cursor; eine leere Antwort belegt nur mit completeness.complete "
+            "true, dass es nichts gibt. Anzahlen und Aufschlüsselungen: count_listings; das ganze Exposé: "
+            "get_listing."
         ),
         input_model=SearchListingsInput,
         output_model=SearchListingsOutput,
@@ -344,10 +349,10 @@ TOOLS: list[ToolSpec] = [
         name="count_listings",
         title="Inserate zählen",
         description=(
-            "Zählt die veröffentlichten Inserate, die zu den Filtern passen (dieselben Filter und dieselbe "
-            "Volltext-Syntax wie search_listings), und schlüsselt sie auf: nach Vermarktungsart, Objektart, Ort und "
-            "Preisband (Inserate mit 'Preis auf Anfrage' in einem eigenen Band). Gut, um eine Suche einzugrenzen, "
-            "bevor man blättert. Die Zahlen sind vollständig für den Katalogstand unter freshness."
+            "Zählt die veröffentlichten Inserate zu denselben Filtern wie search_listings (dort beschrieben) und schlüsselt "
+            "sie nach Vermarktung, Objektart, Ort und Preisband auf ('Preis auf Anfrage' als eigenes "
+            "Band). Zum Eingrenzen vor dem Blättern; die Zahlen sind vollständig für den Stand unter "
+            "freshness."
         ),
         input_model=CountListingsInput,
         output_model=CountListingsOutput,
@@ -358,11 +363,10 @@ TOOLS: list[ToolSpec] = [
         name="get_listing",
         title="Exposé abrufen",
         description=(
-            "Ein veröffentlichtes Inserat mit allem, was man zum Entscheiden braucht: Kosten mit Warmmiete, Flächen, "
-            "Energieausweis mit den Pflichtangaben nach GEG §87, Ausstattung, Anbieter, Fotos, Verfügbarkeit. "
-            "Jedes fehlende Feld sagt, warum es fehlt: keine Angabe des Anbieters (empty_in_source) oder "
-            "zurückgehalten (withheld, z. B. 'Preis auf Anfrage' oder die genaue Adresse, die der Anbieter erst auf "
-            "Anfrage nennt). listing_id ist die Inseratsnummer aus search_listings, z. B. A-0000042."
+            "Ein veröffentlichtes Inserat mit allem zum Entscheiden: Kosten mit Warmmiete, Flächen, "
+            "Energieausweis mit den Angaben nach GEG §87, Ausstattung, Anbieter, Fotos, Verfügbarkeit. "
+            "Fehlende Werte sagen unter absent, warum (etwa 'Preis auf Anfrage' oder die Adresse, die der "
+            "Anbieter erst auf Anfrage nennt)."
         ),
         input_model=GetListingInput,
         output_model=ListingDetail,

@@ -39,6 +39,19 @@ class WarningCode(StrEnum):
     VALUE_UNKNOWN_EXCLUDED = "VALUE_UNKNOWN_EXCLUDED"
 
 
+# How every result of both servers reads; sent once in each server's instructions, so that tool descriptions
+# need not repeat it.
+HOW_TO_READ = (
+    "So liest man die Antworten: completeness sagt, ob eine Liste vollständig ist; weitere Seiten holt derselbe "
+    "Aufruf mit cursor = next_cursor, und ändert sich die Menge beim Blättern, kommt CURSOR_EXPIRED statt Lücken. "
+    "Eine leere Antwort belegt nur mit completeness.complete true, dass es nichts gibt; dann nennen request die "
+    "ausgeführte Anfrage, hint den nächsten Schritt und suggestions ungeprüfte Vorschläge aus deiner Eingabe: der "
+    "Server erweitert nie selbst. Ein fehlender Wert steht unter absent (empty_in_source: nicht angegeben, "
+    "withheld: zurückgehalten; absence_notes erklärt sie) oder unter not_collected (von diesem Aufruf nicht "
+    "abgefragt, mit dem Weg dazu)."
+)
+
+
 class IncompleteReason(ContractModel):
     code: ReasonCode
     message: Annotated[str, Label("Befund", bare=True)] = Field(description="German, for the reader; the code is what a program branches on.")

@@ -18,15 +18,15 @@ from contract.tool import Effect, ToolSpec
 
 class CalculatePurchaseCostsInput(ContractModel):
     listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(
-        default=None, description="Inserat, dessen Kaufpreis, Bundesland und Provision verwendet werden."
+        default=None, description="Inserat, dessen Kaufpreis, Bundesland und Provision gelten."
     )
-    price: Annotated[float | None, Label("Kaufpreis", unit="€")] = Field(default=None, gt=0, le=1e9, description="Kaufpreis in EUR; überschreibt den des Inserats.")
-    state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40, description="Bundesland (Name oder Kürzel, z. B. 'Bayern', 'NRW').")
+    price: Annotated[float | None, Label("Kaufpreis", unit="€")] = Field(default=None, gt=0, le=1e9, description="EUR; überschreibt den des Inserats.")
+    state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40, description="Name oder Kürzel, z. B. 'Bayern', 'NRW'.")
     commission_percent: Annotated[float | None, Label("Käuferprovision", unit="%")] = Field(
-        default=None, ge=0, le=10, description="Käuferprovision in % inkl. MwSt.; 0 = provisionsfrei. Weggelassen: die des Inserats."
+        default=None, ge=0, le=10, description="Käuferprovision in % inkl. MwSt.; 0 = provisionsfrei; weggelassen: die des Inserats."
     )
     contract_date: Annotated[dt.date | None, Label("Vertragsdatum")] = Field(
-        default=None, description="Datum des Kaufvertrags; bestimmt den Steuersatz. Weggelassen: heute."
+        default=None, description="Bestimmt den Steuersatz; weggelassen: heute."
     )
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
@@ -77,13 +77,12 @@ TOOLS: list[ToolSpec] = [
         name="calculate_purchase_costs",
         title="Kaufnebenkosten berechnen",
         description=(
-            "Berechnet die Kaufnebenkosten eines Kaufs: Grunderwerbsteuer nach dem Satz des Bundeslands, der am "
-            "Vertragsdatum gilt (mit Satz und Gültigkeitsbeginn), Notar und Grundbuch, Maklerprovision so, wie das "
-            "Inserat sie angibt, und die Summe. Mit listing_id werden Kaufpreis, Bundesland und Provision aus dem "
-            "Inserat genommen; price, state und commission_percent überschreiben sie. Ist die Provision unbekannt, "
-            "ist sie in der Summe nicht enthalten, und das Ergebnis sagt es. Unter request steht jede Eingabe mit dem "
-            "verwendeten Wert und ihrer Herkunft (caller, listing oder default; das Vertragsdatum ist ohne Angabe heute). "
-            "Fehlt der Kaufpreis (etwa 'Preis auf Anfrage'), stellt das Werkzeug genau eine Rückfrage."
+            "Kaufnebenkosten eines Kaufs: Grunderwerbsteuer nach dem am Vertragsdatum geltenden Satz des "
+            "Bundeslands (mit Satz und Gültigkeitsbeginn), Notar und Grundbuch nach GNotKG, "
+            "Maklerprovision wie im Inserat, Summe. Mit listing_id kommen Kaufpreis, Bundesland und "
+            "Provision aus dem Inserat; price, state und commission_percent überschreiben sie. Eine "
+            "unbekannte Provision fehlt in der Summe, und das Ergebnis sagt es. Fehlt der Kaufpreis, "
+            "kommt genau eine Rückfrage."
         ),
         input_model=CalculatePurchaseCostsInput,
         output_model=PurchaseCostsOutput,

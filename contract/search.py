@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contract import catalog, purchase_costs, seeker_account
+from contract.envelope import HOW_TO_READ
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import SEARCH_ACCOUNT_READ, SEARCH_PUBLIC, ServerName
 from contract.server import declare_server
@@ -10,9 +11,8 @@ from contract.server import declare_server
 TITLE = "Athaus Immobiliensuche"
 SUMMARY = "Katalog, Exposé, Anfragen an Anbieter, Suchaufträge, Treffer."
 INSTRUCTIONS = (
-    "Athaus Immobiliensuche durchsucht die veröffentlichten Inserate von Athaus (Kauf und Miete in Deutschland). "
-    "Jede Liste sagt in completeness, ob sie vollständig ist; eine leere Antwort ist nur dann ein Beleg, dass es "
-    "nichts gibt, wenn completeness.complete true ist. Vorschläge (suggestions) sind ungeprüft."
+    "Athaus Immobiliensuche durchsucht die veröffentlichten Inserate von Athaus (Kauf und Miete in Deutschland) und "
+    "führt dein Konto: Suchaufträge, Treffer, Anfragen. " + HOW_TO_READ
 )
 
 

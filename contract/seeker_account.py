@@ -44,7 +44,7 @@ SearchOrderRef = Annotated[str, Field(pattern=SEARCH_ORDER_ID_PATTERN, descripti
 class ListSearchOrdersInput(ContractModel):
     status: Annotated[list[lenient(SearchOrderStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
-        description="Nur Suchaufträge mit diesem Status: active (aktiv), paused (pausiert), ended (beendet). Weggelassen: alle drei.",
+        description="Weggelassen: alle drei.",
     )
 
 
@@ -78,27 +78,26 @@ class ListMatchesInput(ContractModel):
     since: Annotated[dt.datetime | None, Label("seit")] = Field(
         default=None,
         description=(
-            "Nur Treffer ab diesem Zeitpunkt (ISO 8601, z. B. 2026-10-01 oder 2026-10-01T08:00:00+02:00; ohne Zeitzone "
-            "gilt UTC). Weggelassen: die letzten 14 Tage und dazu jeder ältere, noch nicht angesehene Treffer (Zustand new)."
+            "ISO 8601, ohne Zone UTC. Weggelassen: die letzten 14 Tage und jeder ältere, noch nicht "
+            "angesehene Treffer."
         ),
     )
     search_order_id: Annotated[SearchOrderRef | None, Label("Suchauftrag")] = Field(
-        default=None, description="Nur Treffer dieses Suchauftrags (z. B. S-000012). Weggelassen: alle deine Suchaufträge, in jedem Status."
+        default=None, description="Weggelassen: alle deine Suchaufträge."
     )
     kinds: Annotated[list[lenient(MatchKind)] | None, Label("Arten")] = Field(  # type: ignore[valid-type]
         default=None,
         description=(
-            "Nur diese Arten: new_listing (Neues Inserat), price_drop (Preissenkung), status_change (Statusänderung), "
-            "proposal (Vorschlag eines Maklers). Weggelassen: alle."
+            "Weggelassen: alle."
         ),
     )
     states: Annotated[list[lenient(MatchState)] | None, Label("Markierungen")] = Field(  # type: ignore[valid-type]
         default=None,
-        description="Nur Treffer mit diesem Zustand: new (neu), seen (gesehen), interesting (interessant), not_interested. Weggelassen: alle.",
+        description="Weggelassen: alle.",
     )
-    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile das Inserat jedes Treffers enthält.")
-    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Treffer pro Seite (1–50).")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile das Inserat enthält.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("search_order_id", mode="before")(normalise_ref)
 
@@ -143,13 +142,13 @@ ListMatchesOutput = ListResult[MatchItem]
 class ListInquiriesInput(ContractModel):
     status: Annotated[list[lenient(InquiryStatus)] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
-        description="Nur Anfragen mit diesem Status: open (offen), answered (beantwortet), closed (geschlossen). Weggelassen: alle.",
+        description="Weggelassen: alle.",
     )
     listing_id: Annotated[Annotated[str, Field(pattern=LISTING_ID_PATTERN)] | None, Label("Inserat")] = Field(
-        default=None, description="Nur Anfragen zu diesem Inserat (z. B. A-0000042). Weggelassen: zu allen Inseraten."
+        default=None, description="Weggelassen: alle Inserate."
     )
-    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Anfragen pro Seite (1–50).")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite, mit sonst gleichen Argumenten.")
+    limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -229,12 +228,10 @@ TOOLS: list[ToolSpec] = [
         name="list_search_orders",
         title="Suchaufträge auflisten",
         description=(
-            "Deine gespeicherten Suchen (Suchaufträge), standardmäßig in jedem Status (aktiv, pausiert, beendet); mit "
-            "status eingrenzen. Jeder Suchauftrag mit Nummer, Name, Kriterien (dieselben Filter wie bei search_listings, "
-            "dazu als Satz), Benachrichtigungshäufigkeit, Status, ob Makler dir Objekte vorschlagen dürfen (approachable), "
-            "Anlage- und Änderungszeit und der Zahl neuer, noch nicht angesehener Treffer (list_matches ohne since zeigt "
-            "jeden davon). Alle Suchaufträge kommen auf "
-            "einer Seite; completeness sagt, ob es alle sind. Die Treffer selbst liefert list_matches. " + _EMPTY
+            "Deine Suchaufträge in jedem Status (mit status eingrenzen): Kriterien wie bei "
+            "search_listings, Benachrichtigung, ob Makler dir Objekte vorschlagen dürfen, und die Zahl "
+            "neuer, noch nicht angesehener Treffer (list_matches ohne since zeigt jeden davon). Alle auf "
+            "einer Seite."
         ),
         input_model=ListSearchOrdersInput,
         output_model=ListSearchOrdersOutput,
@@ -245,14 +242,11 @@ TOOLS: list[ToolSpec] = [
         name="list_matches",
         title="Treffer auflisten",
         description=(
-            "Treffer zu deinen Suchaufträgen ab einem Zeitpunkt (since): neue Inserate, Preissenkungen, Statusänderungen "
-            "und Vorschläge von Maklern. Ohne since: die letzten 14 Tage und jeder ältere, noch nicht angesehene Treffer "
-            "(so wie list_search_orders new_matches zählt); die Warnung DEFAULT_SCOPE_APPLIED nennt die Zahl älterer, "
-            "schon angesehener Treffer, die dann fehlen. Eingrenzen nach Suchauftrag (search_order_id), Art (kinds) und "
-            "Zustand (states). Neueste "
-            "zuerst. Jeder Treffer mit Nummer, Art, Zustand, Zeitpunkt, Suchauftrag, der Änderung (alter und neuer Preis "
-            "bzw. Status) und dem Inserat mit seinen heutigen Daten; ein Inserat, das nicht mehr veröffentlicht ist, "
-            "bleibt in der Liste und nennt seinen Status (listing_status, listing_available). " + _PAGING + " " + _EMPTY
+            "Treffer zu deinen Suchaufträgen, neueste zuerst: neue Inserate, Preissenkungen, "
+            "Statusänderungen, Vorschläge von Maklern, je mit der Änderung und dem Inserat. Ohne since: "
+            "die letzten 14 Tage und jeder ältere, noch nicht angesehene Treffer (wie new_matches in "
+            "list_search_orders); eine Warnung nennt, was dann fehlt. Eingrenzen mit search_order_id, "
+            "kinds, states. Seitenweise mit cursor."
         ),
         input_model=ListMatchesInput,
         output_model=ListMatchesOutput,
@@ -263,13 +257,9 @@ TOOLS: list[ToolSpec] = [
         name="list_inquiries",
         title="Anfragen auflisten",
         description=(
-            "Deine eigenen Anfragen an Anbieter, standardmäßig in jedem Status (offen, beantwortet, geschlossen); mit "
-            "status oder listing_id eingrenzen. Jede Anfrage mit Nummer, Status, Inserat (Nummer, Titel, heutiger "
-            "Status), Anbieter, Zeit der letzten Nachricht, von wem sie ist, ob der Anbieter geantwortet hat, und der "
-            "Zahl der Nachrichten. Zuletzt gestellte Anfrage zuerst. Den ganzen Verlauf einer Anfrage zeigt get_inquiry. "
-            + _PAGING
-            + " "
-            + _EMPTY
+            "Deine Anfragen an Anbieter, zuletzt gestellte zuerst, in jedem Status (mit status oder "
+            "listing_id eingrenzen): Inserat mit heutigem Status, Anbieter, letzte Nachricht und von wem, "
+            "ob der Anbieter geantwortet hat. Den Verlauf zeigt get_inquiry. Seitenweise mit cursor."
         ),
         input_model=ListInquiriesInput,
         output_model=ListInquiriesOutput,
@@ -280,10 +270,9 @@ TOOLS: list[ToolSpec] = [
         name="get_inquiry",
         title="Anfrage abrufen",
         description=(
-            "Eine deiner eigenen Anfragen mit dem ganzen Verlauf (jede Nachricht mit Absender – 'Du' oder der Anbieter –, "
-            "Zeit und Text, älteste zuerst), dem Inserat mit seinen heutigen Daten und Status und dem, was du dem "
-            "Anbieter mitgeteilt hast (shared_profile). inquiry_id ist die Nummer aus list_inquiries, z. B. I-000007. "
-            "Eine Nummer, die nicht zu deinem Konto gehört, ergibt NOT_FOUND."
+            "Eine deiner Anfragen mit dem ganzen Verlauf (älteste Nachricht zuerst), dem Inserat mit "
+            "heutigen Daten und dem, was du dem Anbieter mitgeteilt hast. Nur eigene Anfragen; eine "
+            "fremde Nummer ergibt NOT_FOUND."
         ),
         input_model=GetInquiryInput,
         output_model=InquiryDetail,

@@ -34,7 +34,6 @@ NOTES_KEY = "absence_notes"
 NOT_COLLECTED_KEY = "not_collected"
 RESERVED_KEYS = (ABSENT_KEY, NOTES_KEY, NOT_COLLECTED_KEY)
 
-_ABSENCES_SCHEMA: dict[str, Any] = {"additionalProperties": {}}
 _NOTES_SCHEMA: dict[str, Any] = {"additionalProperties": {"additionalProperties": {}}}
 _NOT_COLLECTED_SCHEMA: dict[str, Any] = {"additionalProperties": {}}
 _DROPPED_EVERYWHERE = ("title",)
@@ -82,19 +81,16 @@ class _Compactor:
                 continue
             if not self.output and key == "default" and value is None:
                 continue
+            if not self.output and key == "additionalProperties" and value is False:
+                continue  # unknown arguments are refused with a German error naming them; the schema need not say it
             if key == "properties":
                 result[key] = {name: self.node(prop) for name, prop in value.items() if not _is_label_sibling(name, value)}
-                if self.output and any(self._may_be_absent(prop) for prop in value.values()):
-                    result[key][ABSENT_KEY] = {"$ref": "#/$defs/Absences"}
+
             elif key == "$defs":
                 continue
             else:
                 result[key] = self.node(value)
         return self._simplify(result)
-
-    def _may_be_absent(self, prop: Any) -> bool:
-        members = prop.get("anyOf", []) if isinstance(prop, dict) else []
-        return any(_is_absent_ref(member, self.absent_refs) for member in members)
 
     def _simplify(self, node: dict[str, Any]) -> dict[str, Any]:
         members = node.get("anyOf")
@@ -149,6 +145,28 @@ def _shape(node: Any) -> Any:
     return kept
 
 
+def _collapse(node: Any, keep: bool = False) -> Any:
+    """Objects that are list items (and the root) keep their field names; any other object made only of plain
+    values is written as {}: the value shows its fields, and the docs describe them."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties":
+            out[key] = {name: _collapse(prop) for name, prop in value.items()}
+        elif key == "items":
+            out[key] = _collapse(value, keep=True)
+        elif key == "anyOf":
+            out[key] = [_collapse(member, keep) for member in value]
+        elif key in ("additionalProperties", "$defs") and isinstance(value, dict):
+            out[key] = {n: _collapse(d) for n, d in value.items()} if key == "$defs" else _collapse(value)
+        else:
+            out[key] = value
+    if not keep and "properties" in out and all(prop == {} for prop in out["properties"].values()):
+        return {}
+    return out
+
+
 def _count_refs(node: Any, counts: dict[str, int]) -> None:
     if isinstance(node, dict):
         ref = node.get("$ref")
@@ -182,8 +200,9 @@ def compact_schema(model: type[BaseModel], *, output: bool) -> dict[str, Any]:
     root = compactor.node(raw)
     defs = {name: compactor.node(definition) for name, definition in raw.get("$defs", {}).items()}
     defs = {name: d for name, d in defs.items() if f"#/$defs/{name}" not in compactor.absent_refs | compactor.money_refs}
-    if output and (compactor.saw_absent or any(ABSENT_KEY in json.dumps(d) for d in defs.values())):
-        defs["Absences"] = copy.deepcopy(_ABSENCES_SCHEMA)
+    if output and compactor.saw_absent:
+        # Where a value may be absent, the result declares why once; the objects' own `absent` maps are explained
+        # in the server's instructions rather than repeated in every shape.
         root.setdefault("properties", {})[NOTES_KEY] = copy.deepcopy(_NOTES_SCHEMA)
         root["properties"][NOT_COLLECTED_KEY] = copy.deepcopy(_NOT_COLLECTED_SCHEMA)
     if output:
@@ -196,7 +215,11 @@ def compact_schema(model: type[BaseModel], *, output: bool) -> dict[str, Any]:
     root = _inline(root, defs, keep)
     kept_defs = {name: _inline(defs[name], defs, keep) for name in sorted(keep) if name in defs}
     if output:  # an inlined definition may have left an empty shape behind
-        root, kept_defs = _shape(root), {name: _shape(d) for name, d in kept_defs.items()}
+        root = _collapse(_shape(root), keep=True)
+        kept_defs = {name: _collapse(_shape(d)) for name, d in kept_defs.items()}
+        empty = {name for name, d in kept_defs.items() if d == {}}
+        root = _inline(root, {name: {} for name in empty}, set(kept_defs) - empty)
+        kept_defs = {name: d for name, d in kept_defs.items() if name not in empty}
         root = {"type": "object", **root}  # the 2025-11-25 schema requires it of an output schema
     if kept_defs:
         root["$defs"] = kept_defs

@@ -73,6 +73,7 @@ class ValueSource(StrEnum):
     default = "default"
     cursor = "cursor"
     login = "login"
+    listing = "listing"  # taken from the listing the caller named (listing_id)
 
 
 class EffectiveValue(ContractModel):

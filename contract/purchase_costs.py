@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
 from contract.catalog import ListingId
-from contract.envelope import Absent, ContractModel
+from contract.envelope import Absent, ContractModel, ValueSource
 from contract.fields import normalise_ref
 from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import SEARCH_PUBLIC
@@ -30,19 +29,6 @@ class CalculatePurchaseCostsInput(ContractModel):
     )
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
-
-
-class InputSource(StrEnum):
-    caller = "caller"
-    listing = "listing"
-    default = "default"
-
-
-class UsedInput(ContractModel):
-    value: Any = Field(description="Der Wert, mit dem gerechnet wurde; null: unbekannt bzw. nicht angegeben.")
-    source: InputSource = Field(
-        description="caller: du hast ihn gesendet; listing: aus dem Inserat (listing_id); default: der Standard (Vertragsdatum heute, ohne Inserat keine Provision)."
-    )
 
 
 class CostItem(ContractModel):
@@ -66,8 +52,11 @@ class PurchaseCostsOutput(ContractModel):
     commission_included: Annotated[bool, Label("Provision enthalten")] = Field(description="false, wenn die Provision unbekannt und deshalb nicht in der Summe ist.")
     method: Annotated[str, Label("Methode")] = Field(description="Wie Notar- und Grundbuchkosten ermittelt sind.")
     notes: Annotated[list[str], Label("Hinweise")]
-    request: Annotated[dict[str, UsedInput], NOT_IN_TEXT] = Field(
-        description="Jede Eingabe der Rechnung (price, state, commission_percent, contract_date, listing_id) mit dem verwendeten Wert und seiner Herkunft."
+    request: Annotated[dict[str, Any], NOT_IN_TEXT] = Field(
+        description="Jede Eingabe der Rechnung (price, state, commission_percent, contract_date, listing_id) mit dem verwendeten Wert; null: unbekannt."
+    )
+    request_sources: Annotated[dict[str, ValueSource], NOT_IN_TEXT] = Field(
+        description="Woher jeder Wert stammt: caller (von dir), listing (aus dem Inserat), default (Vertragsdatum heute, ohne Inserat keine Provision)."
     )
     request_text: Annotated[str, Label("Berechnet mit")] = Field(description="Dieselben Eingaben mit ihrer Herkunft in einem deutschen Satz.")
 

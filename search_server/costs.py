@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Any
 
-from contract.envelope import AbsenceReason, Absent
+from contract.envelope import AbsenceReason, Absent, ValueSource
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
-from contract.purchase_costs import CalculatePurchaseCostsInput, CostItem, InputSource, PurchaseCostsOutput, UsedInput
+from contract.purchase_costs import CalculatePurchaseCostsInput, CostItem, PurchaseCostsOutput
 from contract.vocabulary import MarketingType
 from search_server.catalog import load_public_listing
 from shared import purchase_costs
@@ -30,25 +31,25 @@ def _ask_price(why: str) -> InputNeeded:
     )
 
 
-SOURCE_WORDS = {InputSource.caller: "deine Angabe", InputSource.listing: "aus dem Inserat", InputSource.default: "Standard"}
+SOURCE_WORDS = {ValueSource.caller: "deine Angabe", ValueSource.listing: "aus dem Inserat", ValueSource.default: "Standard"}
 
 
 def _sent(args: CalculatePurchaseCostsInput, name: str) -> bool:
     return name in args.model_fields_set and getattr(args, name) is not None
 
 
-def _request_text(used: dict[str, UsedInput]) -> str:
+def _request_text(values: dict[str, Any], sources: dict[str, ValueSource]) -> str:
     """The inputs the costs were calculated with, each with where it came from, in one German phrase."""
 
     def part(what: str, name: str, text: str) -> str:
-        return f"{what} {text} ({SOURCE_WORDS[used[name].source]})"
+        return f"{what} {text} ({SOURCE_WORDS[sources[name]]})"
 
-    price, commission, listing = used["price"].value, used["commission_percent"].value, used["listing_id"].value
+    price, commission, listing = values["price"], values["commission_percent"], values["listing_id"]
     parts = [
         part("Kaufpreis", "price", euro(price)),
-        part("Bundesland", "state", used["state"].value),
+        part("Bundesland", "state", values["state"]),
         part("Käuferprovision", "commission_percent", "unbekannt" if commission is None else f"{number(commission)} %"),
-        part("Vertragsdatum", "contract_date", date_text(dt.date.fromisoformat(used["contract_date"].value))),
+        part("Vertragsdatum", "contract_date", date_text(dt.date.fromisoformat(values["contract_date"]))),
     ]
     if listing is not None:
         parts.append(part("Inserat", "listing_id", listing))
@@ -58,9 +59,9 @@ def _request_text(used: dict[str, UsedInput]) -> str:
 def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext) -> PurchaseCostsOutput:
     price, state, commission = args.price, args.state, args.commission_percent
     # where each input comes from: the caller, else the listing, else the default
-    sources = {name: InputSource.caller if _sent(args, name) else InputSource.default for name in INPUTS}
+    sources = {name: ValueSource.caller if _sent(args, name) else ValueSource.default for name in INPUTS}
     if "commission_percent" in args.model_fields_set:
-        sources["commission_percent"] = InputSource.caller  # an explicit null: the caller says the commission is unknown
+        sources["commission_percent"] = ValueSource.caller  # an explicit null: the caller says the commission is unknown
     if args.listing_id:
         with ctx.db.read_only() as session:
             listing = load_public_listing(session, args.listing_id)
@@ -70,13 +71,13 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
                     f"{listing.ref} ist ein Mietangebot; Kaufnebenkosten gibt es nur beim Kauf. Bitte ein Kaufinserat wählen.",
                 )
             if not state:
-                state, sources["state"] = listing.state, InputSource.listing
+                state, sources["state"] = listing.state, ValueSource.listing
             if commission is None and "commission_percent" not in args.model_fields_set:
-                commission, sources["commission_percent"] = listing.commission_percent, InputSource.listing
+                commission, sources["commission_percent"] = listing.commission_percent, ValueSource.listing
             if price is None:
                 if listing.price is None:
                     raise _ask_price(f"{listing.ref} nennt keinen Preis ({PRICE_ON_REQUEST}).")
-                price, sources["price"] = listing.price, InputSource.listing
+                price, sources["price"] = listing.price, ValueSource.listing
     if price is None:
         raise _ask_price("Es fehlt ein Kaufpreis (oder eine listing_id).")
     if not state:
@@ -98,7 +99,6 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         "contract_date": result.contract_date.isoformat(),
         "listing_id": args.listing_id,
     }
-    used = {name: UsedInput(value=values[name], source=sources[name]) for name in INPUTS}
     return PurchaseCostsOutput(
         listing_id=args.listing_id,
         price=float(result.price),
@@ -121,8 +121,9 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         commission_included=result.commission_included,
         method=result.method.value,
         notes=list(result.notes),
-        request=used,
-        request_text=_request_text(used),
+        request=values,
+        request_sources={name: source for name, source in sources.items() if source is not ValueSource.default},
+        request_text=_request_text(values, sources),
     )
 
 

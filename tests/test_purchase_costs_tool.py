@@ -133,7 +133,7 @@ def _buy_listing(demo_db: Any) -> tuple[str, float, str, float]:
 def test_inputs_from_a_listing_are_echoed_with_source_listing_and_the_date_as_default(search: Caller, demo_db: Any) -> None:
     ref, price, state, percent = _buy_listing(demo_db)
     result = search("calculate_purchase_costs", {"listing_id": ref})
-    assert result["request"] == {
+    assert {name: echoed(result, name) for name in result["request"]} == {
         "price": {"value": price, "source": "listing"},
         "state": {"value": state, "source": "listing"},
         "commission_percent": {"value": percent, "source": "listing"},
@@ -145,7 +145,7 @@ def test_inputs_from_a_listing_are_echoed_with_source_listing_and_the_date_as_de
 def test_what_the_caller_sends_overrides_the_listing_and_is_echoed_as_caller(search: Caller, demo_db: Any) -> None:
     ref, _, _, percent = _buy_listing(demo_db)
     result = search("calculate_purchase_costs", {"listing_id": ref, "price": 250000, "state": "NRW", "contract_date": "2026-11-30"})
-    assert result["request"] == {
+    assert {name: echoed(result, name) for name in result["request"]} == {
         "price": {"value": 250000.0, "source": "caller"},
         "state": {"value": "Nordrhein-Westfalen", "source": "caller"},
         "commission_percent": {"value": percent, "source": "listing"},
@@ -159,7 +159,7 @@ def test_what_the_caller_sends_overrides_the_listing_and_is_echoed_as_caller(sea
 
 def test_without_a_listing_the_commission_is_unknown_by_default_and_the_text_names_every_source(search: Caller) -> None:
     result = search("calculate_purchase_costs", {"price": 300000, "state": "Bayern"})
-    assert result["request"] == {
+    assert {name: echoed(result, name) for name in result["request"]} == {
         "price": {"value": 300000.0, "source": "caller"},
         "state": {"value": "Bayern", "source": "caller"},
         "commission_percent": {"value": None, "source": "default"},

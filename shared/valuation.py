@@ -211,7 +211,7 @@ def warnings(args: EstimateValueInput, subject: EstimateSubject, found: Comparab
             ResultWarning(
                 code=WarningCode.PRICE_ON_REQUEST_EXCLUDED,
                 message=f"{plural(found.price_on_request, 'sonst passendes Inserat', 'sonst passende Inserate')} mit "
-                f"'{PRICE_ON_REQUEST}' gingen nicht in die Rechnung ein.",
+                f"'{PRICE_ON_REQUEST}' {'ging' if found.price_on_request == 1 else 'gingen'} nicht in die Rechnung ein.",
             )
         )
     if found.living_area_unknown:
@@ -219,7 +219,7 @@ def warnings(args: EstimateValueInput, subject: EstimateSubject, found: Comparab
             ResultWarning(
                 code=WarningCode.VALUE_UNKNOWN_EXCLUDED,
                 message=f"{plural(found.living_area_unknown, 'Inserat', 'Inserate')} gleicher Art im Gebiet ohne Wohnfläche "
-                "gingen nicht in die Rechnung ein.",
+                f"{'ging' if found.living_area_unknown == 1 else 'gingen'} nicht in die Rechnung ein.",
             )
         )
     return found_warnings

@@ -79,7 +79,7 @@ def test_a_unique_short_form_is_applied_and_said(search: Caller, demo_db: Databa
     full = total(search, city=name)
     assert shortened["total"] == full["total"] == published_in(demo_db, name) > 0
     assert echoed(shortened, "city") == echoed(full, "city") == {"value": name, "source": "caller"}
-    assert warnings_of(shortened, "VALUE_NORMALISED") == [f"city {short!r} ist im Katalog eindeutig {name}: danach wurde gesucht."]
+    assert warnings_of(shortened, "VALUE_NORMALISED") == [f"Der Ort {short!r} ist im Katalog eindeutig {name}: danach wurde gesucht (city)."]
     assert warnings_of(full, "VALUE_NORMALISED") == []
 
 
@@ -89,7 +89,7 @@ def test_near_place_takes_the_short_form_too(search: Caller) -> None:
     assert shortened["total"] == full["total"] > 0
     assert echoed(shortened, "near")["value"]["place"] == "Freiburg im Breisgau"
     assert warnings_of(shortened, "VALUE_NORMALISED") == [
-        "near.place 'Freiburg' ist im Katalog eindeutig Freiburg im Breisgau: danach wurde gesucht."
+        "Der Ort 'Freiburg' ist im Katalog eindeutig Freiburg im Breisgau: danach wurde gesucht (near.place)."
     ]
     assert warnings_of(full, "VALUE_NORMALISED") == []
 
@@ -99,8 +99,8 @@ def test_a_misspelt_place_is_invalid_and_names_the_nearest(search: Caller) -> No
     code, message = search.error("search_listings", {"city": "Leipzg"})
     assert code == "INVALID_ARGUMENT"
     assert message == (
-        "Den Ort 'Leipzg' kennt der Katalog nicht; am ähnlichsten sind Leipzig, Mainz und Weimar: bitte city mit einem "
-        "bekannten Ortsnamen oder einer PLZ erneut senden, einen Stadtteil mit query."
+        "Den Ort 'Leipzg' kennt der Katalog nicht; am ähnlichsten sind Leipzig, Mainz und Weimar: bitte mit einem "
+        "bekannten Ortsnamen oder einer PLZ erneut senden (city); einen Stadtteil findet der Volltext (query)."
     )
     assert search("search_listings", {"city": "Leipzig", "limit": 1})["total"] > 0
 
@@ -114,14 +114,14 @@ def test_a_district_is_no_place_but_the_error_names_the_city(search: Caller) -> 
     code, message = search.error("count_listings", {"city": "Berlin-Mitte"})
     assert code == "INVALID_ARGUMENT"
     assert message.startswith("Den Ort 'Berlin-Mitte' kennt der Katalog nicht; am ähnlichsten sind Berlin, ")
-    assert message.endswith(", einen Stadtteil mit query.")
+    assert message.endswith("; einen Stadtteil findet der Volltext (query).")
 
 
 def test_a_misspelt_short_form_names_its_place(search: Caller) -> None:
     code, message = search.error("count_listings", {"near": {"place": "Frankfrt"}})
     assert code == "INVALID_ARGUMENT"
     assert message.startswith("Den Ort 'Frankfrt' kennt der Katalog nicht; am ähnlichsten sind Frankfurt am Main, ")
-    assert "bitte near.place mit" in message
+    assert "erneut senden (near.place)" in message
 
 
 def test_an_unknown_place_is_invalid_on_every_tool(search: Caller) -> None:
@@ -133,7 +133,7 @@ def test_an_unknown_place_is_invalid_on_every_tool(search: Caller) -> None:
 def test_a_postal_code_is_no_place_name(search: Caller) -> None:
     code, message = search.error("search_listings", {"city": "04109"})
     assert code == "INVALID_ARGUMENT"
-    assert message == "'04109' ist kein Ortsname: bitte city mit einem Ortsnamen erneut senden (eine PLZ hat 5 Ziffern und gehört in die PLZ-Angabe)."
+    assert message == "'04109' ist kein Ortsname: bitte den Ort als Namen erneut senden (city); eine PLZ hat 5 Ziffern und gehört zu den PLZ."
     assert search("count_listings", {"postal_codes": ["04109"], "facets": []})["total"] > 0
 
 
@@ -143,13 +143,13 @@ def test_an_unknown_postal_code_names_the_nearest_known(search: Caller, demo_db:
     assert code == "INVALID_ARGUMENT"
     assert message == (
         "Die PLZ 04100 kennt der Katalog nicht; nahe bekannte sind 04103 (Leipzig), 04109 (Leipzig) und 04177 (Leipzig): "
-        "bitte postal_codes damit erneut senden."
+        "bitte damit erneut senden (postal_codes)."
     )
     code, message = search.error("count_listings", {"postal_codes": ["04109", "00"]})
     assert code == "INVALID_ARGUMENT"
     assert message == (
         "Einen PLZ-Bereich 00 kennt der Katalog nicht; nahe bekannte sind 01… (z. B. Dresden), 02… (z. B. Görlitz) und "
-        "03… (z. B. Cottbus): bitte postal_codes damit erneut senden."
+        "03… (z. B. Cottbus): bitte damit erneut senden (postal_codes)."
     )
     with demo_db.engine.connect() as connection:
         in_04 = connection.execute(text("SELECT count(*) FROM listings WHERE status = 'published' AND postal_code LIKE '04%'")).scalar_one()
@@ -162,7 +162,7 @@ def test_near_a_postal_code_uses_the_code_and_refuses_an_unknown_one(search: Cal
     assert known["total"] > 0 and echoed(known, "near")["value"]["place"] == "04109"
     code, message = search.error("search_listings", {"near": {"place": "04100"}})
     assert code == "INVALID_ARGUMENT" and message.startswith("Die PLZ 04100 kennt der Katalog nicht; nahe bekannte sind 04103 (Leipzig)")
-    assert message.endswith("bitte near.place damit erneut senden.")
+    assert message.endswith("bitte damit erneut senden (near.place).")
 
 
 # An ambiguous short form asks one question naming the candidates; the answer is then searched.
@@ -233,7 +233,7 @@ def test_estimate_value_resolves_a_short_form_and_says_so(broker: Caller) -> Non
     full = broker("estimate_value", {**ESTIMATE, "city": "Freiburg im Breisgau"})
     assert shortened["subject"]["city"] == full["subject"]["city"] == "Freiburg im Breisgau"
     assert shortened["comparables"] == full["comparables"]
-    assert warnings_of(shortened, "VALUE_NORMALISED") == ["city 'Freiburg' ist im Katalog eindeutig Freiburg im Breisgau: danach wurde gesucht."]
+    assert warnings_of(shortened, "VALUE_NORMALISED") == ["Der Ort 'Freiburg' ist im Katalog eindeutig Freiburg im Breisgau: danach wurde gesucht (city)."]
     assert warnings_of(full, "VALUE_NORMALISED") == []
 
 

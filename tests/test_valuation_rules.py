@@ -144,7 +144,7 @@ def test_every_default_is_named_and_an_explicit_value_is_not() -> None:
         WarningCode.PRICE_ON_REQUEST_EXCLUDED,
         WarningCode.VALUE_UNKNOWN_EXCLUDED,
     ]
-    assert defaults[2].message == "1 sonst passendes Inserat mit 'Preis auf Anfrage' gingen nicht in die Rechnung ein."
+    assert defaults[2].message == "1 sonst passendes Inserat mit 'Preis auf Anfrage' ging nicht in die Rechnung ein."
     assert defaults[3].message == "3 Inserate gleicher Art im Gebiet ohne Wohnfläche gingen nicht in die Rechnung ein."
     explicit = EstimateValueInput(area_tolerance_percent=30, postal_codes=["04"])
     assert warnings(explicit, subject(), found(NARROW)) == []

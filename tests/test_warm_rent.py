@@ -124,7 +124,7 @@ def test_max_warm_rent_counts_what_it_excludes(search: Caller, demo_db: Database
     messages = {w["code"]: w["message"] for w in result["warnings"]}
     assert messages["VALUE_UNKNOWN_EXCLUDED"] == (
         f"{unknown} sonst passende Inserate ohne bekannte Warmmiete (Kaltmiete, Nebenkosten oder Heizkosten nicht "
-        "angegeben) fallen durch den Filter max_warm_rent."
+        "angegeben) fallen durch den Filter (max_warm_rent)."
     )
     assert messages["DEFAULT_SCOPE_APPLIED"] == "Eine Warmmiete haben nur Mietinserate: gesucht wurde nur unter Miete (marketing_type rent)."
     assert echoed(result, "marketing_type") == {"value": "rent", "source": "default"}

@@ -106,8 +106,8 @@ def resolve_place(session: Session, text: str, argument: str, *, district_in_que
     if text.strip().isdigit():
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
-            f"{text.strip()!r} ist kein Ortsname: bitte {argument} mit einem Ortsnamen erneut senden (eine PLZ hat 5 Ziffern "
-            "und gehört in die PLZ-Angabe).",
+            f"{text.strip()!r} ist kein Ortsname: bitte den Ort als Namen erneut senden ({argument}); eine PLZ hat 5 Ziffern "
+            "und gehört zu den PLZ.",
         )
     key = place_key(text)
     places = _all_places(session)
@@ -128,11 +128,11 @@ def resolve_place(session: Session, text: str, argument: str, *, district_in_que
         )
     nearest = _nearest(places, key) if key else []
     known = f"; am ähnlichsten sind {_listed(nearest)}" if nearest else ""
-    district = ", einen Stadtteil mit query" if district_in_query else ""
+    district = "; einen Stadtteil findet der Volltext (query)" if district_in_query else ""
     raise ToolFailure(
         ErrorCode.INVALID_ARGUMENT,
-        f"Den Ort {text.strip()!r} kennt der Katalog nicht{known}: bitte {argument} mit einem bekannten Ortsnamen oder einer "
-        f"PLZ erneut senden{district}.",
+        f"Den Ort {text.strip()!r} kennt der Katalog nicht{known}: bitte mit einem bekannten Ortsnamen oder einer PLZ "
+        f"erneut senden ({argument}){district}.",
     )
 
 
@@ -156,7 +156,7 @@ def check_postal_codes(session: Session, codes: list[str], argument: str) -> Non
             raise ToolFailure(
                 ErrorCode.INVALID_ARGUMENT,
                 f"{what} {code} kennt der Katalog nicht; nahe bekannte sind {_listed(_near_codes(session, code))}: "
-                f"bitte {argument} damit erneut senden.",
+                f"bitte damit erneut senden ({argument}).",
             )
 
 
@@ -183,7 +183,7 @@ def normalised_warning(argument: str, typed: str, match: PlaceMatch) -> ResultWa
         return None
     return ResultWarning(
         code=WarningCode.VALUE_NORMALISED,
-        message=f"{argument} {typed.strip()!r} ist im Katalog eindeutig {match.name}: danach wurde gesucht.",
+        message=f"Der Ort {typed.strip()!r} ist im Katalog eindeutig {match.name}: danach wurde gesucht ({argument}).",
     )
 
 

@@ -23,6 +23,7 @@ from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import ResultWarning, Suggestion, WarningCode
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType
+from shared import german
 from shared.catalog import places
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery, parse
@@ -85,10 +86,10 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
         warnings.append(ignored)
     for name, n in excluded.items():
         code = WarningCode.PRICE_ON_REQUEST_EXCLUDED if name == "price" else WarningCode.VALUE_UNKNOWN_EXCLUDED
-        arguments = " und ".join(f"{bound}_{name}" for bound in ("min", "max") if getattr(filters, f"{bound}_{name}") is not None)
-        warnings.append(
-            ResultWarning(code=code, message=f"{n} sonst passende Inserate {UNKNOWN_VALUE[name]} fallen durch den Filter {arguments}.")
-        )
+        arguments = ", ".join(f"{bound}_{name}" for bound in ("min", "max") if getattr(filters, f"{bound}_{name}") is not None)
+        listings = german.plural(n, "sonst passendes Inserat", "sonst passende Inserate")
+        falls = "fällt" if n == 1 else "fallen"
+        warnings.append(ResultWarning(code=code, message=f"{listings} {UNKNOWN_VALUE[name]} {falls} durch den Filter ({arguments})."))
     return warnings
 
 

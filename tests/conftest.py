@@ -21,6 +21,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from athaus.app import create_app
+from athaus.docs import build_docs
+from athaus.docs.examples import ExampleCalls, run_examples
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.migrate import upgrade
@@ -118,6 +120,18 @@ class Caller:
         assert isinstance(result, types.CallToolResult) and result.is_error, "expected an error result"
         assert result.structured_content is None
         return result.meta["athaus/code"], result.content[0].text
+
+
+@pytest.fixture(scope="session")
+def docs_calls() -> ExampleCalls:
+    """Every example call of the docs, made against a fresh demo catalog as `athaus docs build` makes them."""
+    return run_examples()
+
+
+@pytest.fixture(scope="session")
+def docs_pages(docs_calls: ExampleCalls) -> dict[str, str]:
+    """Every generated Markdown page, as `athaus docs build` writes it."""
+    return build_docs(docs_calls)
 
 
 @pytest.fixture(scope="session")

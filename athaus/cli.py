@@ -71,11 +71,12 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
     from athaus.docs import build_docs, check_docs, write_docs
     from athaus.docs.examples import run_examples
-    from athaus.docs.site import SITE_DIR, SiteBuildError, build_site, check_site
+    from athaus.docs.site import SITE_DIR, SiteBuildError, build_site, check_site, require_generator
 
     root, site = Path(args.root), Path(args.site) if args.site else SITE_DIR
-    pages = build_docs(run_examples())
     try:
+        require_generator()
+        pages = build_docs(run_examples())
         if args.action == "build":
             removed = write_docs(root, pages)
             build_site(root, site)

@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from athaus.app import create_app
 from athaus.docs import build_docs
-from athaus.docs.examples import ExampleCalls, run_examples
+from athaus.docs.examples import ExampleCalls, dump_calls, load_calls, run_examples
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.migrate import upgrade
@@ -123,9 +123,26 @@ class Caller:
 
 
 @pytest.fixture(scope="session")
-def docs_calls() -> ExampleCalls:
-    """Every example call of the docs, made against a fresh demo catalog as `athaus docs build` makes them."""
-    return run_examples()
+def docs_calls(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> ExampleCalls:
+    """Every example call of the docs, made against a fresh demo catalog as `athaus docs build` makes them: once
+    per run, by the first worker that needs them; the others read what it saved (the run's shared temp folder)."""
+    if worker_id == "master":
+        return run_examples()
+    shared = tmp_path_factory.getbasetemp().parent / "docs-example-calls.json"
+    try:
+        os.close(os.open(shared.with_suffix(".lock"), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        deadline = time.monotonic() + 600
+        while not shared.is_file():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{shared} never appeared") from None
+            time.sleep(0.2)
+        return load_calls(shared.read_text(encoding="utf-8"))
+    calls = run_examples()
+    partial = shared.with_suffix(".partial")
+    partial.write_text(dump_calls(calls), encoding="utf-8")
+    partial.replace(shared)
+    return calls
 
 
 @pytest.fixture(scope="session")

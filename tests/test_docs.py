@@ -18,7 +18,7 @@ import pytest
 
 from athaus.docs import build_docs, check_docs, generated_files, write_docs
 from athaus.docs.configuration import SETTING_MEANINGS
-from athaus.docs.examples import DEMO_LISTINGS, ExampleCalls, missing_examples
+from athaus.docs.examples import DEMO_LISTINGS, ExampleCalls, dump_calls, load_calls, missing_examples
 from athaus.docs.markdown import HEADER
 from athaus.docs.nav import HAND_WRITTEN, site_nav
 from athaus.docs.server_pages import tool_path
@@ -38,9 +38,6 @@ from contract.search import SERVER as SEARCH_SERVER
 from contract.servers import SERVERS
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Annotations, Effect
 from shared.settings import Settings
-
-# One worker runs the docs tests: the example calls (a seeded demo catalog) are made once per run.
-pytestmark = pytest.mark.xdist_group("docs")
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -89,16 +86,18 @@ def test_generated_docs_do_not_depend_on_the_hash_seed(calls: ExampleCalls, page
     """The pages from the same calls under another hash seed. (That the calls themselves do not depend on it, the
     drift test above shows: the committed pages come from another process, with another seed.)"""
     saved = tmp_path / "calls.json"
-    saved.write_text(json.dumps([[c.server.value, c.tool, c.login, c.arguments, c.text, c.structured] for c in calls.values()]))
+    saved.write_text(dump_calls(calls), encoding="utf-8")
     script = (
-        "import json, sys; from athaus.docs import build_docs; from athaus.docs.examples import ExampleCall; "
-        "from contract.rights import ServerName; "
-        "calls = [ExampleCall(ServerName(s), t, l, a, x, d) for s, t, l, a, x, d in json.load(open(sys.argv[1]))]; "
-        "print(json.dumps(build_docs({(c.server, c.tool): c for c in calls})))"
+        "import json, pathlib, sys; from athaus.docs import build_docs; from athaus.docs.examples import load_calls; "
+        "print(json.dumps(build_docs(load_calls(pathlib.Path(sys.argv[1]).read_text(encoding='utf-8')))))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     run = subprocess.run([sys.executable, "-c", script, str(saved)], cwd=REPO, env=env, capture_output=True, text=True, check=True)
     assert json.loads(run.stdout) == pages
+
+
+def test_saved_calls_read_back_the_same(calls: ExampleCalls) -> None:
+    assert load_calls(dump_calls(calls)) == calls
 
 
 def test_generated_docs_do_not_depend_on_the_environment(calls: ExampleCalls, monkeypatch: pytest.MonkeyPatch) -> None:

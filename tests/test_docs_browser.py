@@ -20,9 +20,6 @@ import pytest
 
 from tests.conftest import LiveServer
 
-# One worker runs the docs tests: the example calls (a seeded demo catalog) are made once per run.
-pytestmark = pytest.mark.xdist_group("docs")
-
 CHROMIUM = Path(os.environ.get("ATHAUS_CHROMIUM", "/usr/bin/chromium"))
 # As root on this kind of machine Chromium needs no sandbox; the rest keeps it from calling out (there is no network).
 CHROMIUM_ARGS = [

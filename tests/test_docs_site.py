@@ -23,9 +23,6 @@ from contract.servers import SERVERS
 from shared.db.session import Database
 from shared.settings import Settings
 
-# One worker runs the docs tests: the example calls (a seeded demo catalog) are made once per run.
-pytestmark = pytest.mark.xdist_group("docs")
-
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 SEARCH_INDEX = ["search/search_index.js", "search/search_index.json"]

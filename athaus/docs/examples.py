@@ -12,6 +12,7 @@ Every declared tool needs an entry in EXAMPLES (tests/test_docs.py fails naming 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
@@ -109,6 +110,16 @@ class ExampleFailed(RuntimeError):
 
 
 ExampleCalls = dict[tuple[ServerName, str], ExampleCall]
+
+
+def dump_calls(calls: ExampleCalls) -> str:
+    """The calls as JSON (load_calls reads them back), to hand them to another process."""
+    return json.dumps([[c.server.value, c.tool, c.login, c.arguments, c.text, c.structured] for c in calls.values()], ensure_ascii=False)
+
+
+def load_calls(saved: str) -> ExampleCalls:
+    calls = [ExampleCall(ServerName(server), *rest) for server, *rest in json.loads(saved)]
+    return {(call.server, call.tool): call for call in calls}
 
 
 def missing_examples() -> list[str]:

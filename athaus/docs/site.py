@@ -53,16 +53,23 @@ def _mkdocs_log() -> Iterator[_Collect]:
         log.propagate = propagate
 
 
-def build_site(docs_dir: Path, site_dir: Path, config: Path = CONFIG) -> None:
-    """Build the site from the Markdown under `docs_dir` into `site_dir` (emptied first)."""
+def require_generator(config: Path = CONFIG) -> None:
+    """Raise SiteBuildError unless the site can be built here: MkDocs installed, mkdocs.yml present (a checkout)."""
     try:
-        from mkdocs.commands.build import build
-        from mkdocs.config import load_config
-        from mkdocs.exceptions import MkDocsException
+        import mkdocs  # noqa: F401
     except ImportError as missing:
         raise SiteBuildError(f"MkDocs fehlt ({missing}): pip install -e '.[docs]'") from missing
     if not config.is_file():
         raise SiteBuildError(f"{config} fehlt: die Doku wird in einem Checkout des Projekts gebaut")
+
+
+def build_site(docs_dir: Path, site_dir: Path, config: Path = CONFIG) -> None:
+    """Build the site from the Markdown under `docs_dir` into `site_dir` (emptied first)."""
+    require_generator(config)
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
     with _mkdocs_log() as warnings:
         try:
             settings = load_config(config_file=str(config), docs_dir=str(docs_dir.resolve()), site_dir=str(site_dir.resolve()))

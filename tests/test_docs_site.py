@@ -102,3 +102,23 @@ def test_the_app_serves_the_built_site_at_docs(tmp_path: Path) -> None:
         assert client.get("/docs/search/search_index.js").status_code == 200
         assert client.get("/docs/gibt-es-nicht.html").status_code == 404
     db.engine.dispose()
+
+
+def test_docs_check_names_a_stale_page_and_passes_on_the_committed_docs(
+    docs_calls: ExampleCalls, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from athaus.cli import parser
+
+    def main(argv: list[str]) -> int:  # `athaus …` without main()'s logging setup, which would outlive this test
+        args = parser().parse_args(argv)
+        return int(args.run(args, Settings()))
+
+    monkeypatch.setattr("athaus.docs.examples.run_examples", lambda: docs_calls)  # the calls this run made already
+    assert main(["docs", "check"]) == 0
+    assert "entsprechen dem Vertrag" in capsys.readouterr().out
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    page = docs / "suche" / "count_listings.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("Inserate zählen", "Inserate zählen (von Hand)"), encoding="utf-8")
+    assert main(["docs", "check", "--root", str(docs)]) == 1
+    assert "suche/count_listings.md" in capsys.readouterr().err

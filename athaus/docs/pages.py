@@ -134,7 +134,7 @@ def tools_page() -> str:
             "Die Hinweise sagen einem Assistenten, wann er nachfragen sollte. `readOnlyHint` tragen die Werkzeuge, die "
             "nur lesen. Ein Entwurf zählt nicht zu dem, was etwas bewirkt: er bleibt in Athaus, bis ein Mensch ihn "
             "freigibt. Was hinausgeht (`send_`, `decide_`), bereitet das Werkzeug nur vor; ausgeführt wird es durch den "
-            "Klick eines Menschen in der Bestätigungskarte oder in der Athaus-Web-App. So fragt ein Assistent nicht vor "
+            "Klick eines Menschen in der [Bestätigungskarte](bestaetigungskarte.md) oder in der Athaus-Web-App. So fragt ein Assistent nicht vor "
             "jedem Entwurf nach, sondern vor dem, was wirklich etwas tut.",
             "",
             "Ohne Klick läuft eine solche Tat nur, wenn der Inhaber eines Büros diese Art in der Web-App ausdrücklich "
@@ -226,7 +226,7 @@ def rights_page() -> str:
         "## Ohne Klick",
         "",
         "Was hinausgeht (`send_`, `decide_`), bereitet ein Werkzeug nur vor; ausgeführt wird es durch den Klick eines "
-        "Menschen in der Bestätigungskarte oder in der Athaus-App. Ruft ein Assistent ein `send_`-Werkzeug ohne Klick auf, "
+        "Menschen in der [Bestätigungskarte](bestaetigungskarte.md) oder in der Athaus-App. Ruft ein Assistent ein `send_`-Werkzeug ohne Klick auf, "
         "kommt die Karte erneut (Status `pending`), kein Fehler.",
         "",
         "Ohne Klick läuft eine Tat nur, wenn die Inhaberin oder der Inhaber eines Büros diese Art von Tat in der App "

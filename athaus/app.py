@@ -1,5 +1,5 @@
 """The ASGI application: both MCP endpoints (stateless Streamable HTTP) as OAuth resource servers, the built-in
-authorization server with its sign-in pages (unless an external one is configured), /healthz and /docs in one process."""
+authorization server with its sign-in pages (unless an external one is configured), /healthz and the docs site at /docs/ in one process."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import datetime as dt
 import importlib.metadata
 import logging
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -19,6 +18,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from athaus.docs.site import SITE_DIR
 from athaus.servers import DEFINITIONS
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
@@ -32,7 +32,6 @@ from shared.settings import Settings
 from shared.web.consent import SignInPages
 
 log = logging.getLogger("athaus.app")
-DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 
 
 def version() -> str:
@@ -106,12 +105,15 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         return JSONResponse({"status": "ok", "version": version(), "servers": served})
 
     async def docs_root(request: Request) -> RedirectResponse:
-        return RedirectResponse("/docs/index.md")
+        return RedirectResponse("/docs/", status_code=308)
 
     routes.append(Route("/healthz", endpoint=healthz))
-    if DOCS_DIR.is_dir():
+    # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
+    if (SITE_DIR / "index.html").is_file():
         routes.append(Route("/docs", endpoint=docs_root))
-        routes.append(Mount("/docs", app=StaticFiles(directory=DOCS_DIR), name="docs"))
+        routes.append(Mount("/docs", app=StaticFiles(directory=SITE_DIR, html=True), name="docs"))
+    else:
+        log.warning('{"event": "docs_site_missing", "path": "%s"}', SITE_DIR)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

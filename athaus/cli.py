@@ -69,18 +69,32 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
-    from athaus.docs import check_docs, write_docs
+    from athaus.docs import build_docs, check_docs, write_docs
+    from athaus.docs.examples import run_examples
+    from athaus.docs.site import SITE_DIR, SiteBuildError, build_site, check_site, require_generator
 
-    root = Path(args.root)
-    if args.action == "build":
-        write_docs(root)
-        print(f"Doku erzeugt unter {root}/.")
-        return 0
-    stale = check_docs(root)
-    if stale:
-        print("Veraltet (bitte `athaus docs build` ausführen): " + ", ".join(stale), file=sys.stderr)
+    root, site = Path(args.root), Path(args.site) if args.site else SITE_DIR
+    try:
+        require_generator()
+        pages = build_docs(run_examples())
+        if args.action == "build":
+            removed = write_docs(root, pages)
+            build_site(root, site)
+            gone = f" Entfernt: {', '.join(removed)}." if removed else ""
+            print(f"Doku erzeugt: Markdown unter {root}/, Website unter {site}/.{gone}")
+            return 0
+        stale = check_docs(root, pages)
+        if stale:
+            print("Veraltet (bitte `athaus docs build` ausführen): " + ", ".join(stale), file=sys.stderr)
+            return 1
+        stale = check_site(root, site)
+    except SiteBuildError as failed:
+        print(f"Die Website ließ sich nicht bauen:\n{failed}", file=sys.stderr)
         return 1
-    print("Doku entspricht dem Vertrag.")
+    if stale:
+        print(f"Website unter {site}/ veraltet (bitte `athaus docs build` ausführen): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    print("Doku und Website entsprechen dem Vertrag.")
     return 0
 
 
@@ -138,9 +152,10 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=7)
     demo.set_defaults(run=cmd_demo)
 
-    docs = commands.add_parser("docs", help="Doku aus dem Vertrag")
+    docs = commands.add_parser("docs", help="Doku aus dem Vertrag: Markdown unter docs/ und die Website daraus")
     docs.add_argument("action", choices=["build", "check"])
-    docs.add_argument("--root", default="docs")
+    docs.add_argument("--root", default="docs", help="Markdown-Quellen (Standard: docs)")
+    docs.add_argument("--site", default=None, help="Ziel der Website (Standard: athaus/docs/site, das Paket liefert sie aus)")
     docs.set_defaults(run=cmd_docs)
 
     token = commands.add_parser("token", help="Zugangstoken für ein Konto ausgeben (nur im Entwicklungsmodus)")

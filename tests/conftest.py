@@ -22,6 +22,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from athaus.app import create_app
+from athaus.docs import build_docs
+from athaus.docs.examples import ExampleCalls, dump_calls, load_calls, run_examples
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.migrate import upgrade
@@ -128,6 +130,35 @@ class Caller:
         assert isinstance(result, types.CallToolResult) and result.is_error, "expected an error result"
         assert result.structured_content is None
         return result.meta["athaus/code"], result.content[0].text
+
+
+@pytest.fixture(scope="session")
+def docs_calls(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> ExampleCalls:
+    """Every example call of the docs, made against a fresh demo catalog as `athaus docs build` makes them: once
+    per run, by the first worker that needs them; the others read what it saved (the run's shared temp folder)."""
+    if worker_id == "master":
+        return run_examples()
+    shared = tmp_path_factory.getbasetemp().parent / "docs-example-calls.json"
+    try:
+        os.close(os.open(shared.with_suffix(".lock"), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        deadline = time.monotonic() + 600
+        while not shared.is_file():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{shared} never appeared") from None
+            time.sleep(0.2)
+        return load_calls(shared.read_text(encoding="utf-8"))
+    calls = run_examples()
+    partial = shared.with_suffix(".partial")
+    partial.write_text(dump_calls(calls), encoding="utf-8")
+    partial.replace(shared)
+    return calls
+
+
+@pytest.fixture(scope="session")
+def docs_pages(docs_calls: ExampleCalls) -> dict[str, str]:
+    """Every generated Markdown page, as `athaus docs build` writes it."""
+    return build_docs(docs_calls)
 
 
 @pytest.fixture(scope="session")

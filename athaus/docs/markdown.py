@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from pydantic import BaseModel
+
 from athaus.docs.meanings import ENVELOPE_FIELDS
+from contract import envelope as envelope_models
 from contract.envelope import Absent, ListResult
 from contract.tool import ToolSpec
 
@@ -14,6 +18,10 @@ HEADER = (
     "Änderungen gehören in den Vertrag (contract/) oder in athaus/docs/. -->"
 )
 HINT_NAMES = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+# The envelope's own objects (Completeness, Freshness, Absent, …): explained once on the Werkzeuge page.
+ENVELOPE_MODELS = frozenset(
+    name for name, value in vars(envelope_models).items() if isinstance(value, type) and issubclass(value, BaseModel)
+)
 
 
 # --- Markdown helpers -------------------------------------------------------------------------------------
@@ -46,6 +54,11 @@ def yes(value: bool) -> str:
     return "ja" if value else "nein"
 
 
+def german_count(value: int) -> str:
+    """2400 → 2.400"""
+    return f"{value:,}".replace(",", ".")
+
+
 def number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
@@ -58,6 +71,16 @@ def literal(value: Any) -> str:
     if isinstance(value, str):
         return mono(value)
     return mono(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+
+def fenced(text: str, language: str = "", indent: str = "") -> list[str]:
+    """A fenced code block whose fence is longer than any run of backticks in `text`."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return [indent + line if line else line for line in [f"{fence}{language}", *text.splitlines(), fence]]
+
+
+def as_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def page(lines: list[str]) -> str:
@@ -140,13 +163,13 @@ def _input_rows(schema: _Schema, node: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def inputs_table(spec: ToolSpec) -> list[str]:
+def inputs_table(spec: ToolSpec, heading: str = "**Eingaben**") -> list[str]:
     root = spec.documented_input_schema()
     schema = _Schema(root)
     if not root.get("properties"):
-        return ["**Eingaben:** keine.", ""]
+        return [heading, "", "Keine.", ""]
     header = ["Argument", "Typ", "Pflicht", "Standard", "Beschreibung"]
-    lines = ["**Eingaben**", "", *table(header, _input_rows(schema, root))]
+    lines = [heading, "", *table(header, _input_rows(schema, root))]
     done = 0
     while done < len(schema.objects):  # nested objects, each once, in the order they are met
         name = schema.objects[done]
@@ -164,20 +187,39 @@ def _output_rows(schema: _Schema, node: dict[str, Any], envelope: bool) -> list[
     return rows
 
 
-def outputs_table(spec: ToolSpec) -> list[str]:
+def outputs_table(
+    spec: ToolSpec,
+    up: str = "",
+    heading: str = "**Rückgabe** (`structuredContent`)",
+    items_heading: str = "**Felder je Treffer**",
+    objects: bool = False,
+) -> list[str]:
+    """The output model as tables; `up` leads from the page to the docs root (`../` for a tool page). With `objects`,
+    every nested object of the tool's own models follows in a table of its own (the envelope's are on the Werkzeuge page)."""
     root = spec.documented_output_schema()
     schema = _Schema(root)
     envelope = "completeness" in root.get("properties", {})
     header = ["Feld", "Typ", "kann null sein", "Beschreibung"]
     rows = _output_rows(schema, root, envelope)
-    lines = ["**Rückgabe** (`structuredContent`)", "", *table(header, rows)]
+    lines = [heading, "", *table(header, rows)]
+    shown = set(ENVELOPE_MODELS)
     if issubclass(spec.output_model, ListResult):
-        item_rows = _output_rows(schema, root["properties"]["items"]["items"], envelope=False)
-        lines += ["**Felder je Treffer**", "", *table(header, item_rows)]
+        item = root["properties"]["items"]["items"]
+        shown.add(schema.resolve(item)[0] or "")
+        item_rows = _output_rows(schema, item, envelope=False)
+        lines += [items_heading, "", *table(header, item_rows)]
         rows += item_rows
+    done = 0
+    while objects and done < len(schema.objects):  # nested objects, each once, in the order they are met
+        name = schema.objects[done]
+        done += 1
+        if name not in shown:
+            object_rows = _output_rows(schema, {"$ref": f"#/$defs/{name}"}, envelope=False)
+            lines += [f"Objekt {mono(name)}:", "", *table(header, object_rows)]
+            rows += object_rows
     notes = []
     if envelope:
-        notes.append("Die Felder des Listen-Umschlags erklärt die Seite [Werkzeuge](werkzeuge.md).")
+        notes.append(f"Die Felder des Listen-Umschlags erklärt die Seite [Werkzeuge]({up}werkzeuge.md#listen-und-suchen).")
     if any(ABSENT_TYPE in row[1] for row in rows):
-        notes.append("`Absent` steht für einen fehlenden Wert und sagt, warum er fehlt (siehe [Werkzeuge](werkzeuge.md)).")
+        notes.append(f"`Absent` steht für einen fehlenden Wert und sagt, warum er fehlt (siehe [Werkzeuge]({up}werkzeuge.md#fehlende-werte)).")
     return [*lines, *([" ".join(notes), ""] if notes else [])]

@@ -1,8 +1,9 @@
-"""The generated pages: the index, the Werkzeuge page, Rechte, one page per server."""
+"""The generated pages that span both servers: the start page, the Werkzeuge page, Rechte."""
 
 from __future__ import annotations
 
-from athaus.docs.markdown import HINT_NAMES, flag, inputs_table, mono, outputs_table, page, prose, table, yes
+from athaus.docs.examples import DEMO_LISTINGS
+from athaus.docs.markdown import HINT_NAMES, flag, german_count, mono, page, table
 from athaus.docs.meanings import (
     ABSENCE_MEANINGS,
     EFFECT_MEANINGS,
@@ -15,98 +16,62 @@ from athaus.docs.meanings import (
 from contract.envelope import AbsenceReason, ListResult, ReasonCode, WarningCode
 from contract.errors import ERROR_META_KEY, ErrorCode
 from contract.rights import ServerName
+from athaus.docs.server_pages import tool_path, tools_of
 from contract.server import ServerSpec
 from contract.servers import SERVERS
-from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect, ToolSpec
-
-# --- Pages ------------------------------------------------------------------------------------------------
-
-
-def _tool_section(spec: ToolSpec) -> list[str]:
-    hints = spec.annotations.as_mcp()
-    header = ["Recht", "Wirkung", *HINT_NAMES]
-    row = [mono(spec.right.key), mono(spec.effect.value), *(flag(hints[name]) for name in HINT_NAMES)]
-    return [
-        f"#### {spec.name}: {spec.title}",
-        "",
-        prose(spec.description),
-        "",
-        *table(header, [row]),
-        *inputs_table(spec),
-        *outputs_table(spec),
-    ]
-
-
-def server_page(server: ServerSpec) -> str:
-    """One server's reference: tools grouped by right in the order of the rights table, then resources and prompts."""
-    lines = [
-        f"# {server.title}",
-        "",
-        server.summary,
-        "",
-        f"Endpunkt: {mono(server.path)} (Streamable HTTP). Wie die Werkzeuge aufgebaut sind, was sie zurückgeben und was "
-        "ihre Fehlercodes bedeuten, steht auf der Seite [Werkzeuge](werkzeuge.md).",
-        "",
-        "## Werkzeuge",
-        "",
-        "In der Reihenfolge von `tools/list`: nach dem Recht, das ein Werkzeug verlangt, dann nach dem Namen.",
-        "",
-    ]
-    for right in server.rights:
-        access = "ohne Anmeldung nutzbar." if right.scope is None else "verlangt die Anmeldung mit diesem Recht."
-        lines += [f"### {right.label}", "", f"Recht (Scope): {mono(right.key)}, {access}", ""]
-        granted = [spec for spec in server.tools if spec.right == right]
-        if not granted:
-            lines += ["Noch keine Werkzeuge.", ""]
-        for spec in granted:
-            lines += _tool_section(spec)
-    lines += ["## Ressourcen-Vorlagen", ""]
-    if server.resources:
-        rows = [
-            [mono(r.uri_template), mono(r.name), r.title, prose(r.description), mono(r.right.key), mono(r.mime_type)]
-            for r in server.resources
-        ]
-        lines += table(["URI-Vorlage", "Name", "Titel", "Beschreibung", "Recht", "MIME-Typ"], rows)
-    else:
-        lines += ["Keine.", ""]
-    lines += ["## Prompts", ""]
-    if not server.prompts:
-        lines += ["Keine.", ""]
-    for prompt in server.prompts:
-        rows = [
-            [mono(a.name), yes(a.required), yes(a.completes_from is not None), prose(a.description)] for a in prompt.arguments
-        ]
-        lines += [
-            f"### {prompt.name}: {prompt.title}",
-            "",
-            prose(prompt.description),
-            "",
-            *table(["Argument", "Pflicht", "Vervollständigung", "Beschreibung"], rows),
-        ]
-    return page(lines)
+from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect
+from shared.demo import DEMO_ACCOUNTS
 
 
 def _server_link(server: ServerSpec) -> str:
     return f"- [{server.title}]({server.docs_page}) ({mono(server.path)}): {server.summary}"
 
 
+def _server_row(server: ServerSpec) -> list[str]:
+    public = any(right.scope is None and tools_of(server, right) for right in server.rights)
+    access = "öffentliche Werkzeuge ohne Anmeldung, dein Konto mit Anmeldung" if public else "mit Anmeldung"
+    return [f"[{server.title}]({server.docs_page})<br>{mono(server.path)}", server.summary, access]
+
+
 def index_page() -> str:
+    """The start page: what Athaus MCP is, where to begin as a broker, a seeker or an engineer, the demo logins."""
+    logins = [[mono(a.email), mono(a.password), a.name, a.role] for a in DEMO_ACCOUNTS]
     return page(
         [
             "# Athaus MCP",
             "",
             "Athaus MCP verbindet KI-Assistenten mit Athaus, der Immobilienplattform: ChatGPT und Claude als "
-            "Remote-Connector, dazu jeden anderen MCP-Client. Zwei Server teilen sich eine Datenbank und einen Vertrag: "
+            "Connector, dazu jeden anderen MCP-Client. Zwei Server teilen sich eine Datenbank und einen Vertrag: "
             f"einer für Makler und ihr Büro ({mono(SERVERS[ServerName.broker].path)}), einer für Menschen, die ein "
             f"Zuhause suchen ({mono(SERVERS[ServerName.search].path)}).",
             "",
-            "Alle Seiten hier sind aus dem Vertrag erzeugt, aus dem auch die Server ihre Werkzeuge registrieren.",
+            *table(["Server und Endpunkt", "Wofür", "Zugang"], [_server_row(server) for server in SERVERS.values()]),
+            "## Loslegen",
             "",
-            "## Seiten",
+            "- **Als Maklerin oder Makler:** [Claude](verbinden/claude.md) oder [ChatGPT](verbinden/chatgpt.md) mit "
+            f"{mono(SERVERS[ServerName.broker].path)} verbinden und mit deinem Athaus-Konto anmelden. Welche Rechte du "
+            "dabei gewährst und was davon ohne deinen Klick läuft, steht unter [Rechte](rechte.md).",
+            "- **Auf der Suche nach einem Zuhause:** dieselben Schritte mit "
+            f"{mono(SERVERS[ServerName.search].path)}. Katalog, Exposé und Kaufnebenkosten gehen ohne Anmeldung; für "
+            "Suchaufträge, Treffer und Anfragen meldest du dich an.",
+            "- **Für Entwicklerinnen und Entwickler:** der [MCP Inspector](verbinden/inspector.md), der offizielle "
+            "[Python-Client](verbinden/python.md) und der [TypeScript-Client](verbinden/typescript.md); wie die Werkzeuge "
+            "gebaut sind, steht unter [Werkzeuge](werkzeuge.md), wie man die Server betreibt, unter [Betrieb](betrieb.md).",
             "",
-            "- [Werkzeuge](werkzeuge.md): Namen, Verben, Hinweise, was jedes Werkzeug zurückgibt, Fehlercodes.",
-            "- [Rechte](rechte.md): welches Recht welches Werkzeug verlangt, und wann etwas ohne Klick läuft.",
-            *(_server_link(server) for server in SERVERS.values()),
+            "Jedes Werkzeug hat eine eigene Seite mit Eingaben, Rückgabe und einem echten Aufruf gegen die Demodaten. "
+            "Diese Seiten sind aus demselben Vertrag erzeugt, aus dem die Server ihre Werkzeuge registrieren; ein Test "
+            "hält Vertrag, Server und Doku gleich.",
+            "",
+            "## Demo-Konten zum Ausprobieren",
+            "",
+            f"Ein frisch gestarteter Server (`scripts/serve`) legt Demodaten an: {german_count(DEMO_LISTINGS)} Inserate an "
+            "echten deutschen Orten, "
+            "Maklerbüros, Suchende, Suchaufträge und Anfragen. Mit diesen Konten meldest du dich an; auf der "
+            "Zustimmungsseite kannst du weniger Rechte gewähren, als der Client erbittet.",
+            "",
+            *table(["E-Mail", "Passwort", "Name", "Wer"], logins),
+            "Die Demodaten sind nur zum Ausprobieren da. Im Betrieb stellt man sie ab (`ATHAUS_DEMO_SEED=false`, "
+            "siehe [Konfiguration](konfiguration.md)).",
         ]
     )
 
@@ -169,7 +134,7 @@ def tools_page() -> str:
             "Die Hinweise sagen einem Assistenten, wann er nachfragen sollte. `readOnlyHint` tragen die Werkzeuge, die "
             "nur lesen. Ein Entwurf zählt nicht zu dem, was etwas bewirkt: er bleibt in Athaus, bis ein Mensch ihn "
             "freigibt. Was hinausgeht (`send_`, `decide_`), bereitet das Werkzeug nur vor; ausgeführt wird es durch den "
-            "Klick eines Menschen in der Bestätigungskarte oder in der Athaus-Web-App. So fragt ein Assistent nicht vor "
+            "Klick eines Menschen in der [Bestätigungskarte](bestaetigungskarte.md) oder in der Athaus-Web-App. So fragt ein Assistent nicht vor "
             "jedem Entwurf nach, sondern vor dem, was wirklich etwas tut.",
             "",
             "Ohne Klick läuft eine solche Tat nur, wenn der Inhaber eines Büros diese Art in der Web-App ausdrücklich "
@@ -254,14 +219,14 @@ def rights_page() -> str:
         lines += [f"## {server.title}", ""]
         rows = []
         for right in server.rights:
-            names = [spec.name for spec in server.tools if spec.right == right]
-            rows.append([mono(right.key), right.label, ", ".join(mono(n) for n in names) or "noch keine Werkzeuge"])
+            links = [f"[{spec.title}]({tool_path(server, spec)}) ({mono(spec.name)})" for spec in tools_of(server, right)]
+            rows.append([mono(right.key), right.label, "<br>".join(links) or "noch keine Werkzeuge"])
         lines += table(["Recht (Scope)", "Bezeichnung", "Werkzeuge"], rows)
     lines += [
         "## Ohne Klick",
         "",
         "Was hinausgeht (`send_`, `decide_`), bereitet ein Werkzeug nur vor; ausgeführt wird es durch den Klick eines "
-        "Menschen in der Bestätigungskarte oder in der Athaus-App. Ruft ein Assistent ein `send_`-Werkzeug ohne Klick auf, "
+        "Menschen in der [Bestätigungskarte](bestaetigungskarte.md) oder in der Athaus-App. Ruft ein Assistent ein `send_`-Werkzeug ohne Klick auf, "
         "kommt die Karte erneut (Status `pending`), kein Fehler.",
         "",
         "Ohne Klick läuft eine Tat nur, wenn die Inhaberin oder der Inhaber eines Büros diese Art von Tat in der App "

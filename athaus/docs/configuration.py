@@ -1,0 +1,92 @@
+"""The page "Konfiguration": every ATHAUS_* variable of shared/settings.py with its default and a German meaning.
+
+tests/test_docs.py fails when a setting has no meaning here, so a new setting is documented or the build is red."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from athaus.docs.markdown import mono, page, table
+from shared.settings import Settings
+
+ENV_PREFIX = "ATHAUS_"
+
+SETTING_MEANINGS: dict[str, str] = {
+    "database_url": (
+        "SQLAlchemy-URL der Datenbank. Vorgabe ist die eingebettete SQLite-Datei unter `var/`; im Betrieb "
+        "PostgreSQL, etwa `postgresql+psycopg://athaus@db.example/athaus`."
+    ),
+    "public_url": (
+        "Die Adresse, unter der Clients diese Installation erreichen. Aussteller (`issuer`), Ressourcen-URLs der beiden "
+        "Server (RFC 8707) und die Metadaten leiten sich daraus ab; außerhalb von Loopback muss sie mit https beginnen."
+    ),
+    "development": (
+        "Entwicklungsmodus: `athaus token` darf Tokens ausstellen, Cookies dürfen auf http-Loopback ohne `Secure` "
+        "auskommen. Im Betrieb `false`."
+    ),
+    "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
+    "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
+    "allowed_hosts": (
+        "JSON-Liste der `Host`-Kopfzeilen, die die MCP-Endpunkte annehmen (Schutz vor DNS-Rebinding); `name:*` erlaubt "
+        "jeden Port. Andere bekommen HTTP 421. Im Betrieb den öffentlichen Hostnamen eintragen."
+    ),
+    "allowed_origins": (
+        "JSON-Liste der `Origin`-Kopfzeilen, die die MCP-Endpunkte annehmen; andere bekommen HTTP 403. Anfragen ohne "
+        "`Origin` (Server-zu-Server, etwa von ChatGPT oder Claude) gehen immer durch."
+    ),
+    "secret_key": (
+        "Schlüssel, der Cursor, Anmeldesitzungen und CSRF-Tokens signiert. Ohne Angabe wird einmal ein zufälliger "
+        "erzeugt und in der Datenbank abgelegt; setzen, wenn Instanzen keine gemeinsame Datenbank haben."
+    ),
+    "cursor_ttl_seconds": "Wie lange ein Seiten-Cursor gültig bleibt, in Sekunden.",
+    "demo_seed": (
+        "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
+    ),
+    "demo_listings": "Wie viele Inserate die Demodaten haben.",
+    "log_level": (
+        "Protokollstufe. Protokolle sind JSON-Zeilen auf stderr, eine Zeile `tool_call` je Aufruf (Werkzeug, Ergebniscode, "
+        "Dauer)."
+    ),
+    "oauth_issuer": (
+        "Aussteller eines externen Autorisierungsservers. Dann entfällt der eingebaute, und beide Server nehmen nur "
+        "dessen JWT-Zugangstokens an (`aud` = Ressourcen-URL des Servers, `scope` mit Leerzeichen getrennt). Nur zusammen "
+        "mit `ATHAUS_OAUTH_JWKS_URL`."
+    ),
+    "oauth_jwks_url": "JWKS des externen Autorisierungsservers, mit dessen Schlüsseln die Tokens geprüft werden.",
+    "oauth_user_claim": (
+        "Bei einem externen Aussteller: der Claim des Tokens, der die E-Mail-Adresse des Athaus-Kontos trägt."
+    ),
+}
+
+
+def env_name(setting: str) -> str:
+    return ENV_PREFIX + setting.upper()
+
+
+def _default(value: Any) -> str:
+    if value is None:
+        return "nicht gesetzt"
+    if isinstance(value, bool):
+        return mono("true" if value else "false")
+    if isinstance(value, list):
+        return mono(json.dumps(value))
+    return mono(str(value))
+
+
+def configuration_page() -> str:
+    rows = [
+        [mono(env_name(name)), _default(field.get_default(call_default_factory=True)), SETTING_MEANINGS[name]]
+        for name, field in Settings.model_fields.items()
+    ]
+    return page(
+        [
+            "# Konfiguration",
+            "",
+            "Alle Einstellungen sind Umgebungsvariablen mit dem Präfix `ATHAUS_`. Listen werden als JSON geschrieben, "
+            "etwa `ATHAUS_ALLOWED_HOSTS='[\"mcp.example.de\"]'`. Wie man die Server startet und betreibt, steht unter "
+            "[Betrieb](betrieb.md).",
+            "",
+            *table(["Variable", "Vorgabe", "Bedeutung"], rows),
+        ]
+    )

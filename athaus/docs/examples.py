@@ -1,0 +1,208 @@
+"""One real call per tool for the docs: made at build time against a fresh demo catalog, with a fixed clock.
+
+`run_examples` seeds the demo data (the same 2,400 listings `scripts/serve` starts with) into a temporary SQLite
+file, calls every tool of both servers through the runner the HTTP servers use (argument validation, right
+check, envelope, German text, output schema), as a documented demo login or without login, and returns what
+came back. Settings are the defaults whatever the environment says, the clock and the cursor key are fixed:
+the same contract and demo data give the same pages on every build.
+
+Every declared tool needs an entry in EXAMPLES (tests/test_docs.py fails naming the tool that has none).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from sqlalchemy import select
+
+from athaus.servers import DEFINITIONS
+from contract.rights import ServerName
+from shared.auth.access import account_by_email, allowed_scopes, build_principal
+from shared.auth.principal import Principal
+from shared.db.migrate import upgrade
+from shared.db.models import Inquiry, Listing, User
+from shared.db.session import Database
+from shared.demo import DEMO_ACCOUNTS, DEMO_NOW, seed_demo
+from shared.paging.cursor import CursorCodec
+from shared.runtime.adapter import ToolRunner
+from shared.runtime.context import ToolContext
+from shared.settings import Settings
+
+DEMO_LISTINGS: int = Settings.model_fields["demo_listings"].default  # the embedded default's catalog: a reader can repeat a call
+EXAMPLES_NOW = DEMO_NOW + dt.timedelta(days=1)  # the clock every example call sees
+CURSOR_KEY = b"athaus-docs-examples"
+BROKER_LOGIN = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+SEEKER_LOGIN = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
+
+
+@dataclass(frozen=True)
+class Picks:
+    """Ids the examples refer to, looked up in the seeded demo data (so they follow the demo generator)."""
+
+    published: str  # a published listing of the catalog in Leipzig
+    buy: str  # a published buy listing with a price
+    seeker_inquiry: str  # an inquiry of the demo seeker
+    office_listing: str  # a published listing of the demo broker's office
+    office_draft: str  # a draft of that office (or its published listing when it has none)
+    office_inquiry: str  # an inquiry to that office
+
+
+Arguments = Callable[[Picks], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Example:
+    arguments: Arguments
+    login: str | None = None  # the demo login the call is made as (all rights of that server); None: without login
+
+
+EXAMPLES: dict[ServerName, dict[str, Example]] = {
+    ServerName.search: {
+        "search_listings": Example(lambda p: {"query": "Balkon", "city": "Leipzig", "limit": 2}),
+        "count_listings": Example(lambda p: {"city": "Leipzig", "facets": ["marketing_type", "property_type"]}),
+        "get_listing": Example(lambda p: {"listing_id": p.published}),
+        "calculate_purchase_costs": Example(lambda p: {"listing_id": p.buy}),
+        "list_search_orders": Example(lambda p: {}, SEEKER_LOGIN.email),
+        "list_matches": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
+        "list_inquiries": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
+        "get_inquiry": Example(lambda p: {"inquiry_id": p.seeker_inquiry}, SEEKER_LOGIN.email),
+    },
+    ServerName.broker: {
+        "show_situation_report": Example(lambda p: {}, BROKER_LOGIN.email),
+        "search_listings": Example(lambda p: {"query": "Balkon", "limit": 2}, BROKER_LOGIN.email),
+        "get_listing": Example(lambda p: {"listing_id": p.office_listing}, BROKER_LOGIN.email),
+        "check_listing": Example(lambda p: {"listing_id": p.office_draft}, BROKER_LOGIN.email),
+        "search_inquiries": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
+        "get_inquiry": Example(lambda p: {"inquiry_id": p.office_inquiry}, BROKER_LOGIN.email),
+        "estimate_value": Example(
+            lambda p: {"city": "Leipzig", "property_type": "apartment", "marketing_type": "buy", "living_area": 70}, BROKER_LOGIN.email
+        ),
+        "list_valuations": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
+        "list_proposals": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
+    },
+}
+
+
+@dataclass(frozen=True)
+class ExampleCall:
+    """One call as it was made and answered."""
+
+    server: ServerName
+    tool: str
+    login: str | None
+    arguments: dict[str, Any]
+    text: str  # the German text (content)
+    structured: dict[str, Any]  # structuredContent
+
+
+class ExampleFailed(RuntimeError):
+    """An example call did not answer with a result; the docs are not built from a failing call."""
+
+
+ExampleCalls = dict[tuple[ServerName, str], ExampleCall]
+
+
+def dump_calls(calls: ExampleCalls) -> str:
+    """The calls as JSON (load_calls reads them back), to hand them to another process."""
+    return json.dumps([[c.server.value, c.tool, c.login, c.arguments, c.text, c.structured] for c in calls.values()], ensure_ascii=False)
+
+
+def load_calls(saved: str) -> ExampleCalls:
+    calls = [ExampleCall(ServerName(server), *rest) for server, *rest in json.loads(saved)]
+    return {(call.server, call.tool): call for call in calls}
+
+
+def missing_examples() -> list[str]:
+    """Declared tools without an entry in EXAMPLES, and entries for tools nobody declares ("server/tool")."""
+    declared = {(name, spec.name) for name, definition in DEFINITIONS.items() for spec in definition.spec.tools}
+    listed = {(name, tool) for name, tools in EXAMPLES.items() for tool in tools}
+    return sorted(f"{name.value}/{tool}" for name, tool in declared ^ listed)
+
+
+def _fixed_settings(database_url: str) -> Settings:
+    """The defaults of every setting, whatever ATHAUS_* variables say (init arguments outrank the environment)."""
+    defaults = {name: field.get_default(call_default_factory=True) for name, field in Settings.model_fields.items()}
+    return Settings(**{**defaults, "database_url": database_url})
+
+
+def _picks(db: Database) -> Picks:
+    office_id = BROKER_LOGIN.office_id
+    with db.read_only() as session:
+        published = select(Listing.ref).where(Listing.status == "published").order_by(Listing.ref).limit(1)
+        seeker = session.scalar(select(User.id).where(User.email == SEEKER_LOGIN.email))
+        own = select(Listing.ref).where(Listing.office_id == office_id).order_by(Listing.ref).limit(1)
+        office_listing = session.scalar(own.where(Listing.status == "published"))
+        return Picks(
+            published=session.scalar(published.where(Listing.city == "Leipzig")),
+            buy=session.scalar(published.where(Listing.marketing_type == "buy", Listing.price.is_not(None))),
+            seeker_inquiry=session.scalar(select(Inquiry.ref).where(Inquiry.seeker_id == seeker).order_by(Inquiry.ref).limit(1)),
+            office_listing=office_listing,
+            office_draft=session.scalar(own.where(Listing.status == "draft")) or office_listing,
+            office_inquiry=session.scalar(select(Inquiry.ref).where(Inquiry.office_id == office_id).order_by(Inquiry.ref).limit(1)),
+        )
+
+
+def _principal(db: Database, settings: Settings, server: ServerName, login: str | None) -> Principal | None:
+    if login is None:
+        return None
+    with db.read_only() as session:
+        account = account_by_email(session, login)
+    if account is None:
+        raise ExampleFailed(f"the demo data has no login {login}")
+    resource = settings.resource_url(server.value)
+    return build_principal(account, allowed_scopes(account, server), server, resource, client_id="athaus-docs")
+
+
+@contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    """The runner logs one line per call; a docs build does not need 17 of them."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def call_examples(db: Database, settings: Settings) -> ExampleCalls:
+    """Every example, called against `db` (seeded demo data) with the fixed clock; raises ExampleFailed on an error."""
+    context = ToolContext(db=db, settings=settings, cursors=CursorCodec(CURSOR_KEY, dt.timedelta(hours=1)), now=lambda: EXAMPLES_NOW)
+    picks = _picks(db)
+    calls: ExampleCalls = {}
+    with _quiet("athaus.calls"):
+        for server, examples in EXAMPLES.items():
+            runner = ToolRunner(DEFINITIONS[server], context)
+            for tool, example in examples.items():
+                arguments = example.arguments(picks)
+                params = types.CallToolRequestParams(name=tool, arguments=arguments)
+                result = anyio.run(runner.call, params, None, _principal(db, settings, server, example.login))
+                if not isinstance(result, types.CallToolResult) or result.is_error or result.structured_content is None:
+                    raise ExampleFailed(f"{server.value}/{tool} {arguments}: no result ({result!r:.300})")
+                text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+                calls[server, tool] = ExampleCall(server, tool, example.login, arguments, text, result.structured_content)
+    return calls
+
+
+def run_examples() -> ExampleCalls:
+    """Seed a temporary demo catalog, call every example, throw the catalog away."""
+    with tempfile.TemporaryDirectory(prefix="athaus-docs-") as tmp:
+        settings = _fixed_settings(f"sqlite:///{Path(tmp) / 'demo.sqlite3'}")
+        db = Database.from_url(settings.database_url)
+        try:
+            with _quiet("alembic"):
+                upgrade(db.engine)
+            seed_demo(db.engine, listings=DEMO_LISTINGS)
+            return call_examples(db, settings)
+        finally:
+            db.engine.dispose()

@@ -19,11 +19,14 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "public_url": (
         "Die Adresse, unter der Clients diese Installation erreichen. Aussteller (`issuer`), Ressourcen-URLs der beiden "
-        "Server (RFC 8707) und die Metadaten leiten sich daraus ab; außerhalb von Loopback muss sie mit https beginnen."
+        "Server (RFC 8707) und die Metadaten leiten sich daraus ab; außerhalb von Loopback muss sie mit https beginnen. "
+        "Ohne Angabe folgt sie der Bindung von `athaus serve` (`--host`/`--port`, etwa `http://127.0.0.1:8741`); passt "
+        "eine gesetzte Loopback-Adresse nicht zur Bindung, sagt der Start das als Warnung."
     ),
     "development": (
-        "Entwicklungsmodus: `athaus token` darf Tokens ausstellen, Cookies dürfen auf http-Loopback ohne `Secure` "
-        "auskommen. Im Betrieb `false`."
+        "Entwicklungsmodus: `athaus token` darf Tokens ausstellen, und nur dann nehmen die Server solche Tokens an; "
+        "Cookies dürfen auf http-Loopback ohne `Secure` auskommen. Nie an bei einer öffentlichen Adresse außerhalb von "
+        "Loopback: dort schaltet der Start ihn ab (und sagt es), ausdrücklich `true` gesetzt verweigert er den Start."
     ),
     "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
     "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
@@ -64,7 +67,9 @@ def env_name(setting: str) -> str:
     return ENV_PREFIX + setting.upper()
 
 
-def _default(value: Any) -> str:
+def _default(value: Any, name: str = "") -> str:
+    if name == "public_url":
+        return f"folgt der Bindung ({mono('http://127.0.0.1:8000')})"
     if value is None:
         return "nicht gesetzt"
     if isinstance(value, bool):
@@ -76,7 +81,7 @@ def _default(value: Any) -> str:
 
 def configuration_page() -> str:
     rows = [
-        [mono(env_name(name)), _default(field.get_default(call_default_factory=True)), SETTING_MEANINGS[name]]
+        [mono(env_name(name)), _default(field.get_default(call_default_factory=True), name), SETTING_MEANINGS[name]]
         for name, field in Settings.model_fields.items()
     ]
     return page(

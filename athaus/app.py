@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
 from athaus.servers import DEFINITIONS
+from shared.auth.challenge import RightsMap
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
@@ -86,6 +87,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             resolver=resolver,
             # A server without public tools has nothing to offer anonymously; its 401 starts the client's sign-in.
             require_token=all(spec.right.scope for spec in definition.spec.tools),
+            rights=RightsMap(definition.spec),
         )
         served.append(definition.spec.path)
         routes.append(Route(served[-1], endpoint=endpoint, methods=["GET", "POST", "DELETE"]))

@@ -180,7 +180,9 @@ class AuthorizationServer:
         if server is None:
             return refuse("invalid_target", "resource muss die Adresse eines Athaus-MCP-Servers sein (RFC 8707).")
         offered = server_scopes(server)
-        requested = params.get("scope", "").split() or offered
+        # Consent offers (ticked) exactly what the client asked for; a client that names no right is offered the
+        # server's reading right, the least that does anything, and widens later on a 403 insufficient_scope.
+        requested = params.get("scope", "").split() or offered[:1]
         unknown = [scope for scope in requested if scope not in offered]
         if unknown:
             return refuse("invalid_scope", f"Unbekannte Rechte für diesen Server: {' '.join(unknown)}")

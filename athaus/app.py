@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from athaus.docs.site import SITE_DIR
 from athaus.servers import DEFINITIONS
 from shared.auth.challenge import RightsMap
+from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
@@ -70,6 +71,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
     )
     resolver = token_resolver(settings, db)
+    origins = OriginPolicy(settings.allowed_origins)
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[BaseRoute] = []
     served: list[str] = []
@@ -90,7 +92,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             rights=RightsMap(definition.spec),
         )
         served.append(definition.spec.path)
-        routes.append(Route(served[-1], endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+        # Stateless JSON responses: POST only. A GET (an event stream that would only ping) is 405 with Allow: POST.
+        routes.append(Route(served[-1], endpoint=Cors(endpoint, origins, ["POST"])))
         routes.append(protected_resource_route(settings, name))
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)

@@ -18,14 +18,14 @@ from urllib.parse import urlsplit
 
 import anyio.to_thread
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
-from mcp.server.auth.routes import cors_middleware
 from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.rights import ServerName
+from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.challenge import NOTHING, RightsMap, challenge_header, peek_body
 from shared.auth.access import SERVER_TITLES, account_of, build_principal, server_scopes
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
@@ -131,4 +131,5 @@ def protected_resource_route(settings: Settings, server: ServerName) -> Route:
         }
     )
     path = urlsplit(settings.resource_metadata_url(server.value)).path
-    return Route(path, endpoint=cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"])
+    handler = request_response(ProtectedResourceMetadataHandler(metadata).handle)
+    return Route(path, endpoint=Cors(handler, OriginPolicy(settings.allowed_origins), ["GET"]))

@@ -27,15 +27,13 @@ from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, construct_redirect_uri
-from mcp.server.auth.routes import build_metadata, cors_middleware, validate_issuer_url
+from mcp.server.auth.routes import build_metadata, validate_issuer_url
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthMetadata, OAuthToken
-from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyHttpUrl
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
@@ -45,6 +43,7 @@ from contract.rights import ServerName
 from shared.auth import tokens
 from shared.auth.access import server_scopes
 from shared.auth.clients import ClientRegistry
+from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.signing import Signer
 from shared.db.session import Database
 from shared.settings import Settings
@@ -94,6 +93,7 @@ class AuthorizationServer:
         self.issuer = settings.issuer
         validate_issuer_url(AnyHttpUrl(self.issuer))
         self.clients = ClientRegistry(db)
+        self.origins = OriginPolicy(settings.allowed_origins)
         self.signer = Signer(secret, "oauth-authorization-request")
         self.servers = {canonical_resource(settings.resource_url(server.value)): server for server in ServerName}
 
@@ -271,13 +271,16 @@ class AuthorizationServer:
         return [
             Route(
                 "/.well-known/oauth-authorization-server",
-                endpoint=cors_middleware(MetadataHandler(self.metadata()).handle, ["GET", "OPTIONS"]),
-                methods=["GET", "OPTIONS"],
+                endpoint=Cors(request_response(MetadataHandler(self.metadata()).handle), self.origins, ["GET"]),
             ),
-            Route("/token", endpoint=_api(self.token), methods=["POST", "OPTIONS"]),
-            Route("/revoke", endpoint=_api(self.revoke), methods=["POST", "OPTIONS"]),
-            Route("/register", endpoint=_api(registration.handle), methods=["POST", "OPTIONS"]),
+            Route("/token", endpoint=self._api(self.token)),
+            Route("/revoke", endpoint=self._api(self.revoke)),
+            Route("/register", endpoint=self._api(registration.handle)),
         ]
+
+    def _api(self, handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+        """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
+        return Cors(RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE), self.origins, ["POST"])
 
     async def _in_transaction(self, work: Callable[[Session], T]) -> T:
         def run() -> T:
@@ -285,12 +288,6 @@ class AuthorizationServer:
                 return work(session)
 
         return await anyio.to_thread.run_sync(run)
-
-
-def _api(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
-    """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
-    limited = RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE)
-    return CORSMiddleware(limited, allow_origins=["*"], allow_methods=["POST", "OPTIONS"], allow_headers=[MCP_PROTOCOL_VERSION_HEADER])
 
 
 def _text(form: FormData, key: str) -> str | None:

@@ -131,7 +131,7 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
     from contract.rights import ServerName
     from contract.servers import SERVERS
     from shared.auth.access import account_by_email, allowed_scopes
-    from shared.auth.tokens import mint_access_token
+    from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, mint_access_token
 
     if not settings.development:
         print("Tokens gibt `athaus token` nur im Entwicklungsmodus aus (ATHAUS_DEVELOPMENT=true).", file=sys.stderr)
@@ -155,7 +155,7 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
             print(f"Das Konto {account.email} kann auf {server.title} diese Rechte nicht erhalten: {wanted}.", file=sys.stderr)
             return 1
         issued = mint_access_token(
-            session, user_id=account.user_id, client_id="athaus-cli", resource=settings.resource_url(server.name.value), scopes=rights
+            session, user_id=account.user_id, client_id=DEVELOPMENT_CLIENT_ID, resource=settings.resource_url(server.name.value), scopes=rights
         )
     print(issued.access_token)
     return 0

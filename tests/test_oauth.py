@@ -765,7 +765,8 @@ def test_a_public_client_may_revoke_and_unknown_tokens_are_fine(athaus_server: O
     client = register(athaus_server.base_url, token_endpoint_auth_method="none").json()
     verifier, challenge = pkce()
     answer = Browser(SEEKER).authorize(authorization_url(athaus_server.base_url, client, challenge, resource=athaus_server.resource("suche")))
-    tokens = token_request(athaus_server.base_url, client, grant_type="authorization_code", code=answer["code"], code_verifier=verifier).json()
+    form = {"grant_type": "authorization_code", "code": answer["code"], "code_verifier": verifier, "redirect_uri": CHATGPT_REDIRECT}
+    tokens = token_request(athaus_server.base_url, client, **form).json()
     assert tokens["scope"] == "suche:konto"
     for token in ("unbekannt", tokens["refresh_token"]):
         assert httpx2.post(f"{athaus_server.base_url}/revoke", data={"token": token, "client_id": client["client_id"]}).status_code == 200

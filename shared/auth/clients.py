@@ -51,7 +51,9 @@ class Client:
         return self.name or (urlsplit(self.client_id).hostname or self.client_id)
 
     def redirect_uri_for(self, presented: str | None) -> str | None:
-        """The redirect URI to answer at, or None if `presented` is not one of this client's."""
+        """The redirect URI to answer at, or None if `presented` is not one of this client's (or has a fragment)."""
+        if presented is not None and "#" in presented:
+            return None
         if presented is None:
             return self.redirect_uris[0] if len(self.redirect_uris) == 1 else None
         if any(_same_redirect(registered, presented) for registered in self.redirect_uris):

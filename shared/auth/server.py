@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -51,7 +52,7 @@ from shared.settings import Settings
 log = logging.getLogger("athaus.oauth")
 T = TypeVar("T")
 
-PENDING_TTL_SECONDS = 900  # time to sign in and decide on the consent page
+PENDING_TTL_SECONDS = 600  # time to sign in and decide on the consent page; each request is decided once
 CODE_CHALLENGE = re.compile(r"^[A-Za-z0-9\-_]{43}$")  # base64url of a SHA-256 digest, unpadded
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 # Registration may name the rights of both servers; which ones a token carries is decided per authorization.
@@ -75,6 +76,8 @@ class PendingAuthorization:
     server: ServerName
     resource: str
     scopes: tuple[str, ...]
+    redirect_uri_given: bool = True  # the request named redirect_uri, so the token request must too
+    nonce: str = ""  # identifies the request for single use (shared.web.consent claims it on the decision)
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,8 @@ class AuthorizationServer:
                 "code_challenge": pending.code_challenge,
                 "server": pending.server.value,
                 "scopes": list(pending.scopes),
+                "given": pending.redirect_uri_given,
+                "nonce": pending.nonce or secrets.token_urlsafe(24),
             },
             PENDING_TTL_SECONDS,
         )
@@ -126,6 +131,8 @@ class AuthorizationServer:
             server=server,
             resource=self.settings.resource_url(server.value),
             scopes=tuple(payload["scopes"]),
+            redirect_uri_given=bool(payload.get("given", True)),
+            nonce=str(payload.get("nonce", "")),
         )
 
     def respond(self, redirect_uri: str, state: str | None, status_code: int = 302, **params: str) -> Response:
@@ -194,6 +201,7 @@ class AuthorizationServer:
             server=server,
             resource=self.settings.resource_url(server.value),
             scopes=tuple(scope for scope in offered if scope in requested),
+            redirect_uri_given=params.get("redirect_uri") is not None,
         )
 
     async def token(self, request: Request) -> Response:

@@ -28,7 +28,7 @@ log = logging.getLogger("athaus.calls")
 INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte in einigen Minuten erneut versuchen."
 UNAVAILABLE_MESSAGE = "Die Datenbank ist gerade nicht erreichbar; bitte in einer Minute erneut versuchen."
 TIME_BUDGET_MESSAGE = (
-    "Die Anfrage hat länger gedauert als die erlaubten {seconds:g} Sekunden und wurde abgebrochen: bitte enger fragen "
+    "Die Anfrage hat länger gedauert als die erlaubten {seconds} Sekunden und wurde abgebrochen: bitte enger fragen "
     "(weniger Suchwörter, einen Ort oder eine Preisspanne) oder später erneut versuchen."
 )
 # A worker thread that does not return (a hung connect) is left behind this long after the deadline.
@@ -58,7 +58,7 @@ def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
     if isinstance(error, ValidationError):
         return Failure(ErrorCode.INVALID_ARGUMENT, german_message(error))
     if isinstance(error, deadline.DeadlineExceeded) or (isinstance(error, sa_exc.OperationalError) and _timed_out(error)):
-        failure = Failure(ErrorCode.TIME_BUDGET_EXCEEDED, TIME_BUDGET_MESSAGE.format(seconds=deadline_seconds))
+        failure = Failure(ErrorCode.TIME_BUDGET_EXCEEDED, TIME_BUDGET_MESSAGE.format(seconds=f"{deadline_seconds:g}".replace(".", ",")))
     elif isinstance(error, sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError) or (
         isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
     ):

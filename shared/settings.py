@@ -69,6 +69,20 @@ class Settings(BaseSettings):
         description="Key that signs cursors; when unset, a random key is created once and kept in the database.",
     )
     cursor_ttl_seconds: int = 3600
+    call_deadline_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="Deadline of one MCP request (tool call, completion, resource, prompt); past it the answer is "
+        "TIME_BUDGET_EXCEEDED and the database statement is cancelled.",
+    )
+    workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="Worker processes of `athaus serve`; unset: one per CPU core on PostgreSQL, 1 on SQLite.",
+    )
+    max_request_bytes: int = Field(
+        default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
+    )
     demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
     demo_listings: int = 2400
     log_level: str = "INFO"

@@ -43,6 +43,17 @@ SETTING_MEANINGS: dict[str, str] = {
         "erzeugt und in der Datenbank abgelegt; setzen, wenn Instanzen keine gemeinsame Datenbank haben."
     ),
     "cursor_ttl_seconds": "Wie lange ein Seiten-Cursor gültig bleibt, in Sekunden.",
+    "call_deadline_seconds": (
+        "Frist eines MCP-Aufrufs in Sekunden (Werkzeug, Vervollständigung, Ressource, Prompt). Danach wird die "
+        "Datenbankabfrage abgebrochen und die Antwort ist `TIME_BUDGET_EXCEEDED`."
+    ),
+    "workers": (
+        "Arbeitsprozesse von `athaus serve` (`--workers` überschreibt sie). Ohne Angabe: einer je CPU-Kern mit "
+        "PostgreSQL, einer mit SQLite."
+    ),
+    "max_request_bytes": (
+        "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
+    ),
     "demo_seed": (
         "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
     ),

@@ -120,6 +120,10 @@ ERROR_MEANINGS: dict[ErrorCode, tuple[str, str]] = {
         "Eine Datenquelle antwortet gerade nicht.",
         "Später erneut versuchen.",
     ),
+    ErrorCode.TIME_BUDGET_EXCEEDED: (
+        "Die Anfrage hat die Zeit überschritten, die ein Aufruf haben darf, und wurde abgebrochen.",
+        "Enger fragen (weniger Suchwörter, Ort oder Preisspanne) oder später erneut versuchen.",
+    ),
     ErrorCode.UPSTREAM_SCHEMA: (
         "Ein fremder Dienst, etwa ein Import-Feed, liefert Daten in einer Form, die der Server nicht versteht.",
         "Die Quelle prüfen lassen (Adresse, Format); bloßes Wiederholen hilft nicht.",

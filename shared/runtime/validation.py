@@ -63,3 +63,39 @@ def german_message(error: ValidationError) -> str:
     extra = f" ({more} weitere Angabe(n) ebenfalls ungültig.)" if more else ""
     subject = f"Das Argument {field} {problem}" if field else f"Die Angaben passen nicht zusammen: {problem}"
     return f"{subject}: bitte korrigieren und das Werkzeug erneut aufrufen.{extra}"
+
+
+MAX_TEXT_CHARS = 2_000  # longer than any real value of any argument (a query, a place, a note); one cap for all
+
+
+def unstorable_text(name: str, value: object) -> str | None:
+    """The German sentence for the first string in `value` (nested lists and objects included) that cannot be stored
+    or is longer than any real value, naming the argument; None when every string is fine.
+
+    One check for every argument that reaches the server: tool arguments, completion values, resource-template
+    variables and prompt arguments. NUL cannot be stored by PostgreSQL, a lone surrogate cannot be encoded at all."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{name}.{key}" if name else str(key)
+            found = unstorable_text(path, key) or unstorable_text(path, item)
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = unstorable_text(f"{name}[{index}]", item)
+            if found:
+                return found
+        return None
+    if not isinstance(value, str):
+        return None
+    if "\x00" in value:
+        return f"Das Argument {name} enthält ein Nullzeichen (\\u0000), das kein Text enthalten kann: bitte das Zeichen entfernen und erneut senden."
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        return (
+            f"Das Argument {name} enthält ein einzelnes Ersatzzeichen (UTF-16-Surrogat) ohne Partner: bitte gültiges "
+            "Unicode senden (etwa das ganze Emoji oder den Buchstaben) und erneut aufrufen."
+        )
+    if len(value) > MAX_TEXT_CHARS:
+        return f"Das Argument {name} ist mit {len(value)} Zeichen zu lang (höchstens {MAX_TEXT_CHARS}): bitte kürzen und erneut senden."
+    return None

@@ -19,7 +19,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select, update
 
+from contract.broker import SERVER as BROKER_SERVER
 from contract.confirmations import CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME
+from contract.search import SERVER as SEARCH_SERVER
 from shared.auth.tokens import mint_access_token
 from shared.db.models import InquiryMessage, PendingAction, User
 from shared.db.session import Database
@@ -37,8 +39,10 @@ from tests.confirmation_helpers import (
     published_listing,
 )
 from tests.conftest import LiveServer, seeded_database
+from tests.test_german_text import broker_cases, search_cases
 
 SEEN: list[types.CallToolResult] = []  # every result of every tool call of this module, for the token scan
+CALLED: set[tuple[str, str]] = set()  # (server, tool) of those calls
 TOKENS: set[str] = set()
 
 
@@ -65,6 +69,7 @@ class Session:
 
     def __init__(self, server: LiveServer, db: Database, email: str, name: str) -> None:
         scopes = SEEKER_SCOPES if name == "suche" else BROKER_SCOPES
+        self.name = name
         self.url = f"{server.base_url}/{name}/mcp"
         self.token = access_token(db, email, name, scopes)
 
@@ -79,6 +84,7 @@ class Session:
 
         result = anyio.run(self._run, use)
         SEEN.append(result)
+        CALLED.add((self.name, tool))
         card = (result.meta or {}).get(CONFIRMATION_META_KEY)
         if card:
             TOKENS.add(card["token"])
@@ -224,7 +230,19 @@ def test_a_raced_double_click_sends_once(e2e: tuple[LiveServer, Database]) -> No
 
 
 def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Database]) -> None:
-    assert TOKENS and len(SEEN) > 20
+    server, db = e2e
+    seeker = Session(server, db, SEEKER.email, "suche")
+    office = Session(server, db, OWNER.email, "makler")
+    pending = card(seeker.call("draft_inquiry", {"listing_id": published_listing(db), "message": "Noch eine Frage"}))
+    seeker.ok("send_inquiry", {"confirmation_id": pending["confirmation_id"]})
+    # every other tool of both servers, after the flows above, with a draft still waiting
+    for name, arguments in search_cases(db):
+        seeker.ok(name, arguments)
+    for name, arguments in broker_cases(db, OWNER.office_id):
+        office.ok(name, arguments)
+    declared = {(spec.name.value, tool.name) for spec in (SEARCH_SERVER, BROKER_SERVER) for tool in spec.tools}
+    assert declared - CALLED == set()
+    assert TOKENS and len(SEEN) > 40
     for result in SEEN:
         visible = json.dumps(result.structured_content, ensure_ascii=False) + "".join(
             block.text for block in result.content if isinstance(block, types.TextContent)

@@ -6,10 +6,12 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from broker_server import checks, estimate, inquiries, proposals, report, stock, valuations
+from broker_server import checks, estimate, inquiries, outbound, proposals, report, stock, valuations
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_stock import GetStockListingInput
+from contract.confirmations import CARD_URI
+from shared.confirmations.card import card_html
 from shared.db.models import Inquiry, Listing
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import ServerDefinition, bind
@@ -76,6 +78,7 @@ DEFINITION = ServerDefinition(
         inquiries.HANDLERS,
         valuations.HANDLERS,
         proposals.HANDLERS,
+        outbound.HANDLERS,
     ),
     readers={
         contract.STOCK_LISTING_RESOURCE.name: read_stock_listing,
@@ -89,4 +92,5 @@ DEFINITION = ServerDefinition(
         f"{contract.STOCK_LISTING_RESOURCE.name}.listing_id": complete_stock_listing_ids,
         f"{contract.OFFICE_INQUIRY_RESOURCE.name}.inquiry_id": complete_office_inquiry_ids,
     },
+    app_html={CARD_URI: card_html},
 )

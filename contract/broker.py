@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from contract import broker_estimate, broker_inquiries, broker_report, broker_stock
+from contract import broker_estimate, broker_inquiries, broker_outbound, broker_report, broker_stock
 from contract.envelope import HOW_TO_READ
+from contract.confirmations import CARD
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import BROKER_READ, ServerName
 from contract.server import declare_server
@@ -53,8 +54,9 @@ SERVER = declare_server(
     title=TITLE,
     summary=SUMMARY,
     instructions=INSTRUCTIONS,
-    tools=[*broker_report.TOOLS, *broker_stock.TOOLS, *broker_estimate.TOOLS, *broker_inquiries.TOOLS],
+    tools=[*broker_report.TOOLS, *broker_stock.TOOLS, *broker_estimate.TOOLS, *broker_inquiries.TOOLS, *broker_outbound.TOOLS],
     resources=(STOCK_LISTING_RESOURCE, OFFICE_INQUIRY_RESOURCE),
     prompts=(START_DAY_PROMPT, ANSWER_INQUIRIES_PROMPT),
+    apps=(CARD,),
     docs_page="makler.md",
 )

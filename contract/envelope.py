@@ -171,3 +171,12 @@ class Tally:
     warnings: list[ResultWarning] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)
     empty_hint: str | None = None
+
+
+@dataclass
+class WithMeta:
+    """What a handler returns when its result carries `_meta` that only the host's UI reads (the card's token):
+    the runtime sends `output` as structuredContent and text, and `meta` as the result's `_meta`."""
+
+    output: BaseModel
+    meta: dict[str, Any]

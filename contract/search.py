@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from contract import catalog, purchase_costs, seeker_account
+from contract import catalog, purchase_costs, seeker_account, seeker_contact
 from contract.envelope import HOW_TO_READ
+from contract.confirmations import CARD
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import SEARCH_ACCOUNT_READ, SEARCH_PUBLIC, ServerName
 from contract.server import declare_server
@@ -51,8 +52,9 @@ SERVER = declare_server(
     title=TITLE,
     summary=SUMMARY,
     instructions=INSTRUCTIONS,
-    tools=[*catalog.TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS],
+    tools=[*catalog.TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS, *seeker_contact.TOOLS],
     resources=(LISTING_RESOURCE, OWN_INQUIRY_RESOURCE),
     prompts=(START_SEARCH_PROMPT,),
+    apps=(CARD,),
     docs_page="suche.md",
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from contract.confirmations import AppResourceSpec
 from contract.primitives import PromptSpec, ResourceTemplateSpec
 from contract.rights import RIGHTS, Right, ServerName
 from contract.tool import ContractError, ToolSpec, declare_tools
@@ -22,6 +23,7 @@ class ServerSpec:
     resources: tuple[ResourceTemplateSpec, ...]
     prompts: tuple[PromptSpec, ...]
     docs_page: str  # its page under docs/
+    apps: tuple[AppResourceSpec, ...] = ()  # ui:// resources the host shows (the confirmation card)
 
     @property
     def path(self) -> str:
@@ -59,6 +61,7 @@ def declare_server(
     resources: tuple[ResourceTemplateSpec, ...],
     prompts: tuple[PromptSpec, ...],
     docs_page: str,
+    apps: tuple[AppResourceSpec, ...] = (),
 ) -> ServerSpec:
     """Check the server's parts against the rules of SPEC section 3 and return its one declaration."""
     for resource in resources:
@@ -68,4 +71,4 @@ def declare_server(
             raise ContractError(f"resource {resource.name!r} ({name.value}): its URI must start with athaus://{name.value}/")
     _unique(name, "resource", (r.name for r in resources))
     _unique(name, "prompt", (p.name for p in prompts))
-    return ServerSpec(name, title, summary, instructions, declare_tools(name, tools), resources, prompts, docs_page)
+    return ServerSpec(name, title, summary, instructions, declare_tools(name, tools), resources, prompts, docs_page, apps)

@@ -112,6 +112,24 @@ class PendingActionKind(StrEnum):  # `PendingAction.kind`: a prepared action tha
     decide_proposal = "decide_proposal"
 
 
+class ConfirmationStatus(StrEnum):  # what became of a prepared action
+    pending = "pending"
+    sent = "sent"
+    discarded = "discarded"
+    expired = "expired"
+    sent_without_click = "sent_without_click"
+
+
+class Decision(StrEnum):  # the two buttons of a confirmation card
+    send = "send"
+    discard = "discard"
+
+
+class ProposalDecision(StrEnum):
+    accept = "accept"
+    reject = "reject"
+
+
 # --- Athaus Immobiliensuche: the seeker's account ------------------------------------------------------------
 
 
@@ -198,6 +216,15 @@ LABELS: dict[StrEnum, str] = {
     PendingActionKind.send_reply: "Antwort senden",
     PendingActionKind.send_inquiry: "Anfrage senden",
     PendingActionKind.decide_proposal: "Vorschlag entscheiden",
+    ConfirmationStatus.pending: "wartet auf deinen Klick",
+    ConfirmationStatus.sent: "gesendet",
+    ConfirmationStatus.discarded: "verworfen",
+    ConfirmationStatus.expired: "abgelaufen",
+    ConfirmationStatus.sent_without_click: "ohne Klick gesendet (vom Büro freigegeben)",
+    Decision.send: "senden",
+    Decision.discard: "verwerfen",
+    ProposalDecision.accept: "annehmen",
+    ProposalDecision.reject: "ablehnen",
     SearchOrderStatus.active: "aktiv",
     SearchOrderStatus.paused: "pausiert",
     SearchOrderStatus.ended: "beendet",
@@ -217,6 +244,8 @@ LABELS: dict[StrEnum, str] = {
 # German (and a few colloquial) words accepted as input, normalised to the English value. Per value set; matched
 # after `contract.fields.lenient` folds case, reads `_` and `-` as spaces and joins runs of white space.
 GERMAN_ALIASES: dict[type[StrEnum], dict[str, str]] = {
+    Decision: {"senden": "send", "verwerfen": "discard", "bestaetigen": "send", "bestätigen": "send"},
+    ProposalDecision: {"annehmen": "accept", "ablehnen": "reject"},
     MarketingType: {"kauf": "buy", "kaufen": "buy", "miete": "rent", "mieten": "rent"},
     PropertyType: {
         "wohnung": "apartment",
@@ -312,6 +341,7 @@ def stored_label(enum: type[StrEnum], value: str) -> str:
 # German labels of what a seeker may share with a provider (Inquiry.shared_profile keys).
 SHARED_PROFILE_LABELS: dict[str, str] = {
     "name": "Name",
+    "about": "Über mich",
     "first_name": "Vorname",
     "last_name": "Nachname",
     "email": "E-Mail",

@@ -9,11 +9,13 @@ from sqlalchemy import select
 
 from contract import search as contract
 from contract.catalog import GetListingInput, ListingDetail
+from contract.confirmations import CARD_URI
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
-from search_server import account, catalog, costs, matches
+from search_server import account, catalog, contact, costs, matches
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
+from shared.confirmations.card import card_html
 from shared.db.models import Inquiry, Listing, Place
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import ServerDefinition, bind
@@ -81,7 +83,7 @@ def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:
 
 DEFINITION = ServerDefinition(
     spec=contract.SERVER,
-    handlers=bind(catalog.HANDLERS, costs.HANDLERS, account.HANDLERS, matches.HANDLERS),
+    handlers=bind(catalog.HANDLERS, costs.HANDLERS, account.HANDLERS, matches.HANDLERS, contact.HANDLERS),
     readers={
         contract.LISTING_RESOURCE.name: read_listing,
         contract.OWN_INQUIRY_RESOURCE.name: read_own_inquiry,
@@ -93,4 +95,5 @@ DEFINITION = ServerDefinition(
         f"{contract.LISTING_RESOURCE.name}.listing_id": complete_listing_ids,
         f"{contract.OWN_INQUIRY_RESOURCE.name}.inquiry_id": complete_own_inquiry_ids,
     },
+    app_html={CARD_URI: card_html},
 )

@@ -54,6 +54,18 @@ class Settings(BaseSettings):
         "authorization server puts it there).",
     )
 
+    confirmation_ttl_hours: int = Field(default=48, description="How long a prepared action waits for its click.")
+    smtp_host: str | None = Field(default=None, description="SMTP server for e-mail delivery; unset: no e-mails.")
+    smtp_port: int = 25
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = False
+    mail_from: str = "Athaus <benachrichtigung@athaus.example>"
+    outbox_worker: bool = Field(default=True, description="Deliver the outbox from a task inside the app.")
+    outbox_poll_seconds: float = 5.0
+    outbox_max_attempts: int = 5
+    outbox_retry_seconds: float = 60.0
+
     @model_validator(mode="after")
     def _external_issuer_comes_with_keys(self) -> Settings:
         if bool(self.oauth_issuer) != bool(self.oauth_jwks_url):

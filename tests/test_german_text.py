@@ -27,7 +27,10 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
-from tests.conftest import Caller, make_context
+import pytest
+
+from tests.confirmation_helpers import outbound_calls
+from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
 
 BROKER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
 SEEKER = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
@@ -156,8 +159,18 @@ def all_cases(db: Database) -> Iterator[tuple[Caller, ServerSpec, str, dict[str,
         yield broker, BROKER.spec, name, args
 
 
-def test_every_tool_of_both_servers_has_a_case(demo_db: Database) -> None:
-    covered = {(spec.name.value, name) for _, spec, name, _ in all_cases(demo_db)}
+OUTBOUND = {"draft_inquiry", "send_inquiry", "decide_confirmation", "draft_reply", "send_reply", "decide_proposal"}
+
+
+@pytest.fixture(scope="module")
+def outbound(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, dict[str, Any], Any]]:
+    """The tools that write, called in a real flow on a database of their own (tests/confirmation_helpers.py)."""
+    with seeded_database(tmp_path_factory.mktemp("outbound"), "outbound") as db:
+        return outbound_calls(db, FIXED_NOW)
+
+
+def test_every_tool_of_both_servers_has_a_case(demo_db: Database, outbound: list[tuple[str, str, dict[str, Any], Any]]) -> None:
+    covered = {(spec.name.value, name) for _, spec, name, _ in all_cases(demo_db)} | {(server, tool) for server, tool, _, _ in outbound}
     declared = {(spec.name.value, tool.name) for spec in (SEARCH.spec, BROKER.spec) for tool in spec.tools}
     assert declared - covered == set()
 
@@ -172,6 +185,18 @@ def test_every_text_is_german(demo_db: Database) -> None:
         found = english_in(text, words[spec.name], set(spec.tool(name).input_model.model_fields))
         if found:
             problems.append(f"{spec.name.value}/{name} {args}: {found}")
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_text_of_the_tools_that_write_is_german(outbound: list[tuple[str, str, dict[str, Any], Any]]) -> None:
+    problems = []
+    specs = {"suche": SEARCH.spec, "makler": BROKER.spec}
+    for server, tool, args, result in outbound:
+        spec = specs[server]
+        found = english_in(result.content[0].text, forbidden_words(spec), set(spec.tool(tool).input_model.model_fields))
+        if found:
+            problems.append(f"{server}/{tool} {args}: {found}")
+    assert sorted({tool for _, tool, _, _ in outbound}) == sorted(OUTBOUND)
     assert problems == [], "\n".join(problems)
 
 

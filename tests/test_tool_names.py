@@ -25,7 +25,8 @@ from shared.db.models import Inquiry, Listing, OfficeMember, PendingAction, Sear
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.runtime.definition import ServerDefinition
-from tests.conftest import Caller, make_context
+from tests.confirmation_helpers import outbound_calls
+from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
 
 TOOL_LIKE = re.compile(r"\b(?:" + "|".join(sorted(VERB_EFFECTS)) + r")_[a-z]+(?:_[a-z]+)*\b")
 NOBODY = 990_001  # a signed-in user without any rows: the empty answers of every account list
@@ -194,10 +195,14 @@ def result_text(result: Any) -> str:
     return str(result)
 
 
-def rendered_texts(db: Database) -> dict[str, list[tuple[str, str]]]:
-    """Per server: (where, text) of every call above and of every prompt rendered over the demo data."""
+def rendered_texts(db: Database, scratch: Database | None = None) -> dict[str, list[tuple[str, str]]]:
+    """Per server: (where, text) of every call above and of every prompt rendered over the demo data; the tools that
+    write (draft_, send_, decide_) on `scratch`, a database of their own."""
     context = make_context(db)
     texts: dict[str, list[tuple[str, str]]] = {"makler": [], "suche": []}
+    if scratch is not None:
+        for server, tool, arguments, result in outbound_calls(scratch, FIXED_NOW):
+            texts[server].append((f"{tool} {arguments}", result_text(result)))
     office = Caller(BROKER, context).as_(broker(db, 1))
     for tool, arguments in broker_calls(db):
         texts["makler"].append((f"{tool} {arguments}", result_text(office.raw(tool, arguments))))
@@ -214,8 +219,9 @@ def rendered_texts(db: Database) -> dict[str, list[tuple[str, str]]]:
 
 
 @pytest.fixture(scope="module")
-def rendered(demo_db: Database) -> dict[str, list[tuple[str, str]]]:
-    return rendered_texts(demo_db)
+def rendered(demo_db: Database, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str, str]]]:
+    with seeded_database(tmp_path_factory.mktemp("outbound"), "outbound") as scratch:
+        return rendered_texts(demo_db, scratch)
 
 
 # --- the tests -----------------------------------------------------------------------------------------------------
@@ -224,7 +230,7 @@ def rendered(demo_db: Database) -> dict[str, list[tuple[str, str]]]:
 def test_the_finder_sees_a_tool_name_and_passes_over_words_and_fields() -> None:
     assert tool_like_names("Entscheiden: decide_proposal. Dann list_matches(since=…).") == {"decide_proposal", "list_matches"}
     assert tool_like_names("Inserate listen, update-match, Listing_id, searching_x") == set()
-    assert unknown_names(BROKER, iter([("probe", "search_order_id und decide_proposal")])) == [("probe", "decide_proposal")]
+    assert unknown_names(BROKER, iter([("probe", "search_order_id und send_offer")])) == [("probe", "send_offer")]
 
 
 def test_no_tool_name_is_a_field_name() -> None:

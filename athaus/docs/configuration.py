@@ -57,6 +57,17 @@ SETTING_MEANINGS: dict[str, str] = {
     "oauth_user_claim": (
         "Bei einem externen Aussteller: der Claim des Tokens, der die E-Mail-Adresse des Athaus-Kontos trägt."
     ),
+    "confirmation_ttl_hours": "Wie lange eine vorbereitete Tat (Entwurf) auf ihren Klick wartet, in Stunden; danach `CONFIRMATION_EXPIRED`.",
+    "smtp_host": "SMTP-Server für die E-Mails, die eine gesendete Nachricht ankündigen. Ohne Angabe gehen keine E-Mails hinaus; der Verlauf bei Athaus ist immer sofort da.",
+    "smtp_port": "Port des SMTP-Servers.",
+    "smtp_user": "Benutzername beim SMTP-Server (ohne Angabe: ohne Anmeldung).",
+    "smtp_password": "Passwort beim SMTP-Server.",
+    "smtp_starttls": "Mit STARTTLS verschlüsseln (`true` im Betrieb mit einem fremden SMTP-Server).",
+    "mail_from": "Absender der E-Mails.",
+    "outbox_worker": "Stellt den Postausgang aus dem laufenden Server zu. `false`: stattdessen `athaus outbox run` laufen lassen.",
+    "outbox_poll_seconds": "Wie oft der Postausgang nach fälligen E-Mails sieht, in Sekunden.",
+    "outbox_max_attempts": "Zustellversuche je E-Mail; danach erfährt die Absenderin oder der Absender, dass sie nicht zugestellt wurde.",
+    "outbox_retry_seconds": "Wartezeit vor dem zweiten Versuch, in Sekunden; sie verdoppelt sich mit jedem weiteren.",
 }
 
 

@@ -17,7 +17,7 @@ import logging
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,12 @@ import mcp_types as types
 from sqlalchemy import select
 
 from athaus.servers import DEFINITIONS
+from contract.confirmations import CONFIRMATION_META_KEY
 from contract.rights import ServerName
 from shared.auth.access import account_by_email, allowed_scopes, build_principal
 from shared.auth.principal import Principal
 from shared.db.migrate import upgrade
-from shared.db.models import Inquiry, Listing, User
+from shared.db.models import Inquiry, Listing, Proposal, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS, DEMO_NOW, seed_demo
 from shared.paging.cursor import CursorCodec
@@ -55,6 +56,8 @@ class Picks:
     office_listing: str  # a published listing of the demo broker's office
     office_draft: str  # a draft of that office (or its published listing when it has none)
     office_inquiry: str  # an inquiry to that office
+    office_proposal: str  # an open proposal of that office
+    cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool → the card `_meta` of its example's result
 
 
 Arguments = Callable[[Picks], dict[str, Any]]
@@ -76,6 +79,12 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "list_matches": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
         "list_inquiries": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
         "get_inquiry": Example(lambda p: {"inquiry_id": p.seeker_inquiry}, SEEKER_LOGIN.email),
+        "draft_inquiry": Example(
+            lambda p: {"listing_id": p.published, "message": "Guten Tag, ist die Wohnung noch frei? Ich würde sie gern besichtigen.", "share": ["name", "email"]},
+            SEEKER_LOGIN.email,
+        ),
+        "send_inquiry": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
+        "decide_confirmation": Example(lambda p: _click(p.cards["draft_inquiry"]), SEEKER_LOGIN.email),
     },
     ServerName.broker: {
         "show_situation_report": Example(lambda p: {}, BROKER_LOGIN.email),
@@ -89,8 +98,22 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         ),
         "list_valuations": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
         "list_proposals": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
+        "draft_reply": Example(
+            lambda p: {"inquiry_id": p.office_inquiry, "text": "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Freitag um 17 Uhr zur Besichtigung?"},
+            BROKER_LOGIN.email,
+        ),
+        "send_reply": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),
+        "decide_proposal": Example(lambda p: {"proposal_id": p.office_proposal, "decision": "accept", "message": "Das Objekt passt zu Ihrer Suche."}, BROKER_LOGIN.email),
+        "decide_confirmation": Example(lambda p: _click(p.cards["draft_reply"]), BROKER_LOGIN.email),
     },
 }
+
+
+TOKEN_SHOWN = "<Token aus _meta der Karte>"  # the docs never show a real token (it is random per call)
+
+
+def _click(card: dict[str, Any]) -> dict[str, Any]:
+    return {"confirmation_id": card["confirmation_id"], "token": card["token"], "decision": "send", "payload_hash": card["payload_hash"]}
 
 
 @dataclass(frozen=True)
@@ -148,7 +171,17 @@ def _picks(db: Database) -> Picks:
             seeker_inquiry=session.scalar(select(Inquiry.ref).where(Inquiry.seeker_id == seeker).order_by(Inquiry.ref).limit(1)),
             office_listing=office_listing,
             office_draft=session.scalar(own.where(Listing.status == "draft")) or office_listing,
-            office_inquiry=session.scalar(select(Inquiry.ref).where(Inquiry.office_id == office_id).order_by(Inquiry.ref).limit(1)),
+            office_inquiry=session.scalar(
+                select(Inquiry.ref).where(Inquiry.office_id == office_id, Inquiry.status == "open").order_by(Inquiry.ref).limit(1)
+            ),
+            office_proposal=session.scalar(
+                select(Proposal.ref)
+                .join(SearchOrder, SearchOrder.id == Proposal.search_order_id)
+                .join(Listing, Listing.id == Proposal.listing_id)
+                .where(Proposal.office_id == office_id, Proposal.status == "open", Listing.status == "published", SearchOrder.approachable.is_(True))
+                .order_by(Proposal.ref)
+                .limit(1)
+            ),
         )
 
 
@@ -190,7 +223,11 @@ def call_examples(db: Database, settings: Settings) -> ExampleCalls:
                 if not isinstance(result, types.CallToolResult) or result.is_error or result.structured_content is None:
                     raise ExampleFailed(f"{server.value}/{tool} {arguments}: no result ({result!r:.300})")
                 text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
-                calls[server, tool] = ExampleCall(server, tool, example.login, arguments, text, result.structured_content)
+                card = (result.meta or {}).get(CONFIRMATION_META_KEY)
+                if card:
+                    picks.cards[tool] = card
+                shown = {**arguments, "token": TOKEN_SHOWN} if "token" in arguments else arguments
+                calls[server, tool] = ExampleCall(server, tool, example.login, shown, text, result.structured_content)
     return calls
 
 

@@ -105,8 +105,12 @@ ERROR_MEANINGS: dict[ErrorCode, tuple[str, str]] = {
         "Die Bestätigungskarte oder die Web-App zeigen; der Klick dort führt aus.",
     ),
     ErrorCode.CONFIRMATION_EXPIRED: (
-        "Die Bestätigung ist abgelaufen oder wurde schon benutzt.",
+        "Die Bestätigung ist abgelaufen.",
         "Die Tat neu vorbereiten und neu bestätigen lassen.",
+    ),
+    ErrorCode.CONFIRMATION_INVALID: (
+        "Das Token der Karte passt nicht zu dieser Bestätigung, deinem Konto oder deinem Büro; ausgeführt wurde nichts.",
+        "Die neueste Karte dieser Bestätigung benutzen oder in der Web-App unter `/app/` bestätigen.",
     ),
     ErrorCode.CURSOR_EXPIRED: (
         "Der Cursor ist abgelaufen, beschädigt oder gehört zu einem älteren Datenstand.",

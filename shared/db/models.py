@@ -66,6 +66,8 @@ class Office(Base):
     phone: Mapped[str | None] = mapped_column(String(50))
     email: Mapped[str | None] = mapped_column(String(200))
     website: Mapped[str | None] = mapped_column(String(200))
+    # action kinds (PendingActionKind values) the office owner allowed to run without a person's click
+    send_without_click: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
 
     listings: Mapped[list[Listing]] = relationship(back_populates="office")
 
@@ -360,7 +362,8 @@ class ListingStatusChange(Base):
 class PendingAction(Base):
     """A prepared outbound action (draft reply, inquiry, proposal decision) that waits for a human's click.
 
-    Read by the situation report now; created and executed by the write-side tools later.
+    Created by the draft_/send_/decide_ tools, executed once by `shared.confirmations.execute`. The card's token is
+    never stored: only its SHA-256 (`token_hash`); `token_salt` lets the server derive the same token again.
     """
 
     __tablename__ = "pending_actions"
@@ -373,7 +376,40 @@ class PendingAction(Base):
     subject_ref: Mapped[str] = mapped_column(String(20))  # the inquiry / proposal it acts on
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     summary: Mapped[str] = mapped_column(String(500))
-    status: Mapped[str] = mapped_column(String(20))  # pending | executed | expired | cancelled
+    status: Mapped[str] = mapped_column(String(20))  # pending | sent | discarded | expired
     token_hash: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    payload_hash: Mapped[str | None] = mapped_column(String(64))  # SHA-256 of the canonical payload the card shows
+    token_salt: Mapped[str | None] = mapped_column(String(64))
+    decision: Mapped[str | None] = mapped_column(String(10))  # send | discard
+    via: Mapped[str | None] = mapped_column(String(10))  # card | app | no_click
+    executed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+
+class OutboxMessage(Base):
+    """One e-mail to deliver, written in the same transaction as the message it announces. The worker claims a row
+    (queued → sending, conditionally), sends it with its own Message-ID, and marks it sent; a failure goes back to
+    queued with a later `next_attempt_at`, and after the last attempt to failed (the sender is told)."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))  # inquiry | reply | expose | alert
+    pending_action_id: Mapped[int | None] = mapped_column(ForeignKey("pending_actions.id"))
+    inquiry_id: Mapped[int | None] = mapped_column(ForeignKey("inquiries.id"), index=True)
+    sender_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    sender_office_id: Mapped[int | None] = mapped_column(ForeignKey("offices.id"))
+    recipient: Mapped[str | None] = mapped_column(String(200))  # e-mail address; None: nobody to write to
+    subject: Mapped[str] = mapped_column(String(300))
+    body: Mapped[str] = mapped_column(Text)
+    message_id: Mapped[str] = mapped_column(String(200), unique=True)
+    status: Mapped[str] = mapped_column(String(20))  # queued | sending | sent | failed | skipped
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    claimed_until: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    last_error: Mapped[str | None] = mapped_column(String(300))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)

@@ -22,8 +22,9 @@ from mcp.server.caching import CacheHint
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
-from contract.envelope import Page, Tally
+from contract.envelope import Page, Tally, WithMeta
 from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
+from contract.confirmations import MCP_APP_MIME, SKYBRIDGE_MIME
 from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
 from contract.wire import compact_value
@@ -183,6 +184,9 @@ class ToolRunner:
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
         raw = await anyio.to_thread.run_sync(self.definition.handlers[spec.name], args, context)
+        meta: dict[str, Any] | None = None
+        if isinstance(raw, WithMeta):
+            meta, raw = (raw.meta or None), raw.output
         output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
         if not isinstance(output, spec.output_model):
             raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
@@ -190,7 +194,9 @@ class ToolRunner:
         problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
         if problems:
             raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
-        return types.CallToolResult(content=[types.TextContent(type="text", text=render(output, spec.input_model))], structured_content=structured)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=render(output, spec.input_model))], structured_content=structured, _meta=meta
+        )
 
 
 def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:
@@ -223,11 +229,30 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
+    apps = {app.uri: app for app in server.apps}
+    domain = context.settings.public_url.rstrip("/")
+    app_resources = [
+        types.Resource(uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=MCP_APP_MIME, _meta={"ui": app.ui_meta(domain)})
+        for app in server.apps
+    ]
+
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        # Listings are reached through the template; a catalog of thousands is no resource list.
-        return types.ListResourcesResult(resources=[])
+        # Listings are reached through the template; a catalog of thousands is no resource list. The card is listed.
+        return types.ListResourcesResult(resources=app_resources)
+
+    def read_app(uri: str) -> types.ReadResourceResult:
+        """The card as an MCP App and in the Apps SDK form: one URI, one HTML, each host takes its MIME type."""
+        app, html = apps[uri], definition.app_html[uri]()
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=uri, mime_type=MCP_APP_MIME, text=html, _meta={"ui": app.ui_meta(domain)}),
+                types.TextResourceContents(uri=uri, mime_type=SKYBRIDGE_MIME, text=html, _meta=app.skybridge_meta(domain)),
+            ]
+        )
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri) in apps:
+            return read_app(str(params.uri))
         for resource in server.resources:
             variables = template_variables(resource, str(params.uri))
             if variables is None:
@@ -283,7 +308,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         return types.CompleteResult(completion=types.Completion(values=shown, total=None if more else len(shown), has_more=more))
 
     handlers: dict[str, Callable[..., Awaitable[Any]]] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
-    if server.resources:
+    if server.resources or server.apps:
         handlers |= {"on_list_resource_templates": list_templates, "on_list_resources": list_resources, "on_read_resource": read_resource}
     if server.prompts:
         handlers |= {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}

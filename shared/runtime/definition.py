@@ -11,12 +11,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from contract.envelope import Page, Tally
+from contract.envelope import Page, Tally, WithMeta
 from contract.primitives import ResourceTemplateSpec
 from contract.server import ServerSpec
 from shared.runtime.context import ToolContext
 
-Handler = Callable[[Any, ToolContext], BaseModel | Page[Any] | Tally]
+Handler = Callable[[Any, ToolContext], BaseModel | Page[Any] | Tally | WithMeta]
 ResourceReader = Callable[[Mapping[str, str], ToolContext], BaseModel]
 PromptRenderer = Callable[[Mapping[str, str], ToolContext], str]
 # A completer returns at most `limit` values that start with the prefix, in a stable order.
@@ -53,6 +53,8 @@ class ServerDefinition:
     # completion source → completer; a source is a prompt argument's `completes_from`, or
     # "<resource template name>.<variable>" for a template variable
     completers: Mapping[str, Completer] = field(default_factory=dict)
+    # ui:// resource URI (the spec's `apps`) → its HTML
+    app_html: Mapping[str, Callable[[], str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         name = self.spec.name.value
@@ -60,6 +62,7 @@ class ServerDefinition:
             ("tool", {t.name for t in self.spec.tools}, set(self.handlers)),
             ("resource", {r.name for r in self.spec.resources}, set(self.readers)),
             ("prompt", {p.name for p in self.spec.prompts}, set(self.prompts)),
+            ("app resource", {a.uri for a in self.spec.apps}, set(self.app_html)),
         ):
             if declared != bound:
                 raise ValueError(

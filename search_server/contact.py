@@ -1,0 +1,68 @@
+"""Handlers of the seeker's inquiries that go out: draft_inquiry, send_inquiry and the card's click.
+
+Everything that is not MCP lives in `shared.confirmations`: the payload, the stored draft, the token, the execution."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from contract.confirmations import DecideConfirmationInput, SendInput
+from contract.envelope import WithMeta
+from contract.seeker_contact import DraftInquiryInput
+from contract.vocabulary import PendingActionKind
+from shared import confirmations
+from shared.runtime.context import ToolContext
+from shared.runtime.definition import Handler
+
+KINDS = (PendingActionKind.send_inquiry.value,)
+
+
+def _ttl(ctx: ToolContext) -> dt.timedelta:
+    return dt.timedelta(hours=ctx.settings.confirmation_ttl_hours)
+
+
+def draft_inquiry(args: DraftInquiryInput, ctx: ToolContext) -> WithMeta:
+    seeker = ctx.seeker()
+    now = ctx.now()
+    with ctx.db.unit_of_work() as session:
+        payload = confirmations.inquiry_payload(
+            session, seeker_id=seeker.user_id, listing_ref=args.listing_id, message=args.message, share=[s.value for s in args.share], about=args.about
+        )
+        action = confirmations.prepare(
+            session, payload=payload, user_id=seeker.user_id, office_id=None, subject_ref=args.listing_id, now=now, ttl=_ttl(ctx), revise=args.confirmation_id
+        )
+        return confirmations.card_result(session, action, now, ctx.settings.public_url)
+
+
+def send_inquiry(args: SendInput, ctx: ToolContext) -> WithMeta:
+    seeker = ctx.seeker()
+    now = ctx.now()
+    with ctx.db.unit_of_work() as session:
+        action = confirmations.own_action(session, args.confirmation_id, user_id=seeker.user_id, kinds=KINDS)
+        return confirmations.send_or_show(session, action, user_id=seeker.user_id, now=now, app_url=ctx.settings.public_url)
+
+
+def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> WithMeta:
+    seeker = ctx.seeker()
+    now = ctx.now()
+    with ctx.db.unit_of_work() as session:
+        outcome = confirmations.execute(
+            session,
+            confirmation_id=args.confirmation_id,
+            user_id=seeker.user_id,
+            decision=args.decision,
+            token=args.token,
+            shown_payload_hash=args.payload_hash,
+            via="card",
+            now=now,
+            app_url=ctx.settings.public_url,
+            kinds_here=KINDS,
+        )
+        return WithMeta(outcome.result, {})
+
+
+HANDLERS: dict[str, Handler] = {
+    "draft_inquiry": draft_inquiry,
+    "send_inquiry": send_inquiry,
+    "decide_confirmation": decide_confirmation,
+}

@@ -1,0 +1,155 @@
+"""Executing a prepared action: the click of a person (card or web app), or a send_/decide_ call where the office
+allowed that kind without a click. Checks come first and execute nothing when one fails; the status moves from
+pending with one conditional UPDATE, so a double click or a retried request sends once."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from contract.confirmations import OutboundResult
+from contract.envelope import WithMeta
+from contract.errors import ErrorCode, ToolFailure
+from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
+from shared.confirmations.kinds import run
+from shared.confirmations.store import card_result, outcome_text, status_of
+from shared.confirmations.tokens import payload_hash, token_matches
+from shared.db.models import Inquiry, Office, OfficeMember, OutboxMessage, PendingAction
+
+Via = Literal["card", "app", "no_click"]
+OFFICE_KINDS = (PendingActionKind.send_reply.value, PendingActionKind.decide_proposal.value)
+
+INVALID = (
+    "Diese Bestätigung lässt sich so nicht ausführen: das Token passt nicht zu ihr, zu deinem Konto oder zu deinem Büro "
+    "(oder die Karte ist durch eine neuere ersetzt). Ausgeführt wurde nichts; bitte die neueste Karte benutzen oder in "
+    "der Web-App unter /app/ bestätigen."
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of the action: its status now, whether this call found it already done, and the tool's answer."""
+
+    confirmation_id: str
+    status: ConfirmationStatus
+    replayed: bool
+    result: OutboundResult
+    inquiry_id: str | None = None
+
+
+def allowed_without_click(session: Session, office_id: int | None, kind: str) -> bool:
+    """Has the office's owner allowed `kind` to run without a click? Never for a seeker's action."""
+    if office_id is None or kind not in OFFICE_KINDS:
+        return False
+    office = session.get(Office, office_id)
+    return office is not None and kind in (office.send_without_click or [])
+
+
+def set_without_click(session: Session, *, office_id: int, user_id: int, kinds_allowed: Collection[str]) -> list[str]:
+    """The office owner's setting (web app): which kinds run without a click. Only the owner may change it."""
+    role = session.scalar(select(OfficeMember.role).where(OfficeMember.office_id == office_id, OfficeMember.user_id == user_id))
+    if role != "owner":
+        raise ToolFailure(ErrorCode.MISSING_RIGHT, "Nur die Inhaberin oder der Inhaber des Büros kann Taten ohne Klick freigeben.")
+    unknown = set(kinds_allowed) - set(OFFICE_KINDS)
+    if unknown:
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"Ohne Klick freigeben lassen sich nur {', '.join(OFFICE_KINDS)}.")
+    office = session.get(Office, office_id)
+    assert office is not None
+    office.send_without_click = sorted(set(kinds_allowed))
+    return list(office.send_without_click)
+
+
+def _belongs(session: Session, action: PendingAction, user_id: int) -> bool:
+    if action.user_id != user_id:
+        return False
+    if action.office_id is None:
+        return action.kind not in OFFICE_KINDS
+    member = session.scalar(select(OfficeMember.office_id).where(OfficeMember.user_id == user_id))
+    return member == action.office_id
+
+
+def execute(
+    session: Session,
+    *,
+    confirmation_id: str,
+    user_id: int,
+    decision: Decision | str,
+    token: str | None,
+    shown_payload_hash: str | None,
+    via: Via,
+    now: dt.datetime,
+    app_url: str = "",
+    kinds_here: Collection[str] | None = None,
+) -> Outcome:
+    """Execute (send) or discard the pending action `confirmation_id` of `user_id`.
+
+    via="card" needs the card's token; via="app" is authenticated by the web app's login and CSRF (token None); both
+    need the payload hash that was shown. via="no_click" is only for kinds the office allowed without a click.
+    Raises ToolFailure: CONFIRMATION_INVALID (unknown, another user's or office's, wrong token, wrong server: nothing
+    executed), CONFIRMATION_EXPIRED, CONFLICT (payload changed since shown, or the world changed). A second call for a
+    decided action executes nothing and returns it as it is (replayed=True)."""
+    decision = Decision(decision)
+    action = session.scalar(select(PendingAction).where(PendingAction.ref == confirmation_id))
+    if action is None or not _belongs(session, action, user_id) or (kinds_here is not None and action.kind not in kinds_here):
+        raise ToolFailure(ErrorCode.CONFIRMATION_INVALID, INVALID)
+    if via == "card" and (token is None or not token_matches(token, action.token_hash)):
+        raise ToolFailure(ErrorCode.CONFIRMATION_INVALID, INVALID)
+    if via == "no_click" and not allowed_without_click(session, action.office_id, action.kind):
+        raise ToolFailure(ErrorCode.CONFIRMATION_REQUIRED, "Diese Tat braucht den Klick eines Menschen: bitte in der Karte oder in der Web-App bestätigen.")
+    if action.status in ("sent", "discarded"):
+        return _outcome(session, action, now, app_url, replayed=True)
+    if action.status == "expired" or action.expires_at <= now:
+        session.execute(update(PendingAction).where(PendingAction.id == action.id, PendingAction.status == "pending").values(status="expired"))
+        raise ToolFailure(
+            ErrorCode.CONFIRMATION_EXPIRED,
+            f"Die Bestätigung {action.ref} ist abgelaufen; nichts ist hinausgegangen. Bitte den Entwurf neu vorbereiten lassen und neu bestätigen.",
+        )
+    stored = payload_hash(action.payload)
+    if via != "no_click" and (shown_payload_hash is None or shown_payload_hash != action.payload_hash or stored != action.payload_hash):
+        raise ToolFailure(
+            ErrorCode.CONFLICT,
+            f"Der Entwurf {action.ref} hat sich geändert, seit die Karte ihn gezeigt hat; nichts ist hinausgegangen. "
+            "Bitte die neue Fassung in der neuesten Karte oder in der Web-App prüfen und dort klicken.",
+        )
+    values = {"status": "sent" if decision is Decision.send else "discarded", "decision": decision.value, "via": via, "executed_at": now}
+    claimed = session.execute(update(PendingAction).where(PendingAction.id == action.id, PendingAction.status == "pending").values(**values))
+    session.refresh(action)
+    if claimed.rowcount != 1:
+        return _outcome(session, action, now, app_url, replayed=True)
+    inquiry_ref = run(session, action, now) if decision is Decision.send else None
+    return _outcome(session, action, now, app_url, replayed=False, inquiry_id=inquiry_ref)
+
+
+def _outcome(session: Session, action: PendingAction, now: dt.datetime, app_url: str, *, replayed: bool, inquiry_id: str | None = None) -> Outcome:
+    if inquiry_id is None and action.kind == PendingActionKind.send_inquiry.value and action.status == "sent":
+        inquiry_id = _inquiry_of(session, action)
+    result = card_result(session, action, now, app_url, outcome=outcome_text(action, now, replayed=replayed), inquiry_id=inquiry_id).output
+    return Outcome(action.ref, status_of(action, now), replayed, result, inquiry_id)
+
+
+def _inquiry_of(session: Session, action: PendingAction) -> str | None:
+    return session.scalar(
+        select(Inquiry.ref).join(OutboxMessage, OutboxMessage.inquiry_id == Inquiry.id).where(OutboxMessage.pending_action_id == action.id).limit(1)
+    )
+
+
+def send_or_show(session: Session, action: PendingAction, *, user_id: int, now: dt.datetime, app_url: str) -> WithMeta:
+    """What a send_/decide_ call by the model does: executes at once where the office allowed the kind without a
+    click, otherwise shows the card again (status pending), never an error for a waiting action."""
+    if action.status == "pending" and action.expires_at <= now:
+        raise ToolFailure(
+            ErrorCode.CONFIRMATION_EXPIRED,
+            f"Die Bestätigung {action.ref} ist abgelaufen; nichts ist hinausgegangen. Bitte den Entwurf neu vorbereiten lassen.",
+        )
+    if action.status == "pending" and allowed_without_click(session, action.office_id, action.kind):
+        outcome = execute(
+            session, confirmation_id=action.ref, user_id=user_id, decision=Decision.send, token=None, shown_payload_hash=None,
+            via="no_click", now=now, app_url=app_url,
+        )
+        return WithMeta(outcome.result, {})
+    return card_result(session, action, now, app_url)

@@ -1,0 +1,291 @@
+"""What each kind of prepared action carries and does when it is executed.
+
+A payload is plain JSON with the same keys for every kind (what the card shows: `recipient`, `sender`, `subject`,
+`text`, `shared_contact`) and the references the execution needs. `prepare_*` builds it from the database; `run`
+executes it inside the caller's transaction: it writes the message into the conversation (the other side sees it
+at once) and an outbox row for the e-mail. A world that changed since the draft (listing offline, inquiry closed,
+proposal decided) raises CONFLICT with the next step.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from contract.errors import ErrorCode, ToolFailure
+from contract.vocabulary import SHARED_PROFILE_LABELS, InquiryStatus, MessageAuthor, PendingActionKind, ProposalStatus
+from shared import german
+from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, PendingAction, Proposal, SearchOrder, User
+from shared.outbox import enqueue
+
+PUBLISHED = "published"
+
+
+def _profile_lines(profile: dict[str, Any]) -> list[list[str]]:
+    return [[SHARED_PROFILE_LABELS.get(key, key), str(value)] for key, value in profile.items() if value not in (None, "", [])]
+
+
+# --- preparing ---------------------------------------------------------------------------------------------------
+
+
+def inquiry_payload(session: Session, *, seeker_id: int, listing_ref: str, message: str, share: list[str], about: str | None) -> dict[str, Any]:
+    listing = session.scalar(select(Listing).where(Listing.ref == listing_ref))
+    if listing is None or listing.status != PUBLISHED:
+        raise ToolFailure(
+            ErrorCode.NOT_FOUND,
+            f"Ein veröffentlichtes Inserat {listing_ref} gibt es nicht: bitte die Nummer prüfen oder mit search_listings suchen.",
+        )
+    seeker = session.get(User, seeker_id)
+    assert seeker is not None
+    office = session.get(Office, listing.office_id)
+    assert office is not None
+    values = {"name": seeker.name, "email": seeker.email, "phone": seeker.phone}
+    profile: dict[str, Any] = {key: values[key] for key in ("name", "email", "phone") if key in share and values.get(key)}
+    if about:
+        profile["about"] = about
+    existing = session.scalar(
+        select(Inquiry.ref)
+        .where(Inquiry.seeker_id == seeker_id, Inquiry.listing_id == listing.id, Inquiry.status != InquiryStatus.closed.value)
+        .order_by(Inquiry.id.desc())
+        .limit(1)
+    )
+    return {
+        "kind": PendingActionKind.send_inquiry.value,
+        "listing_id": listing.ref,
+        "office_id": office.id,
+        "inquiry_id": existing,
+        "recipient": f"{office.name} (Anbieter von {listing.ref})",
+        "sender": str(profile.get("name") or "du (ohne Namen)"),
+        "subject": f"Anfrage zu „{listing.title}“ ({listing.ref})",
+        "text": message,
+        "shared_profile": profile,
+        "shared_contact": _profile_lines(profile),
+    }
+
+
+def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_ref: str, text: str) -> dict[str, Any]:
+    inquiry = session.scalar(select(Inquiry).where(Inquiry.ref == inquiry_ref, Inquiry.office_id == office_id))
+    if inquiry is None:
+        raise ToolFailure(
+            ErrorCode.NOT_FOUND, "Diese Anfrage gibt es bei deinem Büro nicht: bitte die Anfragenummer prüfen oder mit search_inquiries suchen."
+        )
+    if inquiry.status == InquiryStatus.closed.value:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {inquiry_ref} ist geschlossen: eine Antwort geht nicht mehr hinaus.")
+    office = session.get(Office, office_id)
+    author = session.get(User, author_id)
+    assert office is not None and author is not None
+    listing = session.get(Listing, inquiry.listing_id)
+    assert listing is not None
+    seeker_name = (inquiry.shared_profile or {}).get("name") or "die/der Suchende (Name nicht freigegeben)"
+    return {
+        "kind": PendingActionKind.send_reply.value,
+        "inquiry_id": inquiry.ref,
+        "listing_id": listing.ref,
+        "office_id": office_id,
+        "author_id": author_id,
+        "recipient": f"{seeker_name} (Anfrage {inquiry.ref})",
+        "sender": f"{author.name}, {office.name}",
+        "subject": f"Antwort zu „{listing.title}“ ({listing.ref})",
+        "text": text,
+        "shared_contact": [],
+    }
+
+
+def proposal_payload(session: Session, *, office_id: int, proposal_ref: str, message: str | None) -> tuple[Proposal, dict[str, Any]]:
+    proposal = session.scalar(select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id))
+    if proposal is None:
+        raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Vorschlag {proposal_ref} gibt es bei deinem Büro nicht: list_proposals nennt die offenen.")
+    if proposal.status != ProposalStatus.open.value:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.")
+    listing = session.get(Listing, proposal.listing_id)
+    order = session.get(SearchOrder, proposal.search_order_id)
+    office = session.get(Office, office_id)
+    assert listing is not None and order is not None and office is not None
+    return proposal, {
+        "kind": PendingActionKind.decide_proposal.value,
+        "proposal_id": proposal.ref,
+        "listing_id": listing.ref,
+        "office_id": office_id,
+        "search_order_id": order.ref,
+        "recipient": f"Suchende/r {order.ref}",
+        "sender": office.name,
+        "subject": f"Exposé „{listing.title}“ ({listing.ref}), vorgeschlagen von {office.name}",
+        "text": message,
+        "shared_contact": [],
+    }
+
+
+def summary_of(payload: dict[str, Any]) -> str:
+    kind = PendingActionKind(payload["kind"])
+    if kind is PendingActionKind.send_inquiry:
+        what = f"Anfrage zu {payload['listing_id']} an {payload['recipient'].split(' (')[0]}"
+    elif kind is PendingActionKind.send_reply:
+        what = f"Antwort auf {payload['inquiry_id']} an {payload['recipient'].split(' (')[0]}"
+    else:
+        what = f"Exposé {payload['listing_id']} an {payload['recipient']} (Vorschlag {payload['proposal_id']} annehmen)"
+    return f"{what}, von {payload['sender']}"[:500]
+
+
+# --- executing ---------------------------------------------------------------------------------------------------
+
+
+def _ref(prefix: str, row_id: int) -> str:
+    return f"{prefix}-{row_id:06d}"
+
+
+def _body(payload: dict[str, Any], intro: str) -> str:
+    lines = [intro, "", payload.get("text") or ""]
+    contact = payload.get("shared_contact") or []
+    if contact:
+        lines += ["", "Freigegebene Angaben:", *(f"- {label}: {value}" for label, value in contact)]
+    return "\n".join(lines).strip() + "\n"
+
+
+def _send_inquiry(session: Session, action: PendingAction, payload: dict[str, Any], now: dt.datetime) -> str:
+    listing = session.scalar(select(Listing).where(Listing.ref == payload["listing_id"]))
+    inquiry = None
+    if payload.get("inquiry_id"):
+        inquiry = session.scalar(select(Inquiry).where(Inquiry.ref == payload["inquiry_id"], Inquiry.seeker_id == action.user_id))
+        if inquiry is not None and inquiry.status == InquiryStatus.closed.value:
+            inquiry = None
+    if listing is None or (inquiry is None and listing.status != PUBLISHED):
+        raise ToolFailure(ErrorCode.CONFLICT, "Das Inserat ist nicht mehr veröffentlicht: die Anfrage geht nicht hinaus. Bitte ein anderes Inserat wählen.")
+    if inquiry is None:
+        inquiry = Inquiry(
+            ref=f"tmp-{action.ref}",
+            listing_id=listing.id,
+            office_id=listing.office_id,
+            seeker_id=action.user_id,
+            status=InquiryStatus.open.value,
+            shared_profile=payload.get("shared_profile") or {},
+            created_at=now,
+            last_message_at=now,
+        )
+        session.add(inquiry)
+        session.flush()
+        inquiry.ref = _ref("I", inquiry.id)
+    else:
+        inquiry.shared_profile = {**(inquiry.shared_profile or {}), **(payload.get("shared_profile") or {})}
+        inquiry.status = InquiryStatus.open.value
+        inquiry.last_message_at = now
+    session.add(InquiryMessage(inquiry_id=inquiry.id, author=MessageAuthor.seeker.value, author_user_id=action.user_id, body=payload["text"], created_at=now))
+    office = session.get(Office, listing.office_id)
+    enqueue(
+        session,
+        kind="inquiry",
+        recipient=office.email if office else None,
+        subject=f"Neue Anfrage {inquiry.ref}: {payload['subject']}",
+        body=_body(payload, f"Über Athaus ist eine Anfrage zu Ihrem Inserat {listing.ref} eingegangen ({inquiry.ref}):"),
+        now=now,
+        pending_action_id=action.id,
+        inquiry_id=inquiry.id,
+        sender_user_id=action.user_id,
+    )
+    return inquiry.ref
+
+
+def _send_reply(session: Session, action: PendingAction, payload: dict[str, Any], now: dt.datetime) -> str:
+    inquiry = session.scalar(select(Inquiry).where(Inquiry.ref == payload["inquiry_id"], Inquiry.office_id == action.office_id))
+    if inquiry is None or inquiry.status == InquiryStatus.closed.value:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {payload['inquiry_id']} ist inzwischen geschlossen: die Antwort geht nicht hinaus.")
+    session.add(InquiryMessage(inquiry_id=inquiry.id, author=MessageAuthor.office.value, author_user_id=action.user_id, body=payload["text"], created_at=now))
+    inquiry.status = InquiryStatus.answered.value
+    inquiry.last_message_at = now
+    seeker = session.get(User, inquiry.seeker_id)
+    enqueue(
+        session,
+        kind="reply",
+        recipient=seeker.email if seeker else None,
+        subject=payload["subject"],
+        body=_body(payload, f"{payload['sender']} hat auf Ihre Anfrage {inquiry.ref} geantwortet:"),
+        now=now,
+        pending_action_id=action.id,
+        inquiry_id=inquiry.id,
+        sender_user_id=action.user_id,
+        sender_office_id=action.office_id,
+    )
+    return inquiry.ref
+
+
+def _accept_proposal(session: Session, action: PendingAction, payload: dict[str, Any], now: dt.datetime) -> None:
+    proposal = session.scalar(select(Proposal).where(Proposal.ref == payload["proposal_id"], Proposal.office_id == action.office_id))
+    if proposal is None or proposal.status != ProposalStatus.open.value:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {payload['proposal_id']} ist inzwischen entschieden: list_proposals zeigt seinen Status.")
+    listing = session.get(Listing, proposal.listing_id)
+    order = session.get(SearchOrder, proposal.search_order_id)
+    office = session.get(Office, proposal.office_id)
+    assert listing is not None and order is not None and office is not None
+    if listing.status != PUBLISHED:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Das Objekt {listing.ref} ist nicht mehr veröffentlicht: das Exposé geht nicht hinaus.")
+    updated = session.execute(
+        Proposal.__table__.update()
+        .where(Proposal.id == proposal.id, Proposal.status == ProposalStatus.open.value)
+        .values(status=ProposalStatus.accepted.value, decided_at=now)
+    )
+    if updated.rowcount != 1:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal.ref} ist inzwischen entschieden: list_proposals zeigt seinen Status.")
+    detail: dict[str, Any] = {"office": office.name}
+    if payload.get("text"):
+        detail["note"] = payload["text"]
+    match = Match(ref=f"tmp-{action.ref}", search_order_id=order.id, listing_id=listing.id, kind="proposal", detail=detail, state="new", created_at=now)
+    session.add(match)
+    session.flush()
+    match.ref = _ref("T", match.id)
+    seeker = session.get(User, order.user_id)
+    price = german.euro(listing.price) if listing.price is not None else "Preis auf Anfrage"
+    enqueue(
+        session,
+        kind="expose",
+        recipient=seeker.email if seeker else None,
+        subject=payload["subject"],
+        body=_body(
+            payload,
+            f"{office.name} schlägt Ihnen zu Ihrem Suchauftrag {order.ref} ein Objekt vor: „{listing.title}“ ({listing.ref}), "
+            f"{listing.postal_code} {listing.city}, {price}. Sie finden es bei Athaus unter Ihren Treffern ({match.ref}).",
+        ),
+        now=now,
+        pending_action_id=action.id,
+        sender_user_id=action.user_id,
+        sender_office_id=action.office_id,
+    )
+
+
+def run(session: Session, action: PendingAction, now: dt.datetime) -> str | None:
+    """Execute `action` (already marked sent) in the caller's transaction; the inquiry it wrote into, if any."""
+    payload = action.payload
+    kind = PendingActionKind(action.kind)
+    if kind is PendingActionKind.send_inquiry:
+        return _send_inquiry(session, action, payload, now)
+    if kind is PendingActionKind.send_reply:
+        return _send_reply(session, action, payload, now)
+    _accept_proposal(session, action, payload, now)
+    return None
+
+
+def reject_proposal(session: Session, *, office_id: int, proposal_ref: str, now: dt.datetime) -> Proposal:
+    """Reject an open proposal at once (nothing goes out); waiting accept drafts for it are discarded."""
+    proposal = session.scalar(select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id))
+    if proposal is None:
+        raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Vorschlag {proposal_ref} gibt es bei deinem Büro nicht: list_proposals nennt die offenen.")
+    updated = session.execute(
+        Proposal.__table__.update()
+        .where(Proposal.id == proposal.id, Proposal.status == ProposalStatus.open.value)
+        .values(status=ProposalStatus.rejected.value, decided_at=now)
+    )
+    if updated.rowcount != 1:
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.")
+    session.execute(
+        PendingAction.__table__.update()
+        .where(
+            PendingAction.office_id == office_id,
+            PendingAction.kind == PendingActionKind.decide_proposal.value,
+            PendingAction.subject_ref == proposal_ref,
+            PendingAction.status == "pending",
+        )
+        .values(status="discarded", decision="discard", executed_at=now)
+    )
+    session.refresh(proposal)
+    return proposal

@@ -1,0 +1,59 @@
+"""The user's waiting confirmations as the web app lists them: the same German content the card shows."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from contract.vocabulary import PendingActionKind, stored_label
+from shared.confirmations.store import german_time
+from shared.db.models import PendingAction
+
+
+@dataclass(frozen=True)
+class PendingView:
+    confirmation_id: str
+    action: str  # PendingActionKind value
+    action_label: str  # German
+    summary: str  # German, one sentence
+    recipient: str  # to whom
+    sender: str  # from whom
+    subject: str
+    text: str | None  # exactly what goes out
+    shared_contact: list[tuple[str, str]]  # (German label, value) the seeker shares; empty for replies and exposés
+    created_at: dt.datetime
+    expires_at: dt.datetime
+    expires_text: str  # "gültig bis 02.12.2026 18:00" (German time)
+    payload_hash: str  # send it back with the click (shown_payload_hash)
+
+
+def view_of(action: PendingAction) -> PendingView:
+    payload = action.payload
+    return PendingView(
+        confirmation_id=action.ref,
+        action=action.kind,
+        action_label=stored_label(PendingActionKind, action.kind),
+        summary=action.summary,
+        recipient=payload.get("recipient", ""),
+        sender=payload.get("sender", ""),
+        subject=payload.get("subject", ""),
+        text=payload.get("text"),
+        shared_contact=[(label, value) for label, value in payload.get("shared_contact") or []],
+        created_at=action.created_at,
+        expires_at=action.expires_at,
+        expires_text=f"gültig bis {german_time(action.expires_at)}",
+        payload_hash=action.payload_hash or "",
+    )
+
+
+def list_pending(session: Session, *, user_id: int, now: dt.datetime) -> list[PendingView]:
+    """The user's actions still waiting for a click (not expired), oldest first."""
+    rows = session.scalars(
+        select(PendingAction)
+        .where(PendingAction.user_id == user_id, PendingAction.status == "pending", PendingAction.expires_at > now, PendingAction.payload_hash.is_not(None))
+        .order_by(PendingAction.created_at, PendingAction.id)
+    )
+    return [view_of(action) for action in rows]

@@ -1,7 +1,8 @@
 """The web app /app/ over ASGI (httpx through Starlette's test client), on a demo catalog of its own and the real
 database: the demo logins log in, their pending confirmations are listed with the card's content, a click executes
 (once), a form without a valid CSRF token executes nothing, another user's confirmation is neither listed nor
-executable, and the pages cannot be framed."""
+executable, and the pages cannot be framed. A broker confirms a reply there and the seeker reads it; only the office
+owner sets which kinds run without a click."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from athaus.app import create_app
+from broker_server.server import DEFINITION as BROKER
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
-from shared.confirmations import list_pending
-from shared.db.models import PendingAction, User
+from shared.confirmations import allowed_without_click, list_pending
+from shared.db.models import Inquiry, Office, PendingAction, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
@@ -215,3 +217,75 @@ def test_german_throughout(db: Database) -> None:
     assert '<html lang="de">' in page
     for english in ("Login", "Logout", "Submit", "Pending", "Confirm", "Send</", "Discard"):
         assert english not in page, english
+
+
+OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner" and a.office_id == 1)
+STAFF = next(a for a in DEMO_ACCOUNTS if a.office_role == "staff" and a.office_id == 1)
+OTHER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner" and a.office_id == 2)
+BROKER_SCOPES = frozenset({"makler:lesen", "makler:schreiben", "makler:senden"})
+
+
+def broker(db: Database, account: Any) -> Caller:
+    principal = Principal(user_id(db, account.email), "broker", account.office_id, account.office_role, BROKER_SCOPES, f"{BASE}/makler/mcp")
+    return Caller(BROKER, make_context(db, now=dt.datetime.now(dt.UTC)), principal)
+
+
+def test_a_broker_confirms_a_reply_in_the_app_and_the_seeker_reads_it(db: Database) -> None:
+    owner = broker(db, OWNER)
+    inquiry_id = owner("search_inquiries", {"status": ["open"], "limit": 1})["items"][0]["inquiry_id"]
+    text = "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Donnerstag um 17 Uhr? (Antwort aus der Web-App)"
+    drafted = owner("draft_reply", {"inquiry_id": inquiry_id, "text": text})
+    confirmation_id = drafted["confirmation"]["confirmation_id"]
+
+    for account in (STAFF, OTHER_OWNER):  # the colleague and the other office see nothing of it
+        assert confirmation_id not in log_in(client(db), account.email, account.password)
+    browser = client(db)
+    page = log_in(browser, OWNER.email, OWNER.password)
+    assert escape(text) in page
+    form = {
+        "csrf_token": hidden(page, "csrf_token", confirmation_id),
+        "confirmation_id": confirmation_id,
+        "payload_hash": hidden(page, "payload_hash", confirmation_id),
+        "entscheidung": "send",
+    }
+    other = client(db)
+    other_page = log_in(other, OTHER_OWNER.email, OTHER_OWNER.password)
+    refused = other.post("/app/bestaetigungen", data={**form, "csrf_token": hidden(other_page, "csrf_token")})
+    assert refused.status_code == 404 and status_of(db, confirmation_id) == "pending"
+
+    assert browser.post("/app/bestaetigungen", data=form).status_code == 303
+    assert status_of(db, confirmation_id) == "sent"
+    with db.read_only() as session:
+        seeker_id = session.scalar(select(Inquiry.seeker_id).where(Inquiry.ref == inquiry_id))
+    seeker = Caller(SEARCH, make_context(db, now=dt.datetime.now(dt.UTC)), Principal(seeker_id, "seeker", None, None, frozenset({"suche:konto"}), RESOURCE))
+    assert text in str(seeker("get_inquiry", {"inquiry_id": inquiry_id}))
+
+
+def test_only_the_office_owner_allows_kinds_without_a_click(db: Database) -> None:
+    owner = client(db)
+    page = log_in(owner, OWNER.email, OWNER.password)
+    assert "Ohne Klick (für dein Büro)" in page and 'value="send_reply">' in page and 'value="decide_proposal">' in page
+    for account in (STAFF, SEEKER):  # nobody else sees the setting…
+        assert "Ohne Klick (für dein Büro)" not in log_in(client(db), account.email, account.password)
+
+    saved = owner.post("/app/ohne-klick", data={"csrf_token": hidden(page, "csrf_token"), "ohne_klick": ["send_reply"]})
+    assert saved.status_code == 303
+    assert "Gespeichert: ohne Klick laufen jetzt Antworten auf Anfragen an das Büro senden" in owner.get(saved.headers["location"]).text
+    with db.read_only() as session:
+        assert [allowed_without_click(session, 1, kind) for kind in ("send_reply", "decide_proposal")] == [True, False]
+        assert session.get(Office, 1).send_without_click == ["send_reply"]
+
+    staff = client(db)  # …nor may change it (both halves: the owner could, the staff member cannot)
+    staff_page = log_in(staff, STAFF.email, STAFF.password)
+    refused = staff.post("/app/ohne-klick", data={"csrf_token": hidden(staff_page, "csrf_token")})
+    assert refused.status_code == 403 and "Nur die Inhaberin oder der Inhaber" in refused.text
+    no_csrf = owner.post("/app/ohne-klick", data={"ohne_klick": ["decide_proposal"]})
+    assert no_csrf.status_code == 403
+    with db.read_only() as session:
+        assert session.get(Office, 1).send_without_click == ["send_reply"]
+
+    page = owner.get("/app/").text
+    assert 'value="send_reply" checked>' in page
+    owner.post("/app/ohne-klick", data={"csrf_token": hidden(page, "csrf_token")})
+    with db.read_only() as session:
+        assert session.get(Office, 1).send_without_click == []

@@ -3,7 +3,8 @@
 Stateless on the server like the sign-in pages: the login is a signed cookie (HttpOnly, SameSite=Lax, Secure
 unless a local http setup), every form carries a CSRF token bound to a cookie nonce (signed double submit), a
 POST without it is refused with 403 before anything is read or executed. The pages forbid framing.
-A click executes through the same `execute` as the card's button (via="app"), for the logged-in user only.
+A click executes through the same `execute` as the card's button (via="app"), for the logged-in user only. The owner
+of an office also finds there the office's setting of which kinds run without a click (`set_without_click`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from contract.errors import ToolFailure
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.passwords import hash_password, verify_password
 from shared.auth.signing import Signer
-from shared.confirmations import Outcome, PendingView, execute, list_pending
+from shared.auth.access import Account, account_of
+from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
+from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
 from shared.settings import Settings
@@ -36,6 +39,8 @@ from shared.webapp.pages import (
     DECIDE_PATH,
     LOGIN_PATH,
     LOGOUT_PATH,
+    SETTINGS_PATH,
+    WITHOUT_CLICK_LABELS,
     Notice,
     error_page,
     list_page,
@@ -54,6 +59,7 @@ NOTICES = {
     "discarded": Notice("info", "Verworfen: {id} geht nicht hinaus."),
     "replayed": Notice("info", "Schon erledigt: {id} war bereits entschieden; es ging nichts ein zweites Mal hinaus."),
     "logged_out": Notice("info", "Du bist abgemeldet."),
+    "saved": Notice("done", "Gespeichert: {id}"),
 }
 # How a refused click answers: unknown or not yours is 404 (nothing about whose it is), changed since shown 409.
 FAILURE_STATUS = {"CONFIRMATION_INVALID": 404, "CONFLICT": 409, "CONFIRMATION_EXPIRED": 410}
@@ -84,6 +90,7 @@ class WebApp:
             Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
             Route(LOGOUT_PATH, endpoint=self.logout, methods=["POST"]),
             Route(DECIDE_PATH, endpoint=self.decide, methods=["POST"]),
+            Route(SETTINGS_PATH, endpoint=self.without_click, methods=["POST"]),
         ]
 
     async def root(self, request: Request) -> Response:
@@ -94,8 +101,9 @@ class WebApp:
         if user is None:
             return see_other(LOGIN_PATH)
         nonce, csrf_token = self._csrf_pair(request)
-        items = await anyio.to_thread.run_sync(self._pending, user.id)
-        page = list_page(user_name=user.name, items=items, csrf_token=csrf_token, notice=self._notice(request))
+        items = await anyio.to_thread.run_sync(self._pending, user.user_id)
+        allowed = await anyio.to_thread.run_sync(self._without_click_setting, user) if user.office_role == "owner" else None
+        page = list_page(user_name=user.name, items=items, csrf_token=csrf_token, notice=self._notice(request), without_click=allowed)
         return self._with_csrf_cookie(page, nonce)
 
     async def login(self, request: Request) -> Response:
@@ -143,6 +151,24 @@ class WebApp:
         kind = "replayed" if outcome.replayed else ("discarded" if outcome.status.value == "discarded" else "sent")
         return see_other(self._with_notice(APP_PATH, kind, confirmation_id))
 
+    async def without_click(self, request: Request) -> Response:
+        """The office owner's setting: which kinds run without a click (only the owner may change it)."""
+        form = await request.form()
+        if not self._csrf_valid(request, form):
+            return _csrf_refused()
+        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        if user is None:
+            return see_other(LOGIN_PATH)
+        chosen = [value for value in form.getlist("ohne_klick") if isinstance(value, str)]
+        if user.office_id is None:
+            return error_page("Nicht gespeichert", "Diese Einstellung gibt es nur für Maklerbüros; für Suchende geht nichts ohne Klick hinaus.", 403)
+        try:
+            kept = await anyio.to_thread.run_sync(self._save_without_click, user, chosen)
+        except ToolFailure as failure:
+            return error_page("Nicht gespeichert", failure.message, 403 if failure.code.value == "MISSING_RIGHT" else 400)
+        summary = "ohne Klick laufen jetzt " + ", ".join(kept) if kept else "alles wartet auf einen Klick"
+        return see_other(self._with_notice(APP_PATH, "saved", summary))
+
     # ---- data ----------------------------------------------------------------------------------------------
 
     def _execute(self, user_id: int, confirmation_id: str, decision: str, shown_hash: str) -> Outcome:
@@ -163,14 +189,21 @@ class WebApp:
         with self.db.read_only() as session:
             return list_pending(session, user_id=user_id, now=self.now())
 
-    def _user(self, user_id: int | None) -> User | None:
+    def _user(self, user_id: int | None) -> Account | None:
         if user_id is None:
             return None
         with self.db.read_only() as session:
-            user = session.get(User, user_id)
-            if user is not None:
-                session.expunge(user)
-            return user
+            return account_of(session, session.get(User, user_id))
+
+    def _without_click_setting(self, user: Account) -> dict[str, bool]:
+        with self.db.read_only() as session:
+            return {kind: allowed_without_click(session, user.office_id, kind) for kind in OFFICE_KINDS}
+
+    def _save_without_click(self, user: Account, chosen: list[str]) -> list[str]:
+        assert user.office_id is not None
+        with self.db.unit_of_work() as session:
+            kept = set_without_click(session, office_id=user.office_id, user_id=user.user_id, kinds_allowed=chosen)
+        return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
 
     def _check_credentials(self, email: str, password: str) -> int | None:
         with self.db.read_only() as session:

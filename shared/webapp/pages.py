@@ -18,6 +18,13 @@ APP_PATH = "/app/"
 LOGIN_PATH = "/app/anmelden"
 LOGOUT_PATH = "/app/abmelden"
 DECIDE_PATH = "/app/bestaetigungen"
+SETTINGS_PATH = "/app/ohne-klick"
+
+# What an office owner may let run without a click (shared.confirmations: OFFICE_KINDS), in German.
+WITHOUT_CLICK_LABELS = {
+    "send_reply": "Antworten auf Anfragen an das Büro senden",
+    "decide_proposal": "Vorschläge annehmen (das Exposé geht an die oder den Suchenden)",
+}
 
 STYLE = """
 :root{color-scheme:light dark;--bg:#f4f1ec;--card:#fff;--text:#1d1d1b;--muted:#5b5955;--border:#d9d4cc;--accent:#a0522d;
@@ -52,6 +59,9 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(-
 .notice.info{background:var(--info-bg);color:var(--info)}
 .notice.error{background:var(--err-bg);color:var(--err)}
 .empty{color:var(--muted)}
+fieldset{border:1px solid var(--border);border-radius:.4rem;margin:0 0 .8rem;padding:.5rem .8rem}
+fieldset label{display:flex;gap:.5rem;align-items:baseline;margin:.3rem 0}
+h2.section{margin-top:2rem}
 """
 
 
@@ -123,8 +133,31 @@ def _item(view: PendingView, csrf_token: str) -> str:
     )
 
 
+def _without_click(allowed: dict[str, bool], csrf_token: str) -> str:
+    """The office owner's setting: which kinds run without a person's click."""
+    boxes = "".join(
+        f'<label><input type="checkbox" name="ohne_klick" value="{escape(kind)}"{" checked" if on else ""}>'
+        f"{escape(WITHOUT_CLICK_LABELS.get(kind, kind))}</label>"
+        for kind, on in allowed.items()
+    )
+    return (
+        '<h2 class="section" id="ohne-klick">Ohne Klick (für dein Büro)</h2><div class="panel" style="max-width:none">'
+        "<p>Was du hier anhakst, führt ein Assistent für alle in deinem Büro ohne Klick aus; sein Ergebnis sagt dann, "
+        "dass es ohne Klick hinausging. Alles andere wartet wie bisher auf einen Klick.</p>"
+        f'<form method="post" action="{SETTINGS_PATH}"><input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
+        f'<fieldset><legend>Ohne Klick ausführen:</legend>{boxes}</fieldset>'
+        '<div class="actions"><button type="submit">Speichern</button></div></form></div>'
+    )
+
+
 def list_page(
-    *, user_name: str, items: Sequence[PendingView], csrf_token: str, notice: Notice | None = None, status: int = 200
+    *,
+    user_name: str,
+    items: Sequence[PendingView],
+    csrf_token: str,
+    notice: Notice | None = None,
+    status: int = 200,
+    without_click: dict[str, bool] | None = None,
 ) -> Response:
     header = (
         f'<div style="display:flex;align-items:center"><p class="who">Angemeldet als {escape(user_name)}</p>'
@@ -140,7 +173,8 @@ def list_page(
     else:
         listing = '<p class="empty">Nichts wartet auf deine Bestätigung.</p>'
         intro = ""
-    return _page("Wartende Bestätigungen", f"{_notice(notice)}{intro}{listing}", status, header=header)
+    setting = _without_click(without_click, csrf_token) if without_click is not None else ""
+    return _page("Wartende Bestätigungen", f"{_notice(notice)}{intro}{listing}{setting}", status, header=header)
 
 
 def error_page(title: str, message: str, status: int) -> Response:

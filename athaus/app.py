@@ -8,7 +8,10 @@ import contextlib
 import datetime as dt
 import importlib.metadata
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+
+import anyio
+import anyio.to_thread
 
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -28,6 +31,7 @@ from shared.db.session import Database
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
+from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
@@ -63,6 +67,16 @@ def token_resolver(settings: Settings, db: Database) -> TokenResolver:
     if settings.oauth_issuer and settings.oauth_jwks_url:
         return JwtTokenResolver(settings, db, JwksKeys(settings.oauth_jwks_url))
     return StoredTokenResolver(settings, db)
+
+
+async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, now: Callable[[], dt.datetime]) -> None:
+    """The outbox worker inside the app (ATHAUS_OUTBOX_WORKER): one delivery round every few seconds, in a thread."""
+    while True:
+        try:
+            await anyio.to_thread.run_sync(deliver_due, db, settings, mailer, now())
+        except Exception:
+            log.exception("outbox round failed")
+        await anyio.sleep(settings.outbox_poll_seconds)
 
 
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
@@ -119,11 +133,17 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
     else:
         log.warning('{"event": "docs_site_missing", "path": "%s"}', SITE_DIR)
 
+    mailer = SmtpMailer.from_settings(settings) if settings.outbox_worker else None
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
+            tasks = await stack.enter_async_context(anyio.create_task_group())
+            if mailer is not None:
+                tasks.start_soon(deliver_outbox, settings, db, mailer, context.now)
             yield
+            tasks.cancel_scope.cancel()
 
     return Starlette(routes=routes, lifespan=lifespan)

@@ -1,4 +1,4 @@
-"""The `athaus` command: serve, db upgrade, demo seed, docs build|check, token."""
+"""The `athaus` command: serve, db upgrade, demo seed, docs build|check, outbox run, token."""
 
 from __future__ import annotations
 
@@ -132,6 +132,25 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
+    import datetime as dt
+    import time
+
+    from shared.outbox.worker import SmtpMailer, deliver_due
+
+    mailer = SmtpMailer.from_settings(settings)
+    if mailer is None:
+        print("Kein SMTP-Server eingestellt (ATHAUS_SMTP_HOST): es gibt nichts zuzustellen.", file=sys.stderr)
+        return 1
+    db = _database(settings)
+    while True:
+        done = deliver_due(db, settings, mailer, dt.datetime.now(dt.UTC))
+        if args.once:
+            print(f"Zugestellt: {len(done.sent)}, später erneut: {len(done.retried)}, nicht zustellbar: {len(done.failed)}.")
+            return 0
+        time.sleep(settings.outbox_poll_seconds)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="athaus", description="Athaus MCP-Server")
     commands = root.add_subparsers(dest="command", required=True)
@@ -157,6 +176,11 @@ def parser() -> argparse.ArgumentParser:
     docs.add_argument("--root", default="docs", help="Markdown-Quellen (Standard: docs)")
     docs.add_argument("--site", default=None, help="Ziel der Website (Standard: athaus/docs/site, das Paket liefert sie aus)")
     docs.set_defaults(run=cmd_docs)
+
+    outbox = commands.add_parser("outbox", help="Postausgang: fällige E-Mails zustellen (statt im Server mit ATHAUS_OUTBOX_WORKER)")
+    outbox.add_argument("action", choices=["run"])
+    outbox.add_argument("--once", action="store_true", help="Eine Runde, dann beenden")
+    outbox.set_defaults(run=cmd_outbox)
 
     token = commands.add_parser("token", help="Zugangstoken für ein Konto ausgeben (nur im Entwicklungsmodus)")
     token.add_argument("--user", required=True, help="E-Mail-Adresse des Kontos")

@@ -50,6 +50,7 @@ from shared.catalog.text import compound_parts, words
 from shared.db.models import Inquiry, InquiryMessage, PendingAction
 from shared.db.scoped import OfficeData
 from shared.listing_view import price_of
+from shared.outbox import delivery_note, failed_for_inquiry
 from shared.paging.walk import ordered, walk
 from shared.runtime import render
 from shared.runtime.context import ToolContext
@@ -288,7 +289,9 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
         names = member_names(
             session, office, {m.author_user_id for m in inquiry.messages if m.author == MessageAuthor.office.value} | {d.user_id for d in drafts}
         )
-        return inquiry_detail(facts, drafts, names, now)
+        detail = inquiry_detail(facts, drafts, names, now)
+        detail.delivery_notes = [delivery_note(row) for row in failed_for_inquiry(session, inquiry.id, office_side=True)]
+        return detail
 
 
 def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict[int, str], now: dt.datetime) -> InquiryDetail:

@@ -178,6 +178,9 @@ class InquiryDetail(ContractModel):
     message_count: Annotated[int, Label("Nachrichten")]
     thread: Annotated[list[ThreadMessage], Label("Verlauf")] = Field(description="Alle Nachrichten, älteste zuerst (bei gleicher Zeit in Eingangsreihenfolge).")
     open_drafts: Annotated[list[OpenDraft], Label("Offene Entwürfe")] = Field(description="Vorbereitete, noch nicht ausgeführte und nicht abgelaufene Schritte zu dieser Anfrage.")
+    delivery_notes: Annotated[list[str], Label("Zustellung")] = Field(
+        default_factory=list, description="E-Mails des Büros zu dieser Anfrage, die nicht zugestellt werden konnten; leer, wenn alles ankam."
+    )
 
 
 # ---------------------------------------------------------------------------------------------- valuations

@@ -211,6 +211,9 @@ class InquiryDetail(ContractModel):
         description="Was du dem Anbieter mit dieser Anfrage mitgeteilt hast, Angabe für Angabe; eine leere Liste: nichts außer der Nachricht."
     )
     messages: Annotated[list[ThreadMessage], Label("Verlauf")] = Field(description="Der ganze Verlauf, älteste Nachricht zuerst.")
+    delivery_notes: Annotated[list[str], Label("Zustellung")] = Field(
+        default_factory=list, description="Deine E-Mails zu dieser Anfrage, die nicht zugestellt werden konnten; leer, wenn alles ankam."
+    )
 
 
 _PAGING = (

@@ -46,6 +46,7 @@ from contract.vocabulary import (
 from search_server.account_lists import account_scope, available, labels_text, live, load_listings, owner_key
 from shared import german, listing_view
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, SearchOrder
+from shared.outbox import delivery_note, failed_for_inquiry
 from shared.db.scoped import SeekerData, count_rows
 from shared.paging.walk import ordered, walk
 from shared.runtime.context import ToolContext
@@ -315,6 +316,7 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
             listing=listing_view.summary(listing, args.include, None),
             shared_profile=shared_profile(inquiry.shared_profile),
             messages=messages,
+            delivery_notes=[delivery_note(row) for row in failed_for_inquiry(session, inquiry.id, office_side=False)],
         )
 
 

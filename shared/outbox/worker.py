@@ -1,0 +1,144 @@
+"""Delivering the outbox over SMTP, at most once per row.
+
+A round claims due rows with a conditional update (queued → sending, `attempts + 1`, a lease in `claimed_until`),
+on PostgreSQL after `SELECT … FOR UPDATE SKIP LOCKED`, so two workers never take the same row. Each claimed row is
+sent with the Message-ID fixed when it was enqueued and then marked sent (only from sending). A temporary failure
+(connection refused, 4xx) puts it back to queued with exponential backoff (`outbox_retry_seconds` × 2^(attempt−1));
+a permanent one (5xx) or the last of `outbox_max_attempts` attempts marks it failed, which the sender's views show.
+A lease that ran out (a worker died while sending) makes the row due again; the same Message-ID lets the receiving
+side drop a duplicate in that one case.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import smtplib
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import formatdate
+from typing import Protocol
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.orm import Session
+
+from shared.db.models import OutboxMessage
+from shared.db.session import Database
+from shared.settings import Settings
+
+log = logging.getLogger("athaus.outbox")
+LEASE = dt.timedelta(minutes=5)
+BATCH = 20
+
+
+class Mailer(Protocol):
+    def send(self, message: EmailMessage) -> None: ...
+
+
+@dataclass(frozen=True)
+class SmtpMailer:
+    host: str
+    port: int = 25
+    user: str | None = None
+    password: str | None = None
+    starttls: bool = False
+    timeout: float = 10.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SmtpMailer | None:
+        if not settings.smtp_host:
+            return None
+        return cls(settings.smtp_host, settings.smtp_port, settings.smtp_user, settings.smtp_password, settings.smtp_starttls)
+
+    def send(self, message: EmailMessage) -> None:
+        with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
+            if self.starttls:
+                smtp.starttls()
+            if self.user:
+                smtp.login(self.user, self.password or "")
+            smtp.send_message(message)
+
+
+@dataclass
+class Round:
+    """What one delivery round did."""
+
+    sent: list[int] = field(default_factory=list)
+    retried: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+
+
+def _due(now: dt.datetime):  # type: ignore[no-untyped-def]
+    return or_(
+        and_(OutboxMessage.status == "queued", OutboxMessage.next_attempt_at <= now),
+        and_(OutboxMessage.status == "sending", OutboxMessage.claimed_until < now),
+    )
+
+
+def claim(session: Session, now: dt.datetime, limit: int = BATCH) -> list[int]:
+    """Take up to `limit` due rows for this worker; a row another worker took meanwhile is left out."""
+    candidates = select(OutboxMessage.id).where(_due(now)).order_by(OutboxMessage.id).limit(limit)
+    if session.get_bind().dialect.name == "postgresql":
+        candidates = candidates.with_for_update(skip_locked=True)
+    claimed = []
+    for row_id in list(session.scalars(candidates)):
+        taken = session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == row_id, _due(now))
+            .values(status="sending", claimed_until=now + LEASE, attempts=OutboxMessage.attempts + 1)
+        )
+        if taken.rowcount == 1:
+            claimed.append(row_id)
+    return claimed
+
+
+def email_of(row: OutboxMessage, sender: str) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = row.recipient or ""
+    message["Subject"] = row.subject
+    message["Message-ID"] = row.message_id
+    message["Date"] = formatdate(localtime=False, usegmt=True)
+    message.set_content(row.body)
+    return message
+
+
+def _permanent(error: Exception) -> bool:
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return all(code >= 500 for code, _ in error.recipients.values())
+    return isinstance(error, smtplib.SMTPResponseException) and error.smtp_code >= 500
+
+
+def deliver_due(db: Database, settings: Settings, mailer: Mailer, now: dt.datetime) -> Round:
+    """One round: claim the due rows, send each, record the outcome."""
+    done = Round()
+    with db.unit_of_work() as session:
+        claimed = claim(session, now)
+    for row_id in claimed:
+        with db.read_only() as session:
+            row = session.get(OutboxMessage, row_id)
+            assert row is not None
+            message, attempts = email_of(row, settings.mail_from), row.attempts
+        try:
+            mailer.send(message)
+        except (OSError, smtplib.SMTPException) as error:
+            last = attempts >= settings.outbox_max_attempts or _permanent(error)
+            delay = dt.timedelta(seconds=settings.outbox_retry_seconds * 2 ** (attempts - 1))
+            values = {"status": "failed" if last else "queued", "last_error": f"{type(error).__name__}: {error}"[:300], "claimed_until": None}
+            if not last:
+                values["next_attempt_at"] = now + delay
+            with db.unit_of_work() as session:
+                session.execute(update(OutboxMessage).where(OutboxMessage.id == row_id, OutboxMessage.status == "sending").values(**values))
+            (done.failed if last else done.retried).append(row_id)
+            log.warning(json.dumps({"event": "outbox_failed" if last else "outbox_retry", "id": row_id, "attempts": attempts}))
+            continue
+        with db.unit_of_work() as session:
+            session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.id == row_id, OutboxMessage.status == "sending")
+                .values(status="sent", sent_at=now, claimed_until=None, last_error=None)
+            )
+        done.sent.append(row_id)
+        log.info(json.dumps({"event": "outbox_sent", "id": row_id, "attempts": attempts}))
+    return done

@@ -7,6 +7,8 @@ servers over HTTP.
   finds the message with `get_inquiry`. In dark mode "Verwerfen" discards, and nothing goes out.
 - ChatGPT's Apps SDK: the same HTML with a `window.openai` stub (toolOutput, toolResponseMetadata, callTool).
 - The web app: log in with the demo login, the draft is listed, "Senden" sends.
+- End to end across both servers: the seeker's card sends an inquiry, the broker finds it (search_inquiries, situation
+  report), drafts a reply, confirms it in the web app, and the seeker reads it with get_inquiry.
 
 Screenshots of the card (light and dark) and of the app page go to the test's temp folder, and also to the folder
 named by ATHAUS_SCREENSHOTS (docs/bestaetigungskarte refreshes the ones the docs page
@@ -43,6 +45,8 @@ HOST_URL = "http://host.test/"
 CHATGPT_URL = "http://chatgpt.test/"
 SEEKER = next(a for a in DEMO_ACCOUNTS if a.email.startswith("suchende@"))
 SEEKER_SCOPES = ["suche:konto", "suche:anfragen"]
+OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner" and a.office_id == 1)
+BROKER_SCOPES = ["makler:lesen", "makler:schreiben", "makler:senden"]
 
 
 @pytest.fixture(scope="module")
@@ -59,11 +63,11 @@ def in_thread(function: Any, *args: Any) -> Any:
         return pool.submit(anyio.run, function, *args).result(timeout=60)
 
 
-def seeker_token(server: LiveServer) -> str:
+def access_token(server: LiveServer, email: str, endpoint: str, scopes: list[str]) -> str:
     with server.db.unit_of_work() as session:  # type: ignore[attr-defined]
-        user_id = session.scalar(select(User.id).where(User.email == SEEKER.email))
-        resource = Settings().resource_url("suche")
-        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=SEEKER_SCOPES).access_token
+        user_id = session.scalar(select(User.id).where(User.email == email))
+        resource = Settings().resource_url(endpoint)
+        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=scopes).access_token
 
 
 def wire(result: Any) -> dict[str, Any]:
@@ -71,11 +75,11 @@ def wire(result: Any) -> dict[str, Any]:
 
 
 class Seeker:
-    """The seeker's MCP client: the official client over real HTTP with a bearer token."""
+    """A person's MCP client (the seeker's by default): the official client over real HTTP with a bearer token."""
 
-    def __init__(self, server: LiveServer) -> None:
-        self.url = f"{server.base_url}/suche/mcp"
-        self.token = seeker_token(server)
+    def __init__(self, server: LiveServer, account: Any = SEEKER, endpoint: str = "suche", scopes: list[str] = SEEKER_SCOPES) -> None:
+        self.url = f"{server.base_url}/{endpoint}/mcp"
+        self.token = access_token(server, account.email, endpoint, scopes)
         self.clicks: list[dict[str, Any]] = []
 
     async def _session(self, use: Any) -> Any:
@@ -110,8 +114,8 @@ class Seeker:
         self.clicks.append(result)
         return result
 
-    def draft(self, message: str) -> dict[str, Any]:
-        listing = self.call("search_listings", {"limit": 1})["structuredContent"]["items"][0]["listing_id"]
+    def draft(self, message: str, listing: str | None = None) -> dict[str, Any]:
+        listing = listing or self.call("search_listings", {"limit": 1})["structuredContent"]["items"][0]["listing_id"]
         result = self.call("draft_inquiry", {"listing_id": listing, "message": message})
         assert not result.get("isError"), result
         secret = result["_meta"][CONFIRMATION_META_KEY]["token"]
@@ -234,12 +238,7 @@ def test_web_app_lists_the_draft_and_sends_on_the_click(browser: Any, server: Li
     draft = seeker.draft(text)
     confirmation_id = draft["structuredContent"]["confirmation"]["confirmation_id"]
     visit = Visit(browser)
-    assert visit.open(f"{server.base_url}/app/") == 200
-    assert visit.page.url.endswith("/app/anmelden")
-    visit.page.get_by_label("E-Mail-Adresse").fill(SEEKER.email)
-    visit.page.get_by_label("Passwort").fill(SEEKER.password)
-    visit.page.get_by_role("button", name="Anmelden").click()
-    visit.page.wait_for_url("**/app/")
+    log_in_to_the_app(visit, server, SEEKER)
     item = visit.page.locator(f"article[data-confirmation='{confirmation_id}']")
     assert text in item.inner_text()
     shot = tmp_path / "web-app.png"
@@ -295,3 +294,56 @@ def test_card_of_an_expired_or_sent_confirmation_offers_no_buttons(browser: Any,
         assert visit.problems == []
     assert shown == {"expired": "Abgelaufen", "sent": "Bereits gesendet"}
     assert seeker.clicks == []
+
+
+def log_in_to_the_app(visit: Visit, server: LiveServer, account: Any) -> None:
+    visit.page.context.clear_cookies()  # the browser is shared by the tests of this module: nobody is logged in yet
+    assert visit.open(f"{server.base_url}/app/") == 200
+    assert visit.page.url.endswith("/app/anmelden")
+    visit.page.get_by_label("E-Mail-Adresse").fill(account.email)
+    visit.page.get_by_label("Passwort").fill(account.password)
+    visit.page.get_by_role("button", name="Anmelden").click()
+    visit.page.wait_for_url("**/app/")
+
+
+def test_end_to_end_inquiry_by_card_reply_in_the_web_app_across_both_servers(browser: Any, server: LiveServer) -> None:  # noqa: F811
+    """The issue's flow, as the two people do it: the seeker's card click sends an inquiry; the broker finds it with
+    search_inquiries and in the situation report, drafts a reply, confirms it in the web app; the seeker reads it."""
+    seeker = Seeker(server)
+    broker = Seeker(server, OWNER, "makler", BROKER_SCOPES)
+    listing = broker.call("search_listings", {"statuses": ["published"], "limit": 1})["structuredContent"]["items"][0]["listing_id"]
+    before = broker.call("show_situation_report", {})["structuredContent"]
+
+    question = "Guten Tag, ich möchte die Wohnung gern besichtigen. Geht es am Dienstagabend? (Ende-zu-Ende-Test)"
+    draft = seeker.draft(question, listing)
+    visit = host_page(browser, seeker, "light")
+    visit.page.evaluate("setup => window.startHost(setup)", {"html": seeker.card(MCP_APP_MIME), "theme": "light", "toolInput": {}, "toolResult": draft})
+    card = visit.page.frame_locator("iframe")
+    card.get_by_role("button", name="Senden").click()
+    card.locator(".status.done").wait_for(state="visible")
+    inquiry_id = seeker.clicks[0]["structuredContent"]["inquiry_id"]
+
+    found = broker.call("search_inquiries", {"status": ["open"], "limit": 50})["structuredContent"]["items"]
+    assert inquiry_id in [item["inquiry_id"] for item in found]
+    assert question in json.dumps(broker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
+    after = broker.call("show_situation_report", {})["structuredContent"]
+    section = {entry["section"]: entry for entry in after["sections"]}["inquiries"]
+    assert section["total"] == {entry["section"]: entry for entry in before["sections"]}["inquiries"]["total"] + 1
+
+    answer = "Guten Tag, Dienstag um 18 Uhr passt. Wir treffen uns vor dem Haus. (Ende-zu-Ende-Test)"
+    reply = broker.call("draft_reply", {"inquiry_id": inquiry_id, "text": answer})["structuredContent"]
+    confirmation_id = reply["confirmation"]["confirmation_id"]
+    waiting = {e["section"]: e for e in broker.call("show_situation_report", {})["structuredContent"]["sections"]}["confirmations"]
+    assert confirmation_id in [item["confirmation_id"] for item in waiting["items"]]
+    assert answer not in json.dumps(seeker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
+
+    app = Visit(browser)
+    log_in_to_the_app(app, server, OWNER)
+    item = app.page.locator(f"article[data-confirmation='{confirmation_id}']")
+    assert answer in item.inner_text()
+    item.get_by_role("button", name="Senden").click()
+    app.page.wait_for_url("**/app/?meldung=*")
+    assert f"Gesendet: {confirmation_id}" in app.page.get_by_role("status").inner_text()
+
+    assert answer in json.dumps(seeker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
+    assert visit.problems == [] and app.problems == []

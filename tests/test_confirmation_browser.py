@@ -197,6 +197,12 @@ def test_card_in_dark_mode_discards_by_keyboard_and_nothing_goes_out(browser: An
     shot = tmp_path / "bestaetigungskarte-dunkel.png"
     visit.page.locator("iframe").screenshot(path=str(shot))
     keep_screenshot(shot, "bestaetigungskarte-dunkel.png")
+    dark_background = card.locator("main").evaluate("node => getComputedStyle(node).backgroundColor")
+    visit.page.evaluate("window.hostNotify('ui/notifications/host-context-changed', {theme: 'light'})")  # the host's theme wins
+    card.locator("html[data-theme='light']").wait_for(state="attached")
+    assert card.locator("main").evaluate("node => getComputedStyle(node).backgroundColor") != dark_background
+    visit.page.evaluate("window.hostNotify('ui/notifications/host-context-changed', {theme: 'dark'})")
+    card.locator("html[data-theme='dark']").wait_for(state="attached")
 
     card.get_by_role("button", name="Senden").focus()
     visit.page.keyboard.press("Tab")  # focus order: Senden, then Verwerfen
@@ -224,8 +230,9 @@ def test_card_in_chatgpt_form_sends_through_window_openai(browser: Any, server: 
     assert visit.open(CHATGPT_URL) == 200
     send = visit.page.get_by_role("button", name="Senden")
     send.wait_for(state="visible")
-    send.click()
+    send.dblclick()  # a double click calls the server once (the card waits for the answer; the server sends once anyway)
     visit.page.locator(".status.done").wait_for(state="visible")
+    assert len(seeker.clicks) == 1
     clicked = seeker.clicks[0]["structuredContent"]
     assert clicked["confirmation"]["status"] == "sent"
     assert text in inquiry_messages(seeker, clicked["inquiry_id"])

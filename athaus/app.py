@@ -1,5 +1,6 @@
 """The ASGI application: both MCP endpoints (stateless Streamable HTTP) as OAuth resource servers, the built-in
-authorization server with its sign-in pages (unless an external one is configured), /healthz and the docs site at /docs/ in one process."""
+authorization server with its sign-in pages (unless an external one is configured), the web app of pending
+confirmations at /app/, /healthz and the docs site at /docs/ in one process."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
+from shared.webapp.app import WebApp
 
 log = logging.getLogger("athaus.app")
 
@@ -126,6 +128,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
     async def docs_root(request: Request) -> RedirectResponse:
         return RedirectResponse("/docs/", status_code=308)
 
+    # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
+    routes += WebApp(settings, db, auth_secret(settings, db), now=context.now).routes()
     routes.append(Route("/healthz", endpoint=healthz))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     if (SITE_DIR / "index.html").is_file():

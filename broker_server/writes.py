@@ -15,6 +15,7 @@ from shared.catalog.search import PUBLIC_STATUSES
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.stock_writes import change_status, save_listing
+from shared.stock_writes.fields import field_labels
 
 T = TypeVar("T")
 
@@ -64,9 +65,9 @@ def save_listing_tool(args: SaveListingInput, ctx: ToolContext) -> SaveListingOu
         elif outcome.result is WriteResult.created:
             sentence = f"{listing.ref} ist als Entwurf angelegt (Version {listing.version})."
         else:
-            sentence = f"{listing.ref} ist geändert (Version {listing.version}): {', '.join(outcome.changed_fields)}."
+            sentence = f"{listing.ref} ist geändert (Version {listing.version}): {', '.join(field_labels(outcome.changed_fields))}."
         if outcome.replayed:
-            sentence = f"Wiederholung von request_id {args.request_id!r}: nichts erneut geändert. " + sentence
+            sentence = "Wiederholung (request_id): nichts erneut geändert. " + sentence
         if failed:
             sentence += " Zum Veröffentlichen fehlt noch: " + ", ".join(r.rule_label for r in failed) + "."
         elif listing.status == ListingStatus.draft.value:
@@ -76,6 +77,7 @@ def save_listing_tool(args: SaveListingInput, ctx: ToolContext) -> SaveListingOu
             **labelled("result", outcome.result),
             version=listing.version,
             changed_fields=outcome.changed_fields,
+            changed_field_labels=field_labels(outcome.changed_fields),
             **labelled("status", ListingStatus(listing.status)),
             publishable=not failed,
             failed_rule_labels=[r.rule_label for r in failed],
@@ -115,7 +117,7 @@ def update_listing_status(args: UpdateListingStatusInput, ctx: ToolContext) -> U
             where = "steht im Katalog" if in_catalog else "ist nicht im Katalog und bleibt im Bestand deines Büros"
             sentence = f"{listing.ref}: {label(old)} → {label(new)}; es {where}."
         if outcome.replayed:
-            sentence = f"Wiederholung von request_id {args.request_id!r}: nichts erneut geändert. " + sentence
+            sentence = "Wiederholung (request_id): nichts erneut geändert. " + sentence
         return UpdateListingStatusOutput(
             listing_id=listing.ref,
             **labelled("result", outcome.result),

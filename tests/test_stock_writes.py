@@ -237,3 +237,36 @@ def test_a_status_retry_with_the_same_request_id_changes_nothing(broker: Caller,
     assert (again["replayed"], again["result"], first["version"]) == (True, "changed", 2)
     assert broker("get_listing", {"listing_id": ref})["status"] == "reserved"
     assert [e.action for e in audit_rows(db, ref)] == ["listing.create", "listing.status", "listing.status"]
+
+
+def test_a_valuation_is_stored_for_a_listing_or_an_owner_lead_once_per_request_id(broker: Caller, db: Database) -> None:
+    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
+    for_listing = broker("save_valuation", {"listing_id": ref, "value_low": 270000, "value_high": 295000, "comparables": ["A-0000001"]})
+    assert (for_listing["subject"], for_listing["listing_id"], for_listing["postal_code"], for_listing["comparables_count"]) == (
+        "listing", ref, complete_fields(db)["postal_code"], 1
+    )
+    assert for_listing["living_area"] == 78.5 and for_listing["replayed"] is False
+    lead = {"owner_name": "Familie Berger", "postal_code": "04109", "city": "Leipzig", "property_type": "Haus", "marketing_type": "buy",
+            "value_low": 390000, "value_high": 430000, "request_id": request_id()}
+    first = broker("save_valuation", lead)
+    again = broker("save_valuation", lead)
+    assert (first["subject"], first["owner_name"], first["replayed"]) == ("owner_lead", "Familie Berger", False)
+    assert again["valuation_id"] == first["valuation_id"] and again["replayed"] is True
+    other = broker("save_valuation", {**lead, "request_id": request_id()})
+    assert other["valuation_id"] != first["valuation_id"]
+    listed = broker("list_valuations", {"listing_id": ref})
+    assert [v["valuation_id"] for v in listed["items"]] == [for_listing["valuation_id"]]
+    [entry] = audit_rows(db, first["valuation_id"])
+    assert (entry.action, entry.before, entry.after["owner_name"], entry.client_id) == ("valuation.save", None, "Familie Berger", "test-client")
+
+
+def test_a_valuation_needs_its_subject_and_an_ordered_range(broker: Caller, db: Database) -> None:
+    code, text = broker.error("save_valuation", {"value_low": 1000, "value_high": 2000})
+    assert code == "INVALID_ARGUMENT" and "postal_code" in text
+    code, text = broker.error("save_valuation", {"listing_id": "A-0000001", "city": "Leipzig", "value_low": 1000, "value_high": 2000})
+    assert code == "INVALID_ARGUMENT" and "city" in text
+    code, text = broker.error("save_valuation", {"postal_code": "04109", "city": "Leipzig", "property_type": "house", "marketing_type": "buy", "value_low": 3000, "value_high": 2000})
+    assert code == "INVALID_ARGUMENT" and "value_low" in text
+    with db.read_only() as session:
+        foreign = session.scalar(select(Listing.ref).where(Listing.office_id == 2).limit(1))
+    assert broker.error("save_valuation", {"listing_id": foreign, "value_low": 1000, "value_high": 2000})[0] == "NOT_FOUND"

@@ -106,6 +106,20 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
             },
             BROKER_LOGIN.email,
         ),
+        "save_valuation": Example(
+            lambda p: {
+                "owner_name": "Familie Berger",
+                "postal_code": "04109",
+                "city": "Leipzig",
+                "property_type": "house",
+                "marketing_type": "buy",
+                "living_area": 140,
+                "value_low": 390000,
+                "value_high": 430000,
+                "method": "Vergleichswert aus estimate_value",
+            },
+            BROKER_LOGIN.email,
+        ),
         "update_listing_status": Example(
             lambda p: {"listing_id": p.office_listing, "status": "reserved", "reason": "Reservierung nach Besichtigung"}, BROKER_LOGIN.email
         ),

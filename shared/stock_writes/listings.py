@@ -16,7 +16,7 @@ from shared.catalog.indexing import bump_revision, search_fields, term_rows
 from shared.catalog.text import normalise
 from shared.db.models import AuditEntry, Listing, ListingFeature, ListingStatusChange, ListingTerm
 from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event, temporary_ref
-from shared.stock_writes.fields import TEXT_FIELDS, WRITABLE, merged, state_of, validated
+from shared.stock_writes.fields import TEXT_FIELDS, WRITABLE, merged, named, state_of, validated
 from shared.write_log import audit, changed_keys, remember, replayed
 
 NOT_IN_STOCK = (
@@ -74,7 +74,7 @@ def _check_version(session: Session, listing: Listing, expected_version: int | N
         .order_by(AuditEntry.id)
     ).all()
     changed = list(dict.fromkeys(k for e in entries for k in changed_keys(e.before, e.after)))
-    what = ", ".join(changed) if changed else "unbekannte Felder"
+    what = named(changed) if changed else "unbekannte Felder"
     raise ToolFailure(
         ErrorCode.CONFLICT,
         f"{listing.ref} wurde inzwischen geändert (Version {expected_version} → {listing.version}; geändert: {what}). Bitte "

@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 
 from broker_server.lists import freshness, office_key, office_scope, removal, request_of
 from broker_server.lookups import member_names, own_listing_id
-from broker_server.writes import in_one_transaction
 from contract.broker_writes import SaveValuationInput, SaveValuationOutput
 from contract.broker_inquiries import ListValuationsInput, ValuationSummary
 from contract.catalog import Money
@@ -22,6 +21,7 @@ from shared.paging.walk import ordered, walk
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.stock_writes import save_valuation
+from shared.write_log import in_one_transaction
 
 
 def valuation_summary(valuation: Valuation, listing_ref: str | None, listing_title: str | None, creator: str | None) -> ValuationSummary:
@@ -130,7 +130,7 @@ def save_valuation_tool(args: SaveValuationInput, ctx: ToolContext) -> SaveValua
             sentence = "Wiederholung (request_id): nichts doppelt gespeichert. " + sentence
         return SaveValuationOutput(**dict(summary), replayed=outcome.replayed, summary=sentence)
 
-    return in_one_transaction(ctx, write)
+    return in_one_transaction(ctx.db, write)
 
 
 HANDLERS: dict[str, Handler] = {"list_valuations": list_valuations, "save_valuation": save_valuation_tool}

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from contract.broker_writes import SaveListingInput, SaveListingOutput, UpdateListingStatusInput, UpdateListingStatusOutput
@@ -16,20 +12,7 @@ from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.stock_writes import change_status, save_listing
 from shared.stock_writes.fields import field_labels
-
-T = TypeVar("T")
-
-
-def in_one_transaction(ctx: ToolContext, write: Callable[[Session], T]) -> T:
-    """Run a write in one transaction; a concurrent request with the same request_id loses the race on the key's
-    unique constraint, and is run once more to find the winner's stored outcome."""
-    try:
-        with ctx.db.unit_of_work() as session:
-            return write(session)
-    except IntegrityError:
-        with ctx.db.unit_of_work() as session:
-            return write(session)
-
+from shared.write_log import in_one_transaction
 
 def _made_text(matches: int, proposals: int = 0) -> str:
     parts = []
@@ -86,7 +69,7 @@ def save_listing_tool(args: SaveListingInput, ctx: ToolContext) -> SaveListingOu
             summary=sentence + _made_text(outcome.made.matches),
         )
 
-    return in_one_transaction(ctx, write)
+    return in_one_transaction(ctx.db, write)
 
 
 def update_listing_status(args: UpdateListingStatusInput, ctx: ToolContext) -> UpdateListingStatusOutput:
@@ -132,7 +115,7 @@ def update_listing_status(args: UpdateListingStatusInput, ctx: ToolContext) -> U
             summary=sentence + _made_text(outcome.made.matches, outcome.made.proposals),
         )
 
-    return in_one_transaction(ctx, write)
+    return in_one_transaction(ctx.db, write)
 
 
 HANDLERS: dict[str, Handler] = {"save_listing": save_listing_tool, "update_listing_status": update_listing_status}

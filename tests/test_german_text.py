@@ -162,7 +162,14 @@ def all_cases(db: Database) -> Iterator[tuple[Caller, ServerSpec, str, dict[str,
 
 
 # Tools that write are read on a catalog of their own (test_every_write_text_is_german), as they change it.
-WRITE_CASES = {("makler", "save_listing"), ("makler", "update_listing_status"), ("makler", "save_valuation")}
+WRITE_CASES = {
+    ("makler", "save_listing"),
+    ("makler", "update_listing_status"),
+    ("makler", "save_valuation"),
+    ("suche", "save_search_order"),
+    ("suche", "update_search_order"),
+    ("suche", "update_match"),
+}
 
 
 def test_every_tool_of_both_servers_has_a_case(demo_db: Database) -> None:
@@ -207,6 +214,7 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
     with seeded_database(tmp_path, "german", listings=200) as db:
         context = make_context(db)
         broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)))
+        seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)))
         words = forbidden_words(BROKER.spec)
         problems: list[str] = []
         called: set[tuple[str, str]] = set()
@@ -221,12 +229,25 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
             called.add((spec.name.value, name))
             return result.structured_content
 
-        created = run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db), "request_id": "german-text-0001"})
-        run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db), "request_id": "german-text-0001"})
+        order = run(
+            seeker,
+            SEARCH.spec,
+            "save_search_order",
+            {"criteria": {"city": "Leipzig", "query": "Parkblick", "marketing_type": "buy"}, "approachable": True, "frequency": "sofort"},
+        )["search_order_id"]
+        run(seeker, SEARCH.spec, "save_search_order", {"search_order_id": order, "frequency": "weekly", "name": "Leipzig mit Parkblick"})
+        run(seeker, SEARCH.spec, "update_search_order", {"search_order_id": order, "status": "paused"})
+        run(seeker, SEARCH.spec, "update_search_order", {"search_order_id": order, "status": "active"})
+        created = run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db, title="Wohnung mit Parkblick"), "request_id": "german-text-0001"})
+        run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db, title="Wohnung mit Parkblick"), "request_id": "german-text-0001"})
         ref = created["listing_id"]
-        run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "version": 1, "fields": {"price": 250000, "title": "Ruhige Wohnung am Park"}})
+        run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "version": 1, "fields": {"price": 250000, "title": "Ruhige Wohnung mit Parkblick"}})
         run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "fields": {"price": 250000}})
         run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "published"})
+        treffer = run(seeker, SEARCH.spec, "list_matches", {"search_order_id": order})["items"]
+        assert treffer, "publishing made a Treffer for the fitting search"
+        run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
+        run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
         run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "withdrawn", "reason": "Eigentümer verkauft privat"})
         run(broker, BROKER.spec, "save_valuation", {"listing_id": ref, "value_low": 240000, "value_high": 265000})
         run(
@@ -236,5 +257,5 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
             {"owner_name": "Familie Berger", "postal_code": "04109", "city": "Leipzig", "property_type": "house", "marketing_type": "buy",
              "living_area": 140, "value_low": 390000, "value_high": 430000, "request_id": "german-text-0002"},
         )
-    assert called == WRITE_CASES
+    assert called - {("suche", "list_matches")} == WRITE_CASES
     assert problems == [], "\n".join(problems)

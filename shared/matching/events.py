@@ -22,7 +22,6 @@ instances publishing the same listing at once make one event; the constraints ca
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +36,7 @@ from shared.catalog.scope import filter_conditions, parse_query
 from shared.db.models import Listing, ListingEvent, Match, Proposal, SearchOrder
 from shared.matching.notify import notify
 from shared.saved_search import criteria_of
+from shared.write_log import temporary_ref
 
 PUBLISHED = "published"
 PRICE_DROP = "price_drop"
@@ -50,11 +50,6 @@ class MatchCounts:
 
     def __add__(self, other: MatchCounts) -> MatchCounts:
         return MatchCounts(self.matches + other.matches, self.proposals + other.proposals)
-
-
-def temporary_ref() -> str:
-    """A unique placeholder until the row has its id (refs are derived from ids: `A-0000042`)."""
-    return "tmp-" + uuid.uuid4().hex[:16]
 
 
 def fits(session: Session, listing: Listing, criteria: dict[str, Any] | None) -> bool:

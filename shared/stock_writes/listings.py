@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm.attributes import flag_modified
 
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ListingStatus, MarketingType, WriteResult, label
@@ -15,9 +16,9 @@ from shared import publishing
 from shared.catalog.indexing import bump_revision, search_fields, term_rows
 from shared.catalog.text import normalise
 from shared.db.models import AuditEntry, Listing, ListingFeature, ListingStatusChange, ListingTerm
-from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event, temporary_ref
+from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event
 from shared.stock_writes.fields import TEXT_FIELDS, WRITABLE, merged, named, state_of, validated
-from shared.write_log import audit, changed_keys, remember, replayed
+from shared.write_log import audit, changed_keys, remember, replayed, temporary_ref
 
 NOT_IN_STOCK = (
     "Dieses Objekt gibt es im Bestand deines Büros nicht: bitte die Inseratsnummer prüfen oder das Objekt mit "
@@ -168,6 +169,7 @@ def save_listing(
         if not creating:
             listing.version += 1
         listing.updated_at = now
+        flag_modified(listing, "updated_at")  # written even when equal, or onupdate would take the real clock
         if creating:
             session.add(ListingStatusChange(listing_id=listing.id, old_status=None, new_status=listing.status, changed_by=user_id, changed_at=now))
         if creating or TEXT_FIELDS.intersection(changed):
@@ -262,6 +264,7 @@ def change_status(
             first_publication = False
         listing.version += 1
         listing.updated_at = now
+        flag_modified(listing, "updated_at")
         session.add(ListingStatusChange(listing_id=listing.id, old_status=old.value, new_status=new.value, changed_by=user_id, changed_at=now, reason=reason))
         bump_revision(session, now)
         audit(

@@ -11,9 +11,8 @@ from sqlalchemy.orm import Session
 
 from contract.errors import ErrorCode, ToolFailure
 from shared.db.models import Listing, Valuation
-from shared.matching.events import temporary_ref
 from shared.stock_writes.listings import NOT_IN_STOCK
-from shared.write_log import audit, remember, replayed
+from shared.write_log import audit, remember, replayed, temporary_ref
 
 DEFAULT_METHOD = "Einschätzung des Büros"
 STORED = ("listing_id", "owner_name", "address", "postal_code", "city", "property_type", "marketing_type", "living_area", "value_low", "value_high", "method", "comparables", "note")

@@ -128,6 +128,10 @@ class Decision(StrEnum):  # the two buttons of a confirmation card
 class ProposalDecision(StrEnum):
     accept = "accept"
     reject = "reject"
+class WriteResult(StrEnum):  # what a save_/update_ call did
+    created = "created"
+    changed = "changed"
+    unchanged = "unchanged"
 
 
 # --- Athaus Immobiliensuche: the seeker's account ------------------------------------------------------------
@@ -225,6 +229,9 @@ LABELS: dict[StrEnum, str] = {
     Decision.discard: "verwerfen",
     ProposalDecision.accept: "annehmen",
     ProposalDecision.reject: "ablehnen",
+    WriteResult.created: "angelegt",
+    WriteResult.changed: "geändert",
+    WriteResult.unchanged: "unverändert",
     SearchOrderStatus.active: "aktiv",
     SearchOrderStatus.paused: "pausiert",
     SearchOrderStatus.ended: "beendet",
@@ -298,7 +305,22 @@ GERMAN_ALIASES: dict[type[StrEnum], dict[str, str]] = {
     },
     InquirySort: {"neueste": "newest", "neu": "newest", "aelteste": "oldest", "älteste": "oldest", "alt": "oldest"},
     ProposalStatus: {"offen": "open", "angenommen": "accepted", "abgelehnt": "rejected"},
-    SearchOrderStatus: {"aktiv": "active", "pausiert": "paused", "angehalten": "paused", "beendet": "ended"},
+    SearchOrderStatus: {
+        "aktiv": "active",
+        "fortsetzen": "active",
+        "pausiert": "paused",
+        "pausieren": "paused",
+        "angehalten": "paused",
+        "beendet": "ended",
+        "beenden": "ended",
+    },
+    AlertFrequency: {
+        "sofort": "instant",
+        "täglich": "daily",
+        "taeglich": "daily",
+        "wöchentlich": "weekly",
+        "woechentlich": "weekly",
+    },
     MatchKind: {
         "neues inserat": "new_listing",
         "neu": "new_listing",

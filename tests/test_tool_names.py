@@ -99,7 +99,7 @@ def broker(db: Database, office_id: int) -> Principal:
         user = session.scalar(select(OfficeMember.user_id).where(OfficeMember.office_id == office_id).order_by(OfficeMember.user_id).limit(1))
     assert user is not None
     return Principal(
-        user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=frozenset({"makler:lesen"}), resource="makler"
+        user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=frozenset({"makler:lesen", "makler:schreiben"}), resource="makler"
     )
 
 
@@ -154,6 +154,13 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("list_valuations", {"listing_id": draft}),
         ("list_proposals", {}),
         ("list_proposals", {"listing_id": draft}),
+        # the write side, called so that nothing is written to the shared demo catalog
+        ("save_listing", {"fields": {"title": "Nur ein Titel"}}),
+        ("save_listing", {"listing_id": foreign, "fields": {"price": 1000}}),
+        ("save_listing", {"listing_id": published, "version": 1, "fields": {}}),
+        ("update_listing_status", {"listing_id": published, "status": "published"}),
+        ("update_listing_status", {"listing_id": draft, "status": "sold"}),
+        ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2}),
     ]
 
 
@@ -165,6 +172,9 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
     inquiry = first(db, select(Inquiry.ref).where(Inquiry.seeker_id == user_id).order_by(Inquiry.id))
     order = first(db, select(SearchOrder.ref).where(SearchOrder.user_id == user_id).order_by(SearchOrder.id))
     me, nobody = seeker(user_id), seeker(NOBODY)
+    writer = Principal(
+        user_id=user_id, kind="seeker", office_id=None, office_role=None, scopes=frozenset({"suche:konto", "suche:konto.schreiben"}), resource="suche"
+    )
     return [
         (None, "search_listings", {"city": "Leipzig"}),
         (None, "search_listings", {"query": "Schlossgespenst"}),
@@ -186,6 +196,12 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
         (nobody, "list_inquiries", {}),
         (me, "get_inquiry", {"inquiry_id": inquiry}),
         (nobody, "get_inquiry", {"inquiry_id": inquiry}),
+        # the write side, called so that nothing is written to the shared demo catalog
+        (writer, "save_search_order", {"name": "ohne Kriterien"}),
+        (writer, "save_search_order", {"criteria": {"city": "Xyzzyhausen"}}),
+        (me, "save_search_order", {"criteria": {"city": "Leipzig"}}),
+        (writer, "update_search_order", {"search_order_id": "S-999999", "status": "paused"}),
+        (writer, "update_match", {"match_id": "T-999999", "state": "seen"}),
     ]
 
 

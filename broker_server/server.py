@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from broker_server import checks, estimate, inquiries, proposals, report, stock, valuations
+from broker_server import checks, estimate, inquiries, proposals, report, stock, valuations, writes
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_stock import GetStockListingInput
@@ -76,6 +76,7 @@ DEFINITION = ServerDefinition(
         inquiries.HANDLERS,
         valuations.HANDLERS,
         proposals.HANDLERS,
+        writes.HANDLERS,
     ),
     readers={
         contract.STOCK_LISTING_RESOURCE.name: read_stock_listing,

@@ -112,6 +112,12 @@ class PendingActionKind(StrEnum):  # `PendingAction.kind`: a prepared action tha
     decide_proposal = "decide_proposal"
 
 
+class WriteResult(StrEnum):  # what a save_/update_ call did
+    created = "created"
+    changed = "changed"
+    unchanged = "unchanged"
+
+
 # --- Athaus Immobiliensuche: the seeker's account ------------------------------------------------------------
 
 
@@ -198,6 +204,9 @@ LABELS: dict[StrEnum, str] = {
     PendingActionKind.send_reply: "Antwort senden",
     PendingActionKind.send_inquiry: "Anfrage senden",
     PendingActionKind.decide_proposal: "Vorschlag entscheiden",
+    WriteResult.created: "angelegt",
+    WriteResult.changed: "geändert",
+    WriteResult.unchanged: "unverändert",
     SearchOrderStatus.active: "aktiv",
     SearchOrderStatus.paused: "pausiert",
     SearchOrderStatus.ended: "beendet",

@@ -143,6 +143,9 @@ def broker_cases(db: Database, office_id: int) -> list[tuple[str, dict[str, Any]
         ("estimate_value", {"city": "Leipzig", "property_type": "apartment", "marketing_type": "buy", "living_area": 70}),
         ("list_valuations", {"limit": 5}),
         ("list_proposals", {"limit": 5}),
+        # writes that find nothing to change: the shared demo catalog stays as seeded
+        ("save_listing", {"listing_id": own, "fields": {}}),
+        ("update_listing_status", {"listing_id": own, "status": "published"}),
     ]
 
 

@@ -98,7 +98,7 @@ def broker(db: Database, office_id: int) -> Principal:
         user = session.scalar(select(OfficeMember.user_id).where(OfficeMember.office_id == office_id).order_by(OfficeMember.user_id).limit(1))
     assert user is not None
     return Principal(
-        user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=frozenset({"makler:lesen"}), resource="makler"
+        user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=frozenset({"makler:lesen", "makler:schreiben"}), resource="makler"
     )
 
 
@@ -153,6 +153,12 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("list_valuations", {"listing_id": draft}),
         ("list_proposals", {}),
         ("list_proposals", {"listing_id": draft}),
+        # the write side, called so that nothing is written to the shared demo catalog
+        ("save_listing", {"fields": {"title": "Nur ein Titel"}}),
+        ("save_listing", {"listing_id": foreign, "fields": {"price": 1000}}),
+        ("save_listing", {"listing_id": published, "version": 1, "fields": {}}),
+        ("update_listing_status", {"listing_id": published, "status": "published"}),
+        ("update_listing_status", {"listing_id": draft, "status": "sold"}),
     ]
 
 

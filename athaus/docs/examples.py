@@ -89,6 +89,26 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         ),
         "list_valuations": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
         "list_proposals": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
+        "save_listing": Example(
+            lambda p: {
+                "fields": {
+                    "marketing_type": "buy",
+                    "property_type": "apartment",
+                    "title": "Helle 3-Zimmer-Wohnung mit Südbalkon",
+                    "postal_code": "04109",
+                    "city": "Leipzig",
+                    "price": 289000,
+                    "living_area": 78.5,
+                    "rooms": 3,
+                    "features": ["balcony", "cellar"],
+                },
+                "request_id": "beispiel-2026-0001",
+            },
+            BROKER_LOGIN.email,
+        ),
+        "update_listing_status": Example(
+            lambda p: {"listing_id": p.office_listing, "status": "reserved", "reason": "Reservierung nach Besichtigung"}, BROKER_LOGIN.email
+        ),
     },
 }
 

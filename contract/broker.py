@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contract import broker_estimate, broker_inquiries, broker_report, broker_stock, broker_writes
+from contract import broker_estimate, broker_import, broker_inquiries, broker_report, broker_stock, broker_writes
 from contract.envelope import HOW_TO_READ
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import BROKER_READ, ServerName
@@ -53,7 +53,10 @@ SERVER = declare_server(
     title=TITLE,
     summary=SUMMARY,
     instructions=INSTRUCTIONS,
-    tools=[*broker_report.TOOLS, *broker_stock.TOOLS, *broker_writes.TOOLS, *broker_estimate.TOOLS, *broker_inquiries.TOOLS],
+    tools=[
+        *broker_report.TOOLS, *broker_stock.TOOLS, *broker_writes.TOOLS, *broker_import.TOOLS, *broker_estimate.TOOLS,
+        *broker_inquiries.TOOLS,
+    ],
     resources=(STOCK_LISTING_RESOURCE, OFFICE_INQUIRY_RESOURCE),
     prompts=(START_DAY_PROMPT, ANSWER_INQUIRIES_PROMPT),
     docs_page="makler.md",

@@ -27,6 +27,7 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from shared.demo.openimmo import object_xml, transfer
 from tests.conftest import Caller, make_context
 
 BROKER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
@@ -146,6 +147,9 @@ def broker_cases(db: Database, office_id: int) -> list[tuple[str, dict[str, Any]
         # writes that find nothing to change: the shared demo catalog stays as seeded
         ("save_listing", {"listing_id": own, "fields": {}}),
         ("update_listing_status", {"listing_id": own, "status": "published"}),
+        # an OpenImmo transfer that writes nothing: an empty full transfer and the deletion of an unknown object
+        ("import_listings", {"xml": transfer([object_xml("X-1", 1, action="DELETE")], scope="TEIL")}),
+        ("import_listings", {"xml": transfer([], scope="VOLL")}),
     ]
 
 

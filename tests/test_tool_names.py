@@ -24,6 +24,7 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, PendingAction, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from shared.demo.openimmo import object_xml, transfer
 from shared.runtime.definition import ServerDefinition
 from tests.conftest import Caller, make_context
 
@@ -123,6 +124,10 @@ def first(db: Database, statement: Any) -> str:
     return str(found)
 
 
+# an OpenImmo transfer that writes nothing: the deletion of an object the office does not have
+NOTHING_TO_IMPORT = transfer([object_xml("X-1", 1, action="DELETE")], scope="TEIL")
+
+
 def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
     own = select(Listing.ref).where(Listing.office_id == 1).order_by(Listing.id)
     published = first(db, own.where(Listing.status == "published", Listing.property_type == "apartment"))
@@ -159,6 +164,8 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("save_listing", {"listing_id": published, "version": 1, "fields": {}}),
         ("update_listing_status", {"listing_id": published, "status": "published"}),
         ("update_listing_status", {"listing_id": draft, "status": "sold"}),
+        ("import_listings", {"xml": NOTHING_TO_IMPORT}),
+        ("import_listings", {"from_feed": True}),
     ]
 
 

@@ -67,6 +67,8 @@ class Office(Base):
     phone: Mapped[str | None] = mapped_column(String(50))
     email: Mapped[str | None] = mapped_column(String(200))
     website: Mapped[str | None] = mapped_column(String(200))
+    # where import_listings fetches the office's OpenImmo transfer from (http or https); NULL: upload only
+    openimmo_feed_url: Mapped[str | None] = mapped_column(String(500))
 
     listings: Mapped[list[Listing]] = relationship(back_populates="office")
 

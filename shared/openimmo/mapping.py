@@ -36,6 +36,7 @@ class ParsedObject:
     features: list[str] = field(default_factory=list)
     excluded: list[ExcludedValue] = field(default_factory=list)
     refusal: str | None = None  # German: why the object cannot be imported
+    provider: str | None = None  # openimmo_anid (or anbieternr) of the object's <anbieter>
 
 
 TRUE = {"true", "1", "ja", "yes", "j"}
@@ -86,7 +87,7 @@ def map_object(raw: RawObject) -> ParsedObject:
     element = raw.element
     key = _text(element, "verwaltung_techn/objektnr_extern")
     action = _action(element)
-    result = ParsedObject(position=raw.position, key=key, action=action)
+    result = ParsedObject(position=raw.position, key=key, action=action, provider=raw.provider)
     if raw.collision is not None:
         result.refusal = raw.collision.german()
         return result

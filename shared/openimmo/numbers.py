@@ -10,31 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 
+from contract.vocabulary import ValueExclusion
 
-class Excluded(StrEnum):
-    """Why a value of a numeric field was not stored."""
-
-    on_request = "on_request"  # "auf Anfrage", "VB", "k. A."
-    approximate = "approximate"  # "ca. 85", "ab 300.000", "~ 90"
-    ambiguous = "ambiguous"  # "1.250": thousands or decimal?
-    not_a_number = "not_a_number"  # anything else that is no number
-    out_of_range = "out_of_range"  # negative, or a fraction where a whole number belongs
-    not_a_date = "not_a_date"  # a date field that holds no date
-
-    def german(self) -> str:
-        return _GERMAN[self]
-
-
-_GERMAN = {
-    Excluded.on_request: "auf Anfrage oder Verhandlungssache",
-    Excluded.approximate: "nur ungefähr angegeben",
-    Excluded.ambiguous: "mehrdeutig geschrieben",
-    Excluded.not_a_number: "keine Zahl",
-    Excluded.out_of_range: "außerhalb des möglichen Bereichs",
-    Excluded.not_a_date: "kein Datum",
-}
+# Why a value was not stored: the contract's closed set, with its German labels there.
+Excluded = ValueExclusion
 
 
 @dataclass(frozen=True)

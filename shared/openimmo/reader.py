@@ -19,6 +19,7 @@ from xml.parsers import expat
 from shared.openimmo.names import NameCollision, local_name, normalise_attributes, normalise_name
 
 CHUNK = 64 * 1024
+PROVIDER_IDS = ("openimmo_anid", "anbieternr")  # children of <anbieter> naming it, first one wins
 
 
 class TransferError(ValueError):
@@ -37,6 +38,7 @@ class RawObject:
     element: ET.Element
     position: int  # 1-based, in the order of the file
     collision: NameCollision | None = None
+    provider: str | None = None  # the `<anbieter>`'s openimmo_anid (or anbieternr): which feed the object belongs to
 
 
 @dataclass
@@ -78,6 +80,7 @@ class TransferReader:
         self._collision: NameCollision | None = None
         self._objects = 0
         self.root: str | None = None
+        self._provider: dict[str, str] = {}
         self.header: Header | None = None
         self._refusal: TransferError | None = None
 
@@ -126,6 +129,8 @@ class TransferReader:
         element = ET.Element(name, attributes)
         if self._stack and self._object is not None:
             self._stack[-1][0].append(element)
+        if name == "anbieter" and self._object is None:
+            self._provider = {}
         if name == "immobilie" and self._object is None:
             self._object = element
             self._object_depth = len(self._stack)
@@ -135,6 +140,8 @@ class TransferReader:
     def _end(self, raw: str) -> None:
         element, _ = self._stack.pop()
         element.text = "".join(self._texts.pop()).strip() or None
+        if element.tag in PROVIDER_IDS and self._object is None and self._stack and self._stack[-1][0].tag == "anbieter":
+            self._provider.setdefault(element.tag, element.text or "")
         if element.tag == "uebertragung" and self.header is None and self._object is None:
             self.header = _header(element)
             self._ready.append(self.header)
@@ -148,13 +155,15 @@ class TransferReader:
                     "berichtigen.",
                 )
                 raise _Refused
-            self._ready.append(RawObject(element, self._objects, self._collision))
+            provider = next((self._provider[k] for k in PROVIDER_IDS if self._provider.get(k)), None)
+            self._ready.append(RawObject(element, self._objects, self._collision, provider))
             self._object = None
             self._collision = None
 
     def _text(self, data: str) -> None:
-        if self._object is not None:  # text between objects is never kept, so memory stays flat
-            self._texts[-1].append(data)
+        if self._object is not None or (len(self._stack) > 1 and self._stack[-2][0].tag == "anbieter"
+                                        and self._stack[-1][0].tag in PROVIDER_IDS):
+            self._texts[-1].append(data)  # text between objects is never kept, so memory stays flat
 
     # --- reading ------------------------------------------------------------------------------------------
 

@@ -101,7 +101,9 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         if only and name.value != only:
             continue
         manager = StreamableHTTPSessionManager(
-            app=build_server(definition, context, version()), stateless=True, json_response=True, security_settings=security
+            app=build_server(definition, context, version()), stateless=True,
+            json_response=not settings.stream_responses,
+            security_settings=security,
         )
         managers.append(manager)
         endpoint = BearerAuthentication(

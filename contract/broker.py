@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from contract import broker_estimate, broker_inquiries, broker_outbound, broker_report, broker_stock, broker_writes
+from contract import (
+    broker_estimate,
+    broker_import,
+    broker_inquiries,
+    broker_outbound,
+    broker_report,
+    broker_stock,
+    broker_writes,
+)
 from contract.envelope import HOW_TO_READ
 from contract.confirmations import CARD
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
@@ -58,6 +66,7 @@ SERVER = declare_server(
         *broker_report.TOOLS,
         *broker_stock.TOOLS,
         *broker_writes.TOOLS,
+        *broker_import.TOOLS,
         *broker_estimate.TOOLS,
         *broker_inquiries.TOOLS,
         *broker_outbound.TOOLS,

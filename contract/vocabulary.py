@@ -163,6 +163,42 @@ class MatchState(StrEnum):
     not_interested = "not_interested"
 
 
+# --- Athaus für Makler: the OpenImmo import -------------------------------------------------------------------
+
+
+class TransferScope(StrEnum):  # `<uebertragung umfang>`: VOLL is the whole stock of the feed, TEIL a part of it
+    full = "full"
+    partial = "partial"
+
+
+class TransferSource(StrEnum):  # where import_listings read the transfer from
+    upload = "upload"
+    feed = "feed"
+
+
+class ImportAction(StrEnum):  # `<aktion aktionart>` of one object; no aktionart means a new object
+    new = "new"
+    change = "change"
+    delete = "delete"
+
+
+class ImportOutcome(StrEnum):  # what the import did with one object
+    created = "created"
+    changed = "changed"
+    unchanged = "unchanged"
+    withdrawn = "withdrawn"
+    refused = "refused"
+
+
+class ValueExclusion(StrEnum):  # why a value of a numeric (or date) field was not stored (data-fidelity rule 14)
+    on_request = "on_request"
+    approximate = "approximate"
+    ambiguous = "ambiguous"
+    not_a_number = "not_a_number"
+    out_of_range = "out_of_range"
+    not_a_date = "not_a_date"
+
+
 # German label of every value. A StrEnum member equals its string, so this table is looked up by value: two
 # sets that share a value (`open` of inquiries and proposals, `newest` of InquirySort and the catalog's
 # SortOrder) share its label, and must be given the same one here.
@@ -246,6 +282,24 @@ LABELS: dict[StrEnum, str] = {
     MatchState.seen: "gesehen",
     MatchState.interesting: "interessant",
     MatchState.not_interested: "nicht interessant",
+    TransferScope.full: "vollständig (VOLL)",
+    TransferScope.partial: "Teilübertragung (TEIL)",
+    TransferSource.upload: "übergebene Datei",
+    TransferSource.feed: "Feed-Adresse des Büros",
+    ImportAction.new: "neu",
+    ImportAction.change: "Änderung",
+    ImportAction.delete: "Löschung",
+    ImportOutcome.created: "angelegt",
+    ImportOutcome.changed: "geändert",
+    ImportOutcome.unchanged: "unverändert",
+    ImportOutcome.withdrawn: "zurückgezogen",
+    ImportOutcome.refused: "abgelehnt",
+    ValueExclusion.on_request: "auf Anfrage oder Verhandlungssache",
+    ValueExclusion.approximate: "nur ungefähr angegeben",
+    ValueExclusion.ambiguous: "mehrdeutig geschrieben",
+    ValueExclusion.not_a_number: "keine Zahl",
+    ValueExclusion.out_of_range: "außerhalb des möglichen Bereichs",
+    ValueExclusion.not_a_date: "kein Datum",
 }
 
 # German (and a few colloquial) words accepted as input, normalised to the English value. Per value set; matched

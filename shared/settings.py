@@ -86,6 +86,17 @@ class Settings(BaseSettings):
     demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
     demo_listings: int = 2400
     log_level: str = "INFO"
+    stream_responses: bool = Field(
+        default=False,
+        description="Answer MCP requests as an SSE stream when a tool sends notifications (progress of import_listings); "
+        "false: one JSON response per request, progress notifications are not delivered.",
+    )
+    openimmo_max_bytes: int = Field(
+        default=10 * 1024 * 1024, description="Largest OpenImmo transfer import_listings reads (argument or feed), in bytes."
+    )
+    openimmo_fetch_timeout_seconds: float = Field(
+        default=30.0, description="Timeout of fetching an office's OpenImmo feed URL, in seconds."
+    )
     oauth_issuer: str | None = Field(
         default=None,
         description="Issuer of an external OAuth authorization server; when set, the built-in one is not mounted "

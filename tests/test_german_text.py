@@ -30,6 +30,7 @@ from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 import pytest
 
+from shared.demo.openimmo import object_xml, transfer
 from tests.confirmation_helpers import outbound_calls
 from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
 from tests.test_stock_writes import complete_fields
@@ -151,6 +152,9 @@ def broker_cases(db: Database, office_id: int) -> list[tuple[str, dict[str, Any]
         # writes that find nothing to change: the shared demo catalog stays as seeded
         ("save_listing", {"listing_id": own, "fields": {}}),
         ("update_listing_status", {"listing_id": own, "status": "published"}),
+        # an OpenImmo transfer that writes nothing: an empty full transfer and the deletion of an unknown object
+        ("import_listings", {"xml": transfer([object_xml("X-1", 1, action="DELETE")], scope="TEIL")}),
+        ("import_listings", {"xml": transfer([], scope="VOLL")}),
     ]
 
 

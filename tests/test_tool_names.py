@@ -24,6 +24,7 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, PendingAction, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from shared.demo.openimmo import object_xml, transfer
 from shared.runtime.definition import ServerDefinition
 from tests.confirmation_helpers import outbound_calls
 from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
@@ -124,6 +125,10 @@ def first(db: Database, statement: Any) -> str:
     return str(found)
 
 
+# an OpenImmo transfer that writes nothing: the deletion of an object the office does not have
+NOTHING_TO_IMPORT = transfer([object_xml("X-1", 1, action="DELETE")], scope="TEIL")
+
+
 def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
     own = select(Listing.ref).where(Listing.office_id == 1).order_by(Listing.id)
     published = first(db, own.where(Listing.status == "published", Listing.property_type == "apartment"))
@@ -161,6 +166,8 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("update_listing_status", {"listing_id": published, "status": "published"}),
         ("update_listing_status", {"listing_id": draft, "status": "sold"}),
         ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2}),
+        ("import_listings", {"xml": NOTHING_TO_IMPORT}),
+        ("import_listings", {"from_feed": True}),
     ]
 
 

@@ -62,6 +62,16 @@ SETTING_MEANINGS: dict[str, str] = {
         "Protokollstufe. Protokolle sind JSON-Zeilen auf stderr, eine Zeile `tool_call` je Aufruf (Werkzeug, Ergebniscode, "
         "Dauer)."
     ),
+    "stream_responses": (
+        "`true`: eine MCP-Anfrage wird als SSE-Strom beantwortet, sobald das Werkzeug Benachrichtigungen sendet (der "
+        "Fortschritt von `import_listings`); `false` (Vorgabe): eine JSON-Antwort je Anfrage, Fortschrittsmeldungen "
+        "gehen nicht hinaus."
+    ),
+    "openimmo_max_bytes": (
+        "Größte OpenImmo-Übertragung in Bytes, die `import_listings` liest, als Argument wie von der Feed-Adresse; "
+        "größere werden abgelehnt, bevor etwas geändert ist."
+    ),
+    "openimmo_fetch_timeout_seconds": "Zeitlimit in Sekunden für das Laden der OpenImmo-Feed-Adresse eines Büros.",
     "oauth_issuer": (
         "Aussteller eines externen Autorisierungsservers. Dann entfällt der eingebaute, und beide Server nehmen nur "
         "dessen JWT-Zugangstokens an (`aud` = Ressourcen-URL des Servers, `scope` mit Leerzeichen getrennt). Nur zusammen "

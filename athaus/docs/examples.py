@@ -34,6 +34,8 @@ from shared.db.migrate import upgrade
 from shared.db.models import Inquiry, Listing, Match, Proposal, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS, DEMO_NOW, seed_demo
+from shared.demo.openimmo import object_xml
+from shared.demo.openimmo import transfer as openimmo_transfer
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import ToolRunner
 from shared.runtime.context import ToolContext
@@ -152,6 +154,11 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         ),
         "update_listing_status": Example(
             lambda p: {"listing_id": p.office_listing, "status": "reserved", "reason": "Reservierung nach Besichtigung"}, BROKER_LOGIN.email
+        ),
+        # a partial transfer of two flats; the second gives its living area as "ca. 85" (not stored, declared)
+        "import_listings": Example(
+            lambda p: {"xml": openimmo_transfer([object_xml("W-1001", 1), object_xml("W-1002", 49)], scope="TEIL")},
+            BROKER_LOGIN.email,
         ),
     },
 }

@@ -20,6 +20,7 @@ VERB_MEANINGS: dict[str, str] = {
     "calculate": "rechnet nach festen Regeln und nennt sie",
     "show": "zeigt eine Übersicht, etwa den Lagebericht",
     "save": "ohne Kennung anlegen, mit Kennung ändern",
+    "import": "viele Objekte aus einer Übertragung anlegen oder ändern; dieselbe Übertragung zweimal ändert nichts",
     "update": "ändern, wo es nichts anzulegen gibt, etwa einen Status",
     "draft": "einen Entwurf vorbereiten; hinaus geht nichts",
     "send": "Versenden vorbereiten; ausgeführt wird es erst durch deinen Klick",

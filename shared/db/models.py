@@ -69,6 +69,8 @@ class Office(Base):
     website: Mapped[str | None] = mapped_column(String(200))
     # action kinds (PendingActionKind values) the office owner allowed to run without a person's click
     send_without_click: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    # where import_listings fetches the office's OpenImmo transfer from (http or https); NULL: upload only
+    openimmo_feed_url: Mapped[str | None] = mapped_column(String(500))
 
     listings: Mapped[list[Listing]] = relationship(back_populates="office")
 

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+import anyio.from_thread
+import anyio.to_thread
 import mcp_types as types
 from jsonschema import Draft202012Validator
 from mcp.server import Server
@@ -29,7 +31,7 @@ from contract.tool import ToolSpec
 from contract.wire import compact_value
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.runtime import envelope
-from shared.runtime.context import ToolContext
+from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
@@ -118,7 +120,11 @@ class ToolRunner:
         self.deadline_seconds = context.settings.call_deadline_seconds
 
     async def call(
-        self, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, caller: Principal | None = None
+        self,
+        params: types.CallToolRequestParams,
+        meta: Mapping[str, Any] | None,
+        caller: Principal | None = None,
+        progress: ProgressReporter | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         spec = self.specs.get(params.name)
         if spec is None:
@@ -128,7 +134,7 @@ class ToolRunner:
         try:
             result = missing_right(
                 spec, caller, self.context.settings.resource_metadata_url(self.definition.spec.name.value)
-            ) or await self._run(spec, params, meta, replace(self.context, caller=caller))
+            ) or await self._run(spec, params, meta, replace(self.context, caller=caller, progress=progress))
             if isinstance(result, types.CallToolResult) and result.is_error:
                 outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
             elif isinstance(result, types.InputRequiredResult):
@@ -226,7 +232,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         meta = ctx.meta.model_dump(by_alias=True) if isinstance(ctx.meta, BaseModel) else ctx.meta
-        return await runner.call(params, meta, caller_of(ctx))
+        return await runner.call(params, meta, caller_of(ctx), progress_reporter(ctx))
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
@@ -356,6 +362,24 @@ def _mapped(handler: Callable[..., Awaitable[Any]], seconds: float) -> Callable[
             raise rpc_error(failure_of(error, seconds)) from None
 
     return mapped
+
+
+def progress_reporter(ctx: Any) -> ProgressReporter | None:
+    """A reporter a handler calls from its worker thread; it sends `notifications/progress` for this request when
+    the client sent a progressToken (the SDK's report_progress is a no-op otherwise). A failed notification is
+    logged and never fails the call."""
+    # the SDK hands handlers a ServerRequestContext whose session is scoped to this request
+    report = getattr(getattr(ctx, "session", None), "report_progress", None) or getattr(ctx, "report_progress", None)
+    if report is None:
+        return None
+
+    def send(done: float, total: float | None, message: str | None) -> None:
+        try:
+            anyio.from_thread.run(report, done, total, message)
+        except Exception:  # a client gone away must not end the work it started
+            log.warning("progress notification not sent", exc_info=True)
+
+    return send
 
 
 def caller_of(ctx: Any) -> Principal | None:

@@ -59,9 +59,9 @@ class Picks:
     office_draft: str  # a draft of that office (or its published listing when it has none)
     office_inquiry: str  # an inquiry to that office
     office_proposal: str  # an open proposal of that office
-    cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool → the card `_meta` of its example's result
     seeker_order: str  # an active saved search of the demo seeker
     seeker_match: str  # a Treffer of the demo seeker
+    cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool → the card `_meta` of its example's result
 
 
 Arguments = Callable[[Picks], dict[str, Any]]
@@ -236,7 +236,7 @@ def _picks(db: Database) -> Picks:
                 .where(Proposal.office_id == office_id, Proposal.status == "open", Listing.status == "published", SearchOrder.approachable.is_(True))
                 .order_by(Proposal.ref)
                 .limit(1)
-            office_inquiry=session.scalar(select(Inquiry.ref).where(Inquiry.office_id == office_id).order_by(Inquiry.ref).limit(1)),
+            ),
             seeker_order=session.scalar(
                 select(SearchOrder.ref).where(SearchOrder.user_id == seeker, SearchOrder.status == "active").order_by(SearchOrder.ref).limit(1)
             ),

@@ -35,7 +35,7 @@ from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
-from shared.runtime.validation import german_message, unstorable_text
+from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 
 log = logging.getLogger("athaus.calls")
 
@@ -118,6 +118,7 @@ class ToolRunner:
         self.specs = {spec.name: spec for spec in definition.spec.tools}
         self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.spec.tools}
         self.deadline_seconds = context.settings.call_deadline_seconds
+        self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
 
     async def call(
         self,
@@ -183,7 +184,7 @@ class ToolRunner:
 
     async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext) -> types.CallToolResult:
         """Validate, run the handler under the call's deadline, build and check the result; raises what the handler raises."""
-        unstorable = unstorable_text("", arguments)
+        unstorable = unstorable_text("", arguments, self.text_caps[spec.name])
         if unstorable:
             return error_result(ErrorCode.INVALID_ARGUMENT, unstorable)
         try:

@@ -122,6 +122,7 @@ def _failing(definition: ServerDefinition, error: Exception) -> ServerDefinition
         readers={name: fail for name in definition.readers},
         prompts={name: fail for name in definition.prompts},
         completers={name: fail for name in definition.completers},
+        app_html=dict(definition.app_html),
     )
 
 

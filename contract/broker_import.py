@@ -18,6 +18,7 @@ from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ImportAction, ImportOutcome, TransferScope, TransferSource, ValueExclusion
 
 MAX_XML_CHARS = 10_000_000
+IMPORT_TIME_BUDGET_SECONDS = 600.0  # a full transfer of a large office; progress notifications say how far it got
 RESULTS_SHOWN = 200  # per-object results listed; the counts are always complete
 
 
@@ -101,6 +102,7 @@ TOOLS: list[ToolSpec] = [
         ),
         input_model=ImportListingsInput,
         output_model=ImportListingsOutput,
+        time_budget_seconds=IMPORT_TIME_BUDGET_SECONDS,
         effect=Effect.save,
         right=BROKER_WRITE,
         open_world=True,

@@ -81,6 +81,9 @@ class ToolSpec:
     right: Right
     open_world: bool = False  # true only where the tool asks a foreign service
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    # seconds this tool may run; None: the server's call deadline. Only work that grows with its input (an import)
+    # gets longer, so a slow search can never hold the database.
+    time_budget_seconds: float | None = None
 
     @property
     def verb(self) -> str:

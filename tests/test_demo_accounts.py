@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import math
 import re
 from collections import Counter, defaultdict
@@ -23,9 +22,7 @@ from shared.db.models import (
     Inquiry,
     InquiryMessage,
     Listing,
-    ListingFeature,
     ListingStatusChange,
-    ListingTerm,
     Match,
     Office,
     OfficeMember,
@@ -38,12 +35,9 @@ from shared.db.models import (
 )
 from shared.db.session import make_engine
 from shared.demo import DEMO_ACCOUNTS, DEMO_NOW, SeedSummary, seed_demo
+from tests.catalog_digest import CATALOG_DIGEST_600, table_digest
 
 LISTINGS = 600
-# sha256 over every catalog row (listings, features, terms, offices, places) of seed_demo(listings=600, seed=7),
-# recorded before the accounts existed: adding them must not change a single catalog byte. Re-recorded once when the
-# full-text index began to store hyphenated words also closed ("Stuttgart-West" → "stuttgartwest"); only terms changed.
-CATALOG_DIGEST_600 = "2499f27b2a2fae350c58b3a909e105c8f038c5ad94fb29a2c6950c76d7efe323"
 WINDOW = dt.timedelta(days=30)
 KM_PER_DEGREE_LAT = 110.574
 KM_PER_DEGREE_LON_EQUATOR = 111.320
@@ -332,30 +326,8 @@ def test_offices_one_and_two_have_a_status_history(engine: Engine) -> None:
 # --- the catalog stays as it was, the accounts are deterministic ---
 
 
-OFFICE_SETTINGS = {"send_without_click"}
-
-
-def _catalog_digest(engine: Engine) -> str:
-    digest = hashlib.sha256()
-    with engine.connect() as connection:
-        for model, keys in (
-            (Listing, [Listing.id]),
-            (ListingFeature, [ListingFeature.listing_id, ListingFeature.feature]),
-            (ListingTerm, [ListingTerm.listing_id, ListingTerm.position, ListingTerm.term]),
-            (Office, [Office.id]),
-            (Place, [Place.id]),
-        ):
-            # The catalog's columns only: an office's settings (send_without_click) are no catalog data.
-            columns = [c for c in model.__table__.columns if c.name not in OFFICE_SETTINGS]
-            for row in connection.execute(select(*columns).order_by(*keys)):
-                # Times as naive UTC: the digest was taken of the stored values, before they were read back aware.
-                plain = tuple(v.astimezone(dt.UTC).replace(tzinfo=None) if isinstance(v, dt.datetime) else v for v in row)
-                digest.update(repr(plain).encode())
-    return digest.hexdigest()
-
-
 def test_catalog_rows_are_the_same_as_before_the_accounts(engine: Engine) -> None:
-    assert _catalog_digest(engine) == CATALOG_DIGEST_600
+    assert table_digest(engine) == CATALOG_DIGEST_600
 
 
 # Salted password hashes and the hashes of random confirmation tokens differ on purpose.

@@ -60,6 +60,11 @@ class Ownership:
 
 @pytest.fixture(scope="module")
 def ownership(demo_db: Any) -> Ownership:
+    return load_ownership(demo_db)
+
+
+def load_ownership(demo_db: Any) -> Ownership:
+    """Who owns what, read from the database (again after a call that created something)."""
     with demo_db.read_only() as s:
         order_user = dict(s.execute(select(SearchOrder.id, SearchOrder.user_id)).all())
         inquiries = {r: (o, u) for r, o, u in s.execute(select(Inquiry.ref, Inquiry.office_id, Inquiry.seeker_id))}
@@ -172,9 +177,12 @@ def test_no_tool_returns_foreign_data(definition: ServerDefinition, tool: str, d
             c.text for c in getattr(result, "content", []) if hasattr(c, "text")
         )
         echoed = set(REF.findall(str(args)))  # the caller's own input may be repeated back; it reveals nothing
-        foreign = sorted(ref for ref in set(REF.findall(text)) - echoed if not allowed(ref, who, ownership))
+        own = ownership
+        if set(REF.findall(text)) - set(own.all_refs()) - set(own.actions):  # the call created something: whose is it?
+            own = load_ownership(demo_db)
+        foreign = sorted(ref for ref in set(REF.findall(text)) - echoed if not allowed(ref, who, own))
         assert not foreign, f"{tool} as {who.kind} {who.office_id or who.user_id} returned {foreign[:5]}"
-        leaked = set(EMAIL.findall(text)) - allowed_emails(who, ownership)
+        leaked = set(EMAIL.findall(text)) - allowed_emails(who, own)
         assert not leaked, f"{tool} returned foreign e-mail addresses {sorted(leaked)[:3]}"
 
     check()

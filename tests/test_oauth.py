@@ -200,12 +200,14 @@ class MemoryStorage:
     def __init__(self, tokens: OAuthToken | None = None) -> None:
         self.tokens = tokens
         self.client_info: OAuthClientInformationFull | None = None
+        self.history: list[OAuthToken] = []  # every token set, oldest first
 
     async def get_tokens(self) -> OAuthToken | None:
         return self.tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         self.tokens = tokens
+        self.history.append(tokens)
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         return self.client_info
@@ -365,9 +367,14 @@ def test_broker_connects_like_chatgpt_with_dynamic_registration(athaus_server: O
     assert authorize["client_id"] == storage.client_info.client_id
     assert browser.answer["iss"] == athaus_server.base_url  # RFC 9207
     assert browser.answer["redirect_uri"] == CHATGPT_REDIRECT
+    # The 401 asked for the server's reading right only, and the consent page ticked just that; the first writing
+    # tool's 403 insufficient_scope widened it step by step, each time through the consent page again.
+    scopes = [token.scope for token in storage.history]
+    assert scopes == ["makler:lesen", "makler:lesen makler:schreiben", "makler:lesen makler:schreiben makler:senden"]
     first = storage.tokens
-    # The 401 asked for the server's reading right only, and the consent page ticked just that.
-    assert first is not None and first.scope == "makler:lesen" and first.expires_in == 3600 and first.refresh_token
+    assert first is not None and first.expires_in == 3600 and first.refresh_token
+    logins = len(browser.authorization_urls)
+    assert logins == len(scopes)
 
     # The access token runs out: the client refreshes, and the refresh token is rotated.
     auth.context.token_expiry_time = time.time() - 1
@@ -380,7 +387,7 @@ def test_broker_connects_like_chatgpt_with_dynamic_registration(athaus_server: O
     second = storage.tokens
     assert second is not None and second.access_token != first.access_token
     assert second.refresh_token and second.refresh_token != first.refresh_token
-    assert len(browser.authorization_urls) == 1  # no second login
+    assert len(browser.authorization_urls) == logins  # the refresh needs no login
 
 
 def test_seeker_connects_like_claude_with_a_client_id_metadata_document_and_grants_less(athaus_server: OAuthServer) -> None:

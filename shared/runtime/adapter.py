@@ -118,6 +118,7 @@ class ToolRunner:
         self.specs = {spec.name: spec for spec in definition.spec.tools}
         self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.spec.tools}
         self.deadline_seconds = context.settings.call_deadline_seconds
+        self.budgets = {spec.name: spec.time_budget_seconds or self.deadline_seconds for spec in definition.spec.tools}
         self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
 
     async def call(
@@ -179,7 +180,7 @@ class ToolRunner:
                 return _question_result(needed.question)
             return error_result(ErrorCode.INPUT_REQUIRED, needed.question.message)
         except Exception as error:
-            failure = failure_of(error, self.deadline_seconds)
+            failure = failure_of(error, self.budgets[spec.name])
             return error_result(failure.code, failure.message)
 
     async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext) -> types.CallToolResult:
@@ -191,7 +192,7 @@ class ToolRunner:
             args = spec.input_model.model_validate(arguments)
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
-        raw = await in_worker(self.deadline_seconds, self.definition.handlers[spec.name], args, context)
+        raw = await in_worker(self.budgets[spec.name], self.definition.handlers[spec.name], args, context)
         meta: dict[str, Any] | None = None
         if isinstance(raw, WithMeta):
             meta, raw = (raw.meta or None), raw.output

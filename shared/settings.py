@@ -69,6 +69,9 @@ class Settings(BaseSettings):
         description="Key that signs cursors; when unset, a random key is created once and kept in the database.",
     )
     cursor_ttl_seconds: int = 3600
+    registrations_per_minute: int = Field(
+        default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
+    )
     demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
     demo_listings: int = 2400
     log_level: str = "INFO"

@@ -43,6 +43,11 @@ SETTING_MEANINGS: dict[str, str] = {
         "erzeugt und in der Datenbank abgelegt; setzen, wenn Instanzen keine gemeinsame Datenbank haben."
     ),
     "cursor_ttl_seconds": "Wie lange ein Seiten-Cursor gültig bleibt, in Sekunden.",
+    "registrations_per_minute": (
+        "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "
+        "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "
+        "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
+    ),
     "demo_seed": (
         "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
     ),

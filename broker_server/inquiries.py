@@ -43,6 +43,7 @@ from contract.vocabulary import (
     PendingActionKind,
     stored_label,
 )
+from shared.audit import audit_personal_data
 from shared.awaiting_reply import message_count, office_replied, waiting_since
 from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
 from shared.catalog.suggest import prefix_suggestions
@@ -248,8 +249,11 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         page = walk(ctx, "search_inquiries", office_key(office), args, refs_at)
         facts = {f.inquiry.ref: f for f in inquiry_facts(session, office.inquiries().where(Inquiry.ref.in_(page.page)))}
         items = [summary_of(f, page.as_of) for f in ordered(facts, page.page)]
+        # The seeker's name on each summary is personal data shown to the office.
+        shown = [item.inquiry_id for item in items if isinstance(item.seeker_name, str)]
         scope = office_scope(session, office)
         fresh = freshness(session, [office.inquiries().with_only_columns(func.max(Inquiry.last_message_at))], page, "anfragen")
+    audit_personal_data(ctx.db, ctx.caller, "search_inquiries", shown)
     ignored = words_.ignored_warning() if words_ else None
     empty = page.total == 0
     direction = "desc" if descending else "asc"
@@ -267,7 +271,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
     )
 
 
-def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
+def get_inquiry(args: GetInquiryInput, ctx: ToolContext, tool: str = "get_inquiry") -> InquiryDetail:
     office = ctx.office()
     now = ctx.now()
     with ctx.db.read_only() as session:
@@ -291,7 +295,8 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
         )
         detail = inquiry_detail(facts, drafts, names, now)
         detail.delivery_notes = [delivery_note(row) for row in failed_for_inquiry(session, inquiry.id, office_side=True)]
-        return detail
+    audit_personal_data(ctx.db, ctx.caller, tool, [detail.inquiry_id])  # the seeker's shared profile and messages
+    return detail
 
 
 def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict[int, str], now: dt.datetime) -> InquiryDetail:

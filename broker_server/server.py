@@ -22,7 +22,7 @@ def read_stock_listing(variables: Mapping[str, str], ctx: ToolContext) -> BaseMo
 
 
 def read_office_inquiry(variables: Mapping[str, str], ctx: ToolContext) -> BaseModel:
-    return inquiries.get_inquiry(GetInquiryInput(inquiry_id=variables["inquiry_id"]), ctx)
+    return inquiries.get_inquiry(GetInquiryInput(inquiry_id=variables["inquiry_id"]), ctx, tool="office_inquiry")
 
 
 def complete_stock_listing_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]:

@@ -1,16 +1,20 @@
 """The audit of personal data: every read of a seeker's personal data by a broker (contact data of an inquiry,
 the shared profile of a proposal) writes one line: when, who, which office, which client, which tool, which record.
 
-Written in the same transaction as the read, so a read that happened is never missing from the audit."""
+Written before the result is handed out (a failed audit write fails the call), so a read that happened is never
+missing from the audit. The lines are kept; nothing here removes them."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from sqlalchemy import ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from shared.auth.principal import Principal
 from shared.db.models import Base, UTCDateTime, utcnow
+from shared.db.session import Database
 
 
 class PersonalDataRead(Base):
@@ -34,3 +38,13 @@ def record_reads(
     session.add_all(
         PersonalDataRead(at=when, user_id=user_id, office_id=office_id, client_id=client_id, tool=tool, record_ref=ref) for ref in refs
     )
+
+
+def audit_personal_data(db: Database, caller: Principal | None, tool: str, refs: Sequence[str]) -> None:
+    """Writes the audit lines of a read before its result is handed out: no line, no data."""
+    if caller is None or not refs:
+        return
+    with db.unit_of_work() as session:
+        record_reads(
+            session, user_id=caller.user_id, office_id=caller.office_id, client_id=caller.client_id, tool=tool, refs=list(refs)
+        )

@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(
         default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
     )
+    registrations_per_minute: int = Field(
+        default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
+    )
     demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
     demo_listings: int = 2400
     log_level: str = "INFO"

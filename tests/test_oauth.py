@@ -83,6 +83,7 @@ class OAuthServer(LiveServer):
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.db = db
+        settings = {"registrations_per_minute": 10_000, **settings}  # tests register many clients from one address
         self.settings = Settings(database_url=str(db.engine.url), secret_key="oauth-test-secret", public_url=self.base_url, **settings)
         config = uvicorn.Config(create_app(self.settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
         self.server = uvicorn.Server(config)

@@ -3,6 +3,7 @@ URIs, client metadata documents from private addresses, login throttling, regist
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urljoin
@@ -12,17 +13,24 @@ import httpx
 import httpx2
 import pytest
 import respx
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from shared.auth import fetch as fetch_module
 from shared.auth.fetch import FetchRefused, _PinnedTransport, address_is_global, fetch_public
-from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, mint_access_token
-from shared.db.models import User
+from shared.auth.cleanup import remove_expired
+from shared.auth.models import IssuedToken, OAuthClient, OAuthCode, OAuthGrant
+from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS
+from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest, mint_access_token, store_code
+from shared.db.models import User, utcnow
+from shared.web import consent as consent_module
 from shared.db.session import Database
 from tests.test_oauth import (
     BROKER,
     CHATGPT_REDIRECT,
+    PASSWORD,
+    SEEKER,
     Browser,
+    Connection,
     OAuthServer,
     authorization_url,
     form_fields,
@@ -31,6 +39,7 @@ from tests.test_oauth import (
     pkce,
     register,
     serve,
+    start,
     token_request,
 )
 
@@ -190,3 +199,113 @@ def test_a_slow_document_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
         return "fetched"
 
     assert anyio.run(attempt) == "timed out"
+
+
+# --- login throttling ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fresh_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OAuthServer]:
+    """A server on a database of its own: these tests use up the attempts of accounts and of the address."""
+    for db in fresh_accounts(tmp_path_factory):
+        yield from serve(db, registrations_per_minute=3)
+
+
+class LoginForm:
+    """One browser at the login page of one authorization request, sending the form again and again."""
+
+    def __init__(self, athaus: OAuthServer) -> None:
+        self.url = f"{athaus.base_url}/oauth/anmelden"
+        self.browser, login = start(athaus)
+        self.fields = form_fields(login.text)
+
+    def __call__(self, email: str, password: str = "falsch") -> httpx2.Response:
+        return self.browser.http.post(self.url, data={**self.fields, "email": email, "password": password})
+
+
+def test_login_is_throttled_per_account_before_the_password_is_hashed(fresh_server: OAuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    hashed: list[str] = []
+    real = consent_module.verify_password
+    monkeypatch.setattr(consent_module, "verify_password", lambda password, stored: hashed.append(password) or real(password, stored))
+    login_attempt = LoginForm(fresh_server)
+    for _ in range(LOGIN_PER_ACCOUNT.attempts):
+        assert login_attempt(BROKER).status_code == 400
+    assert len(hashed) == LOGIN_PER_ACCOUNT.attempts
+    throttled = login_attempt(BROKER.upper(), PASSWORD)  # the right password, too late
+    assert throttled.status_code == 429 and 0 < int(throttled.headers["retry-after"]) <= 15 * 60
+    assert "Zu viele Anmeldeversuche" in throttled.text and "Minuten erneut versuchen" in throttled.text
+    assert len(hashed) == LOGIN_PER_ACCOUNT.attempts  # no scrypt for a throttled attempt
+    # An address without an account is answered the same way: nothing tells whether the account exists.
+    for _ in range(LOGIN_PER_ACCOUNT.attempts):
+        login_attempt("niemand@example.de")
+    unknown = login_attempt("niemand@example.de")
+    assert unknown.status_code == 429 and unknown.text == throttled.text
+    # Another account from the same address still signs in.
+    assert login_attempt(SEEKER, PASSWORD).status_code == 303
+
+
+def test_login_is_throttled_per_address(fresh_server: OAuthServer) -> None:
+    login_attempt = LoginForm(fresh_server)
+    for number in range(LOGIN_PER_ADDRESS.attempts):
+        assert login_attempt(f"person{number}@example.de").status_code == 400
+    throttled = login_attempt(SEEKER, PASSWORD)
+    assert throttled.status_code == 429 and "Retry-After" in throttled.headers
+
+
+def test_the_login_form_is_not_read_beyond_its_bound(athaus_server: OAuthServer) -> None:
+    browser, login = start(athaus_server)
+    url = f"{athaus_server.base_url}/oauth/anmelden"
+    huge = {**form_fields(login.text), "email": "x" * (2 * 1024 * 1024), "password": "y"}
+    assert browser.http.post(url, data=huge).status_code == 413
+    assert httpx2.post(url, data=huge).status_code == 403  # no CSRF cookie: refused before the body is read
+
+
+# --- registration: bounded in size and rate --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("metadata", "status"),
+    [
+        ({"client_name": "A" * 101}, 400),
+        ({"redirect_uris": [f"https://app.example/cb{n}" for n in range(11)]}, 400),
+        ({"redirect_uris": ["https://app.example/" + "x" * 600]}, 400),
+        ({"client_name": "A" * 20_000}, 413),
+    ],
+)
+def test_registration_is_bounded_in_size(athaus_server: OAuthServer, metadata: dict[str, Any], status: int) -> None:
+    response = httpx2.post(f"{athaus_server.base_url}/register", json={"client_name": "ChatGPT", "redirect_uris": [CHATGPT_REDIRECT], **metadata})
+    assert response.status_code == status, response.text
+
+
+def test_registration_is_limited_per_address(fresh_server: OAuthServer) -> None:
+    for _ in range(3):
+        assert register(fresh_server.base_url).status_code == 201
+    refused = register(fresh_server.base_url)
+    assert refused.status_code == 429 and 0 < int(refused.headers["retry-after"]) <= 60
+    assert refused.json()["error"] == "slow_down"
+
+
+# --- cleanup ---------------------------------------------------------------------------------------------------
+
+
+def test_expired_codes_tokens_and_unused_registrations_are_removed(fresh_server: OAuthServer) -> None:
+    db = fresh_server.db
+    connection = Connection(fresh_server)  # a used registration with a live grant
+    unused = register(fresh_server.base_url).json()["client_id"]
+    long_ago = utcnow() - dt.timedelta(days=2)
+    with db.unit_of_work() as session:
+        session.execute(update(OAuthClient).values(created_at=long_ago))
+        user_id = session.scalars(select(User.id).where(User.email == BROKER)).one()
+        old = mint_access_token(session, user_id=user_id, client_id="alt", resource=fresh_server.resource("makler"), scopes=["makler:lesen"])
+        session.execute(update(IssuedToken).where(IssuedToken.token_hash == digest(old.access_token)).values(expires_at=long_ago))
+        session.execute(update(OAuthGrant).where(OAuthGrant.client_id == "alt").values(created_at=long_ago))
+        store_code(session, client_id=unused, user_id=user_id, redirect_uri=CHATGPT_REDIRECT, code_challenge="c" * 43, resource="r", scopes=[])
+        session.execute(update(OAuthCode).where(OAuthCode.client_id == unused).values(expires_at=long_ago))
+    with db.unit_of_work() as session:
+        removed = remove_expired(session)
+    assert removed["tokens"] == 1 and removed["codes"] == 1 and removed["grants"] == 1 and removed["registrations"] == 1
+    with db.read_only() as session:
+        clients = set(session.scalars(select(OAuthClient.client_id)))
+        assert connection.client["client_id"] in clients and unused not in clients
+        assert session.scalar(select(OAuthGrant.id).where(OAuthGrant.client_id == "alt")) is None
+    assert mcp_status(fresh_server.resource("makler"), connection.tokens["access_token"]) == 200

@@ -54,6 +54,11 @@ SETTING_MEANINGS: dict[str, str] = {
     "max_request_bytes": (
         "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
     ),
+    "registrations_per_minute": (
+        "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "
+        "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "
+        "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
+    ),
     "demo_seed": (
         "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
     ),

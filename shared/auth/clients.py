@@ -37,6 +37,10 @@ DOCUMENT_MAX_TTL_SECONDS = 3600
 MAX_AGE = re.compile(r"max-age=(\d+)")
 DOCUMENT_URL_MAX_CHARS = 500  # the client_id column
 DOCUMENT_CACHE_ENTRIES = 1000
+CLIENT_NAME_MAX_CHARS = 100
+REDIRECT_URIS_MAX = 10
+REDIRECT_URI_MAX_CHARS = 500
+REGISTRATION_MAX_BYTES = 16 * 1024  # the whole registration request
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,13 @@ class ClientRegistry:
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         uris = [str(uri) for uri in client_info.redirect_uris or []]
+        if len(client_info.client_name or "") > CLIENT_NAME_MAX_CHARS:
+            raise RegistrationError("invalid_client_metadata", f"client_name hat höchstens {CLIENT_NAME_MAX_CHARS} Zeichen.")
+        if len(uris) > REDIRECT_URIS_MAX or any(len(uri) > REDIRECT_URI_MAX_CHARS for uri in uris):
+            raise RegistrationError(
+                "invalid_redirect_uri",
+                f"Höchstens {REDIRECT_URIS_MAX} redirect_uris mit je höchstens {REDIRECT_URI_MAX_CHARS} Zeichen.",
+            )
         refused = [uri for uri in uris if not redirect_uri_allowed(uri)]
         if not uris or refused:
             raise RegistrationError(

@@ -30,7 +30,7 @@ from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, construct_redirect_uri
 from mcp.server.auth.routes import build_metadata, validate_issuer_url
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from mcp.server.transport_security import RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthMetadata, OAuthToken
 from pydantic import AnyHttpUrl
 from sqlalchemy.orm import Session
@@ -41,11 +41,13 @@ from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp
 
 from contract.rights import ServerName
-from shared.auth import tokens
+from shared.auth import throttle, tokens
+from shared.auth.cleanup import Housekeeping
 from shared.auth.access import server_scopes
-from shared.auth.clients import ClientRegistry
+from shared.auth.clients import REGISTRATION_MAX_BYTES, ClientRegistry
 from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.signing import Signer
+from shared.db.models import utcnow
 from shared.db.session import Database
 from shared.settings import Settings
 
@@ -55,6 +57,7 @@ T = TypeVar("T")
 PENDING_TTL_SECONDS = 600  # time to sign in and decide on the consent page; each request is decided once
 CODE_CHALLENGE = re.compile(r"^[A-Za-z0-9\-_]{43}$")  # base64url of a SHA-256 digest, unpadded
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+FORM_MAX_BYTES = 64 * 1024  # token and revocation requests are a few hundred bytes
 # Registration may name the rights of both servers; which ones a token carries is decided per authorization.
 REGISTRATION = ClientRegistrationOptions(enabled=True, valid_scopes=[scope for server in ServerName for scope in server_scopes(server)])
 
@@ -97,6 +100,7 @@ class AuthorizationServer:
         validate_issuer_url(AnyHttpUrl(self.issuer))
         self.clients = ClientRegistry(db)
         self.origins = OriginPolicy(settings.allowed_origins)
+        self.housekeeping = Housekeeping(db)
         self.signer = Signer(secret, "oauth-authorization-request")
         self.servers = {canonical_resource(settings.resource_url(server.value)): server for server in ServerName}
 
@@ -205,6 +209,7 @@ class AuthorizationServer:
         )
 
     async def token(self, request: Request) -> Response:
+        await self.housekeeping.due()
         form = await request.form()
         client = await self.clients.authenticate(form, request.headers.get("authorization"))
         if client is None:
@@ -283,12 +288,40 @@ class AuthorizationServer:
             ),
             Route("/token", endpoint=self._api(self.token)),
             Route("/revoke", endpoint=self._api(self.revoke)),
-            Route("/register", endpoint=self._api(registration.handle)),
+            Route("/register", endpoint=self._api(self._registering(registration), REGISTRATION_MAX_BYTES)),
         ]
 
-    def _api(self, handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+    def _api(self, handler: Callable[[Request], Awaitable[Response]], max_bytes: int = FORM_MAX_BYTES) -> ASGIApp:
         """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
-        return Cors(RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE), self.origins, ["POST"])
+        return Cors(RequestBodyLimitMiddleware(request_response(handler), max_bytes), self.origins, ["POST"])
+
+    def _registering(self, registration: RegistrationHandler) -> Callable[[Request], Awaitable[Response]]:
+        """Dynamic registration, at most `registrations_per_minute` per address; each one counts."""
+        limit = throttle.registration_limit(self.settings.registrations_per_minute)
+
+        async def register(request: Request) -> Response:
+            await self.housekeeping.due()
+            address = request.client.host if request.client else "unknown"
+
+            def check_and_count() -> int | None:
+                now = utcnow()
+                with self.db.unit_of_work() as session:
+                    wait = throttle.retry_after(session, [(limit, address)], now)
+                    if wait is None:
+                        throttle.count(session, [(limit, address)], now)
+                    return wait
+
+            wait = await anyio.to_thread.run_sync(check_and_count)
+            if wait is not None:
+                log.info(json.dumps({"event": "registration_throttled", "retry_after": wait}))
+                return JSONResponse(
+                    {"error": "slow_down", "error_description": "Zu viele Registrierungen von dieser Adresse; bitte später erneut versuchen."},
+                    status_code=429,
+                    headers={"Retry-After": str(wait), **NO_STORE},
+                )
+            return await registration.handle(request)
+
+        return register
 
     async def _in_transaction(self, work: Callable[[Session], T]) -> T:
         def run() -> T:

@@ -13,7 +13,7 @@ import functools
 import hmac
 import secrets
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio.to_thread
 from mcp.server.auth.routes import AUTHORIZATION_PATH
@@ -25,7 +25,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from contract.rights import ServerName
-from shared.auth import tokens
+from shared.auth import throttle, tokens
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.passwords import hash_password, verify_password
@@ -49,6 +49,7 @@ SESSION_COOKIE = "athaus_sitzung"
 CSRF_COOKIE = "athaus_csrf"
 COOKIE_PATH = "/oauth"
 SESSION_TTL_SECONDS = 12 * 3600
+FORM_MAX_BYTES = 16 * 1024
 
 USED = (
     "Anmeldung bereits abgeschlossen",
@@ -122,8 +123,15 @@ class SignInPages:
         if form is None:
             return self._with_csrf_cookie(page(), nonce)
         email = _field(form, "email") or ""
+        address = request.client.host if request.client else "unknown"
+        checks = [(throttle.LOGIN_PER_ACCOUNT, email), (throttle.LOGIN_PER_ADDRESS, address)]
+        # Before the password hash: a throttled attempt costs a query, not a 32 MiB scrypt.
+        wait = await anyio.to_thread.run_sync(self._throttled, checks)
+        if wait is not None:
+            return _too_many_attempts(wait)
         user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
         if user_id is None:
+            await anyio.to_thread.run_sync(self._count_failure, checks)
             return self._with_csrf_cookie(page(email=email, failed=True), nonce)
         response = see_other(carrying(CONSENT_PATH, request_token))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
@@ -166,8 +174,17 @@ class SignInPages:
         return self._with_csrf_cookie(page, nonce)
 
     async def _visit(self, request: Request) -> _Visit | Response:
-        """A POST must carry a valid CSRF token; both methods a pending authorization that is still valid."""
-        form = await request.form() if request.method == "POST" else None
+        """A POST must carry a valid CSRF token; both methods a pending authorization that is still valid.
+
+        A POST without the CSRF cookie is refused before its body is read, and the body is read only up to
+        FORM_MAX_BYTES: these forms are a few hundred bytes."""
+        form = None
+        if request.method == "POST":
+            if not request.cookies.get(CSRF_COOKIE):
+                return _csrf_refused()
+            form = await _bounded_form(request)
+            if form is None:
+                return error_page("Formular zu groß", "Das Formular war zu groß. Bitte die Seite neu laden und es erneut versuchen.", status=413)
         if form is not None and not self._csrf_valid(request, form):
             return _csrf_refused()
         request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
@@ -215,6 +232,14 @@ class SignInPages:
             return False
         return True
 
+    def _throttled(self, checks: list[tuple[throttle.Limit, str]]) -> int | None:
+        with self.server.db.read_only() as session:
+            return throttle.retry_after(session, checks, utcnow())
+
+    def _count_failure(self, checks: list[tuple[throttle.Limit, str]]) -> None:
+        with self.server.db.unit_of_work() as session:
+            throttle.count(session, checks, utcnow())
+
     def _check_credentials(self, email: str, password: str) -> int | None:
         with self.server.db.read_only() as session:
             found = session.execute(
@@ -258,6 +283,32 @@ class SignInPages:
 def _field(form: FormData | None, key: str) -> str | None:
     value = form.get(key) if form is not None else None
     return value if isinstance(value, str) else None
+
+
+async def _bounded_form(request: Request) -> FormData | None:
+    """The url-encoded form of a POST, or None if it is larger than FORM_MAX_BYTES (never read beyond that)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > FORM_MAX_BYTES:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > FORM_MAX_BYTES:
+            return None
+    return FormData(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+
+
+def _too_many_attempts(wait: int) -> Response:
+    """The same page whether or not an account exists for the address typed."""
+    minutes = max(1, -(-wait // 60))
+    response = error_page(
+        "Zu viele Anmeldeversuche",
+        f"Für diese E-Mail-Adresse oder von diesem Anschluss gab es zu viele fehlgeschlagene Anmeldungen. "
+        f"Bitte in {minutes} {'Minute' if minutes == 1 else 'Minuten'} erneut versuchen.",
+        status=429,
+    )
+    response.headers["Retry-After"] = str(wait)
+    return response
 
 
 def _csrf_refused() -> Response:

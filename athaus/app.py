@@ -13,6 +13,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
@@ -27,11 +28,14 @@ from shared.db.session import Database
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
+from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
+from shared.runtime.failures import in_worker
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
 
 log = logging.getLogger("athaus.app")
+HEALTH_DEADLINE_SECONDS = 3.0
 
 
 def version() -> str:
@@ -95,13 +99,19 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         authorization_server = AuthorizationServer(settings, db, secret)
         routes += [*authorization_server.routes(), *SignInPages(authorization_server, secret).routes()]
 
+    def database_answers() -> None:
+        with db.read_only() as session:
+            session.execute(text("SELECT 1"))
+
     async def healthz(request: Request) -> JSONResponse:
+        # In a worker thread under its own short deadline: a hung database never holds the event loop.
         try:
-            with db.read_only() as session:
-                session.execute(text("SELECT 1"))
-        except Exception:
-            log.exception("health check failed")
-            return JSONResponse({"status": "unavailable", "database": "unreachable"}, status_code=503)
+            await in_worker(HEALTH_DEADLINE_SECONDS, database_answers)
+        except Exception as error:
+            log.warning('{"event": "health_check_failed", "error": "%s"}', type(error).__name__)
+            return JSONResponse(
+                {"status": "unavailable", "database": "unreachable"}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+            )
         return JSONResponse({"status": "ok", "version": version(), "servers": served})
 
     async def docs_root(request: Request) -> RedirectResponse:
@@ -122,4 +132,5 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
                 await stack.enter_async_context(manager.run())
             yield
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    edge = Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[edge])

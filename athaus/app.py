@@ -7,6 +7,7 @@ import contextlib
 import datetime as dt
 import importlib.metadata
 import logging
+import os
 from collections.abc import AsyncIterator
 
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -30,6 +31,7 @@ from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
 from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
 from shared.runtime.failures import in_worker
+from shared.logging import configure
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
@@ -65,6 +67,24 @@ def token_resolver(settings: Settings, db: Database) -> TokenResolver:
     if settings.oauth_issuer and settings.oauth_jwks_url:
         return JwtTokenResolver(settings, db, JwksKeys(settings.oauth_jwks_url))
     return StoredTokenResolver(settings, db)
+
+
+SERVE_ONLY_ENV = "ATHAUS_SERVE_ONLY"  # set by `athaus serve makler|suche` for its worker processes
+
+
+def app_from_environment() -> Starlette:
+    """The app of one worker process of `athaus serve --workers N` (uvicorn factory): settings from the environment,
+    its own connection pool; every secret (cursor key, sign-in key) comes from the database, so all workers and all
+    instances on one database answer alike."""
+    settings = Settings()
+    configure(settings.log_level)
+    workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
+    # the database's connections are shared by the workers: each gets its part of the pool
+    db = Database.from_url(settings.database_url, pool_size=max(2, 10 // workers), max_overflow=max(2, 20 // workers))
+    return create_app(settings, db, only=os.environ.get(SERVE_ONLY_ENV) or None)
+
+
+WORKERS_ENV = "ATHAUS_SERVE_WORKERS"
 
 
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -36,15 +37,33 @@ def prepare(settings: Settings, db: Database) -> None:
         log.info('{"event": "demo_seeded", "listings": %d}', summary.listings)
 
 
+def default_workers(settings: Settings) -> int:
+    """One worker process per core on PostgreSQL; one on SQLite (a single writer: more processes only queue on its lock)."""
+    if settings.workers is not None:
+        return settings.workers
+    return 1 if settings.database_url.startswith("sqlite") else max(1, os.cpu_count() or 1)
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from athaus.app import create_app
+    from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
 
     db = _database(settings)
     prepare(settings, db)
-    app = create_app(settings, db, only=args.server)
-    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port, log_config=None, access_log=False)
+    host, port = args.host or settings.host, args.port or settings.port
+    workers = args.workers or default_workers(settings)
+    if workers == 1:
+        app = create_app(settings, db, only=args.server)
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        return 0
+    db.engine.dispose()  # each worker opens its own pool
+    os.environ[SERVE_ONLY_ENV] = args.server or ""
+    os.environ[WORKERS_ENV] = str(workers)
+    log.info('{"event": "serve", "workers": %d}', workers)
+    uvicorn.run(
+        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, log_config=None, access_log=False
+    )
     return 0
 
 
@@ -140,6 +159,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("server", nargs="?", choices=["makler", "suche"], default=None)
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--workers", type=int, default=None, help="Arbeitsprozesse (ohne Angabe: je CPU-Kern mit PostgreSQL, 1 mit SQLite)")
     serve.set_defaults(run=cmd_serve)
 
     db = commands.add_parser("db", help="Datenbank")

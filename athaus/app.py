@@ -79,8 +79,9 @@ def app_from_environment() -> Starlette:
     settings = Settings()
     configure(settings.log_level)
     workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
-    # the database's connections are shared by the workers: each gets its part of the pool
-    db = Database.from_url(settings.database_url, pool_size=max(2, 10 // workers), max_overflow=max(2, 20 // workers))
+    # the database's connections are shared by the workers: each gets its part (two workers: 10 + 20 each, as one
+    # process alone has), never less than a handful, so N workers need about 60 connections at most in all
+    db = Database.from_url(settings.database_url, pool_size=max(4, 20 // workers), max_overflow=max(8, 40 // workers))
     return create_app(settings, db, only=os.environ.get(SERVE_ONLY_ENV) or None)
 
 

@@ -1,7 +1,7 @@
 """Engine and unit of work. Handlers get a UnitOfWork from the runtime; nothing holds a global session.
 
-Every statement is bounded: on PostgreSQL by a connect timeout, a pool timeout and a statement timeout (the
-connection's default, lowered per transaction to what is left of the call's deadline), and for a database that
+Every statement under a deadline (every HTTP request and MCP call has one) is bounded: on PostgreSQL by a connect
+timeout, a pool timeout and a statement timeout set per transaction to what is left of the deadline, and for a database that
 does not answer at all by the watchdog (`shared/db/watchdog.py`); on SQLite by a progress handler that aborts a
 statement once the call's deadline has passed (`shared/db/deadline.py`)."""
 
@@ -22,7 +22,6 @@ from shared.db import deadline, watchdog
 
 CONNECT_TIMEOUT_SECONDS = 3  # a database that does not answer the connect is down, not slow
 POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, not a queue
-STATEMENT_TIMEOUT_MS = 15_000  # no statement outlives this, call or not (the per-call deadline is lower)
 SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
 _PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
 
@@ -49,7 +48,8 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
         return engine
     connect_args: dict[str, Any] = {}
     if url.get_backend_name() == "postgresql":
-        connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"}
+        # no connection-wide statement timeout: migrations and seeding a large catalog run without a deadline
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
     engine = create_engine(
         url, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=POOL_TIMEOUT_SECONDS, connect_args=connect_args
     )

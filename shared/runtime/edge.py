@@ -8,17 +8,16 @@ import json
 import logging
 from typing import Any
 
-from sqlalchemy import exc as sa_exc
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shared.db import deadline
+from shared.runtime.failures import database_unreachable
 
 log = logging.getLogger("athaus.edge")
 
 RETRY_AFTER_SECONDS = 30
 UNAVAILABLE = "Die Datenbank ist gerade nicht erreichbar; bitte in einer Minute erneut versuchen."
 TOO_LARGE = "Die Anfrage ist mit mehr als {limit} Bytes zu groß: bitte kleinere Anfragen senden (etwa weniger oder kürzere Argumente)."
-DATABASE_DOWN = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, sa_exc.DisconnectionError)
 
 
 def _is_mcp(scope: Scope) -> bool:
@@ -74,7 +73,9 @@ class Edge:
         try:
             with deadline.within(self.deadline_seconds):
                 await self.app(scope, replay, watched_send)
-        except DATABASE_DOWN as error:
+        except Exception as error:
+            if not database_unreachable(error):
+                raise
             log.warning(json.dumps({"event": "database_unavailable", "path": scope.get("path"), "detail": str(error)[:300]}))
             if not started:
                 await self._answer(scope, send, 503, UNAVAILABLE, RETRY_AFTER_SECONDS)

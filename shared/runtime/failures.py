@@ -53,6 +53,18 @@ def _timed_out(error: BaseException) -> bool:
     return name == "QueryCanceled" or (name == "OperationalError" and "interrupted" in str(orig))
 
 
+def database_unreachable(error: BaseException) -> bool:
+    """The database cannot be reached or dropped the connection (down, restarting, hung, pool exhausted)."""
+    if isinstance(error, sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError):
+        return True
+    if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
+        return True
+    # the pool gives up after its pings failed three times; a session whose connection died mid-transaction
+    return isinstance(error, sa_exc.PendingRollbackError) or (
+        type(error) is sa_exc.InvalidRequestError and "connection is closed" in str(error)
+    )
+
+
 def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
     """The code and German sentence for `error`; logs the detail (with traceback when it is unexpected)."""
     failure: Failure
@@ -62,9 +74,7 @@ def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
         return Failure(ErrorCode.INVALID_ARGUMENT, german_message(error))
     if isinstance(error, sa_exc.OperationalError) and _timed_out(error):
         failure = Failure(ErrorCode.TIME_BUDGET_EXCEEDED, TIME_BUDGET_MESSAGE.format(seconds=f"{deadline_seconds:g}".replace(".", ",")))
-    elif isinstance(error, deadline.DeadlineExceeded | sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError) or (
-        isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
-    ):
+    elif isinstance(error, deadline.DeadlineExceeded) or database_unreachable(error):
         failure = Failure(ErrorCode.SOURCE_UNAVAILABLE, UNAVAILABLE_MESSAGE)
     else:
         log.error(json.dumps({"event": "call_failed", "outcome": "INTERNAL"}), exc_info=error)

@@ -8,6 +8,7 @@ import contextlib
 import datetime as dt
 import importlib.metadata
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
 
 import anyio
@@ -17,6 +18,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
@@ -34,13 +36,17 @@ from shared.matching.notify import Listener, deliver
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
+from shared.logging import configure
 from shared.outbox.worker import SmtpMailer, deliver_due
+from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
+from shared.runtime.failures import in_worker
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
 
 log = logging.getLogger("athaus.app")
+HEALTH_DEADLINE_SECONDS = 3.0
 
 
 def version() -> str:
@@ -87,6 +93,25 @@ def _on_listing_event(payload: dict[str, object]) -> None:
     deliver(payload)
 
 
+SERVE_ONLY_ENV = "ATHAUS_SERVE_ONLY"  # set by `athaus serve makler|suche` for its worker processes
+
+
+def app_from_environment() -> Starlette:
+    """The app of one worker process of `athaus serve --workers N` (uvicorn factory): settings from the environment,
+    its own connection pool; every secret (cursor key, sign-in key) comes from the database, so all workers and all
+    instances on one database answer alike."""
+    settings = Settings()
+    configure(settings.log_level)
+    workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
+    # the database's connections are shared by the workers: each gets its part (two workers: 10 + 20 each, as one
+    # process alone has), never less than a handful, so N workers need about 60 connections at most in all
+    db = Database.from_url(settings.database_url, pool_size=max(4, 20 // workers), max_overflow=max(8, 40 // workers))
+    return create_app(settings, db, only=os.environ.get(SERVE_ONLY_ENV) or None)
+
+
+WORKERS_ENV = "ATHAUS_SERVE_WORKERS"
+
+
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
@@ -124,13 +149,19 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         authorization_server = AuthorizationServer(settings, db, secret)
         routes += [*authorization_server.routes(), *SignInPages(authorization_server, secret).routes()]
 
+    def database_answers() -> None:
+        with db.read_only() as session:
+            session.execute(text("SELECT 1"))
+
     async def healthz(request: Request) -> JSONResponse:
+        # In a worker thread under its own short deadline: a hung database never holds the event loop.
         try:
-            with db.read_only() as session:
-                session.execute(text("SELECT 1"))
-        except Exception:
-            log.exception("health check failed")
-            return JSONResponse({"status": "unavailable", "database": "unreachable"}, status_code=503)
+            await in_worker(HEALTH_DEADLINE_SECONDS, database_answers)
+        except Exception as error:
+            log.warning('{"event": "health_check_failed", "error": "%s"}', type(error).__name__)
+            return JSONResponse(
+                {"status": "unavailable", "database": "unreachable"}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+            )
         return JSONResponse({"status": "ok", "version": version(), "servers": served})
 
     async def docs_root(request: Request) -> RedirectResponse:
@@ -164,4 +195,5 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             yield
             tasks.cancel_scope.cancel()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    edge = Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[edge])

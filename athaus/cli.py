@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -38,17 +39,36 @@ def prepare(settings: Settings, db: Database) -> None:
         log.info('{"event": "demo_seeded", "listings": %d}', summary.listings)
 
 
+def default_workers(settings: Settings) -> int:
+    """One worker process per core on PostgreSQL; one on SQLite (a single writer: more processes only queue on its lock)."""
+    if settings.workers is not None:
+        return settings.workers
+    return 1 if settings.database_url.startswith("sqlite") else max(1, os.cpu_count() or 1)
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from athaus.app import create_app
+    from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
 
     settings = settings.serving(args.host, args.port)
     announce(settings)
     db = _database(settings)
     prepare(settings, db)
-    app = create_app(settings, db, only=args.server)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False)
+    host, port = settings.host, settings.port
+    workers = args.workers or default_workers(settings)
+    if workers == 1:
+        app = create_app(settings, db, only=args.server)
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        return 0
+    db.engine.dispose()  # each worker opens its own pool
+    # the workers read their settings from the environment: the bind goes with them, so an unset public URL
+    # follows it there too
+    os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
+    log.info('{"event": "serve", "workers": %d}', workers)
+    uvicorn.run(
+        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, log_config=None, access_log=False
+    )
     return 0
 
 
@@ -188,6 +208,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("server", nargs="?", choices=["makler", "suche"], default=None)
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--workers", type=int, default=None, help="Arbeitsprozesse (ohne Angabe: je CPU-Kern mit PostgreSQL, 1 mit SQLite)")
     serve.set_defaults(run=cmd_serve)
 
     db = commands.add_parser("db", help="Datenbank")

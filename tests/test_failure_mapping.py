@@ -102,6 +102,9 @@ SQL_ERROR = sa_exc.ProgrammingError(
         (SQL_ERROR, ErrorCode.INTERNAL),
         (sa_exc.OperationalError("SELECT 1", {}, Exception('connection to server at "db.example" (10.0.0.1), port 5432 failed')), ErrorCode.SOURCE_UNAVAILABLE),
         (sa_exc.TimeoutError("QueuePool limit of size 10 overflow 20 reached"), ErrorCode.SOURCE_UNAVAILABLE),
+        (sa_exc.InvalidRequestError("This connection is closed"), ErrorCode.SOURCE_UNAVAILABLE),
+        (sa_exc.PendingRollbackError("This Session's transaction has been rolled back"), ErrorCode.SOURCE_UNAVAILABLE),
+        (sa_exc.InvalidRequestError("Object is already attached to session 3"), ErrorCode.INTERNAL),
         (RuntimeError("anything else"), ErrorCode.INTERNAL),
     ],
 )

@@ -35,6 +35,11 @@ def remaining() -> float | None:
     return None if at is None else at - time.monotonic()
 
 
+def at() -> float | None:
+    """The deadline as a time.monotonic() value, or None outside a call."""
+    return _deadline.get()
+
+
 def expired() -> bool:
     left = remaining()
     return left is not None and left <= 0

@@ -1,25 +1,27 @@
 """Engine and unit of work. Handlers get a UnitOfWork from the runtime; nothing holds a global session.
 
-Every statement is bounded: on PostgreSQL by a connect timeout, a pool timeout and a statement timeout (the
-connection's default, lowered per transaction to what is left of the call's deadline); on SQLite by a progress
-handler that aborts a statement once the call's deadline has passed (`shared/db/deadline.py`)."""
+Every statement under a deadline (every HTTP request and MCP call has one) is bounded: on PostgreSQL by a connect
+timeout, a pool timeout and a statement timeout set per transaction to what is left of the deadline, and for a database that
+does not answer at all by the watchdog (`shared/db/watchdog.py`); on SQLite by a progress handler that aborts a
+statement once the call's deadline has passed (`shared/db/deadline.py`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from shared.db import deadline
+from shared.db import deadline, watchdog
 
 CONNECT_TIMEOUT_SECONDS = 3  # a database that does not answer the connect is down, not slow
 POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, not a queue
-STATEMENT_TIMEOUT_MS = 15_000  # no statement outlives this, call or not (the per-call deadline is lower)
 SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
 _PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
 
@@ -46,15 +48,45 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
         return engine
     connect_args: dict[str, Any] = {}
     if url.get_backend_name() == "postgresql":
-        connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"}
-    return create_engine(
-        url,
-        pool_pre_ping=True,
-        pool_size=pool_size,
-        max_overflow=max_overflow,
-        pool_timeout=POOL_TIMEOUT_SECONDS,
-        connect_args=connect_args,
+        # no connection-wide statement timeout: migrations and seeding a large catalog run without a deadline
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
+    engine = create_engine(
+        url, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=POOL_TIMEOUT_SECONDS, connect_args=connect_args
     )
+    if url.get_backend_name() == "postgresql":
+        event.listen(engine, "do_connect", _connect_within_deadline)
+    event.listen(engine, "checkout", _watch_and_ping)
+    event.listen(engine, "checkin", _release)
+    return engine
+
+
+def _connect_within_deadline(_dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]) -> None:
+    """A new connection gets no more time to connect than the call has left (at least a second, at most the default)."""
+    left = deadline.remaining()
+    if left is not None:
+        cparams["connect_timeout"] = max(1, min(CONNECT_TIMEOUT_SECONDS, math.ceil(left)))
+
+
+def _watch_and_ping(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Pre-ping at checkout (a connection the database dropped is replaced, so a restart needs no restart here),
+    watched by the watchdog under the current deadline, so that a database that hangs cannot hold the thread."""
+    at = deadline.at()
+    if at is not None:
+        watchdog.watch(dbapi_connection, at)
+    try:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("SELECT 1")
+        finally:
+            cursor.close()
+    except Exception as error:
+        watchdog.release(dbapi_connection)
+        raise sa_exc.DisconnectionError("database connection failed its ping") from error
+
+
+def _release(dbapi_connection: Any, _record: Any) -> None:
+    if dbapi_connection is not None:
+        watchdog.release(dbapi_connection)
 
 
 def _bound_transaction(session: Session, _transaction: Any, connection: Any) -> None:

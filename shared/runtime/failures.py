@@ -31,8 +31,10 @@ TIME_BUDGET_MESSAGE = (
     "Die Anfrage hat länger gedauert als die erlaubten {seconds} Sekunden und wurde abgebrochen: bitte enger fragen "
     "(weniger Suchwörter, einen Ort oder eine Preisspanne) oder später erneut versuchen."
 )
-# A worker thread that does not return (a hung connect) is left behind this long after the deadline.
-GRACE_SECONDS = 2.0
+# A worker thread that does not return this long after the deadline is left behind: a slow statement has been
+# cancelled by then (TIME_BUDGET_EXCEEDED), so a thread still waiting waits on a database that does not answer at all
+# (SOURCE_UNAVAILABLE). The watchdog (shared/db/watchdog.py) frees it from its socket earlier.
+GRACE_SECONDS = 3.0
 
 T = TypeVar("T")
 
@@ -44,10 +46,23 @@ class Failure:
 
 
 def _timed_out(error: BaseException) -> bool:
-    """A statement cancelled for time: PostgreSQL's statement timeout, SQLite's progress handler, or past the deadline."""
+    """A statement cancelled for time: PostgreSQL's statement timeout or SQLite's progress handler (a connection that
+    timed out is an unreachable database, not a slow question)."""
     orig = getattr(error, "orig", None)
     name = type(orig).__name__
-    return deadline.expired() or name == "QueryCanceled" or (name == "OperationalError" and "interrupted" in str(orig))
+    return name == "QueryCanceled" or (name == "OperationalError" and "interrupted" in str(orig))
+
+
+def database_unreachable(error: BaseException) -> bool:
+    """The database cannot be reached or dropped the connection (down, restarting, hung, pool exhausted)."""
+    if isinstance(error, sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError):
+        return True
+    if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
+        return True
+    # the pool gives up after its pings failed three times; a session whose connection died mid-transaction
+    return isinstance(error, sa_exc.PendingRollbackError) or (
+        type(error) is sa_exc.InvalidRequestError and "connection is closed" in str(error)
+    )
 
 
 def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
@@ -57,11 +72,9 @@ def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
         return Failure(error.code, error.message)
     if isinstance(error, ValidationError):
         return Failure(ErrorCode.INVALID_ARGUMENT, german_message(error))
-    if isinstance(error, deadline.DeadlineExceeded) or (isinstance(error, sa_exc.OperationalError) and _timed_out(error)):
+    if isinstance(error, sa_exc.OperationalError) and _timed_out(error):
         failure = Failure(ErrorCode.TIME_BUDGET_EXCEEDED, TIME_BUDGET_MESSAGE.format(seconds=f"{deadline_seconds:g}".replace(".", ",")))
-    elif isinstance(error, sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError) or (
-        isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
-    ):
+    elif isinstance(error, deadline.DeadlineExceeded) or database_unreachable(error):
         failure = Failure(ErrorCode.SOURCE_UNAVAILABLE, UNAVAILABLE_MESSAGE)
     else:
         log.error(json.dumps({"event": "call_failed", "outcome": "INTERNAL"}), exc_info=error)
@@ -93,7 +106,8 @@ async def in_worker(deadline_seconds: float, function: Callable[..., T], *args: 
     """Run blocking work (database, rules) in a worker thread under the call's deadline.
 
     The deadline reaches the database layer through the context (statement timeout, SQLite progress handler); a
-    thread that still has not returned a little after it (a hung connect) is abandoned: DeadlineExceeded."""
+    thread that still has not returned a little after it (a database that does not answer) is abandoned:
+    DeadlineExceeded, which is SOURCE_UNAVAILABLE."""
     with deadline.within(deadline_seconds):
         with anyio.move_on_after(deadline_seconds + GRACE_SECONDS):
             return await anyio.to_thread.run_sync(function, *args, abandon_on_cancel=True)

@@ -270,3 +270,13 @@ def test_a_valuation_needs_its_subject_and_an_ordered_range(broker: Caller, db: 
     with db.read_only() as session:
         foreign = session.scalar(select(Listing.ref).where(Listing.office_id == 2).limit(1))
     assert broker.error("save_valuation", {"listing_id": foreign, "value_low": 1000, "value_high": 2000})[0] == "NOT_FOUND"
+
+
+def test_a_changed_text_is_found_by_its_new_words_and_no_longer_by_the_old(broker: Caller, public: Caller, db: Database) -> None:
+    ref = broker("save_listing", {"fields": complete_fields(db, title="Wohnung mit Gingkohof")})["listing_id"]
+    broker("update_listing_status", {"listing_id": ref, "status": "published"})
+    assert [i["listing_id"] for i in public("search_listings", {"query": "Gingkohof"})["items"]] == [ref]
+    broker("save_listing", {"listing_id": ref, "fields": {"title": "Wohnung mit Lindenhof", "features": ["garden"]}})
+    assert public("search_listings", {"query": "Gingkohof"})["total"] == 0
+    assert [i["listing_id"] for i in public("search_listings", {"query": "Lindenhof", "features": ["Garten"]})["items"]] == [ref]
+    assert public("search_listings", {"query": "Lindenhof", "features": ["balcony"]})["total"] == 0

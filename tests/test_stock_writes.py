@@ -280,3 +280,23 @@ def test_a_changed_text_is_found_by_its_new_words_and_no_longer_by_the_old(broke
     assert public("search_listings", {"query": "Gingkohof"})["total"] == 0
     assert [i["listing_id"] for i in public("search_listings", {"query": "Lindenhof", "features": ["Garten"]})["items"]] == [ref]
     assert public("search_listings", {"query": "Lindenhof", "features": ["balcony"]})["total"] == 0
+
+
+def test_the_import_finds_its_listings_by_feed_and_external_id(db: Database) -> None:
+    from shared.stock_writes import change_status, feed_refs, listing_by_external_id, save_listing
+
+    now = make_context(db).now()
+    with db.unit_of_work() as session:
+        first = save_listing(session, office_id=1, user_id=None, client_id=None, fields=complete_fields(db), listing_ref=None,
+                             expected_version=None, idempotency_key=None, now=now, feed="feed-a", external_id="OBJ-1")
+        save_listing(session, office_id=1, user_id=None, client_id=None, fields=complete_fields(db), listing_ref=None,
+                     expected_version=None, idempotency_key=None, now=now, feed="feed-a", external_id="OBJ-2")
+        ref = first.listing.ref
+    with db.unit_of_work() as session:
+        assert listing_by_external_id(session, office_id=1, feed="feed-a", external_id="OBJ-1").ref == ref
+        assert listing_by_external_id(session, office_id=2, feed="feed-a", external_id="OBJ-1") is None
+        assert sorted(feed_refs(session, office_id=1, feed="feed-a")) == ["OBJ-1", "OBJ-2"]
+        change_status(session, office_id=1, user_id=None, client_id=None, listing_ref=ref, status="withdrawn", reason="VOLL", now=now)
+    with db.unit_of_work() as session:
+        assert sorted(feed_refs(session, office_id=1, feed="feed-a")) == ["OBJ-2"]
+        assert audit_rows(db, ref)[-1].user_id is None

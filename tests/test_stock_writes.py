@@ -270,3 +270,33 @@ def test_a_valuation_needs_its_subject_and_an_ordered_range(broker: Caller, db: 
     with db.read_only() as session:
         foreign = session.scalar(select(Listing.ref).where(Listing.office_id == 2).limit(1))
     assert broker.error("save_valuation", {"listing_id": foreign, "value_low": 1000, "value_high": 2000})[0] == "NOT_FOUND"
+
+
+def test_a_changed_text_is_found_by_its_new_words_and_no_longer_by_the_old(broker: Caller, public: Caller, db: Database) -> None:
+    ref = broker("save_listing", {"fields": complete_fields(db, title="Wohnung mit Gingkohof")})["listing_id"]
+    broker("update_listing_status", {"listing_id": ref, "status": "published"})
+    assert [i["listing_id"] for i in public("search_listings", {"query": "Gingkohof"})["items"]] == [ref]
+    broker("save_listing", {"listing_id": ref, "fields": {"title": "Wohnung mit Lindenhof", "features": ["garden"]}})
+    assert public("search_listings", {"query": "Gingkohof"})["total"] == 0
+    assert [i["listing_id"] for i in public("search_listings", {"query": "Lindenhof", "features": ["Garten"]})["items"]] == [ref]
+    assert public("search_listings", {"query": "Lindenhof", "features": ["balcony"]})["total"] == 0
+
+
+def test_the_import_finds_its_listings_by_feed_and_external_id(db: Database) -> None:
+    from shared.stock_writes import change_status, feed_refs, listing_by_external_id, save_listing
+
+    now = make_context(db).now()
+    with db.unit_of_work() as session:
+        first = save_listing(session, office_id=1, user_id=None, client_id=None, fields=complete_fields(db), listing_ref=None,
+                             expected_version=None, idempotency_key=None, now=now, feed="feed-a", external_id="OBJ-1")
+        save_listing(session, office_id=1, user_id=None, client_id=None, fields=complete_fields(db), listing_ref=None,
+                     expected_version=None, idempotency_key=None, now=now, feed="feed-a", external_id="OBJ-2")
+        ref = first.listing.ref
+    with db.unit_of_work() as session:
+        assert listing_by_external_id(session, office_id=1, feed="feed-a", external_id="OBJ-1").ref == ref
+        assert listing_by_external_id(session, office_id=2, feed="feed-a", external_id="OBJ-1") is None
+        assert sorted(feed_refs(session, office_id=1, feed="feed-a")) == ["OBJ-1", "OBJ-2"]
+        change_status(session, office_id=1, user_id=None, client_id=None, listing_ref=ref, status="withdrawn", reason="VOLL", now=now)
+    with db.unit_of_work() as session:
+        assert sorted(feed_refs(session, office_id=1, feed="feed-a")) == ["OBJ-2"]
+        assert audit_rows(db, ref)[-1].user_id is None

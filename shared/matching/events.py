@@ -33,6 +33,7 @@ from contract.vocabulary import MatchKind, ProposalStatus, SearchOrderStatus
 from shared.catalog import places
 from shared.catalog import search as engine
 from shared.catalog.scope import filter_conditions, parse_query
+from shared.catalog.text import normalise
 from shared.db.models import Listing, ListingEvent, Match, Proposal, SearchOrder
 from shared.matching.notify import notify
 from shared.saved_search import criteria_of
@@ -58,6 +59,12 @@ def fits(session: Session, listing: Listing, criteria: dict[str, Any] | None) ->
     if filters.marketing_type is not None and filters.marketing_type.value != listing.marketing_type:
         return False
     if filters.property_types and listing.property_type not in {p.value for p in filters.property_types}:
+        return False
+    # the same tests the catalog's SQL makes on city and postal codes (shared.catalog.search.base_conditions), in
+    # Python first: most saved searches look elsewhere, and need no query
+    if filters.city and normalise(filters.city.strip()) != listing.city_key:
+        return False
+    if filters.postal_codes and not any(listing.postal_code.startswith(code) for code in filters.postal_codes):
         return False
     try:
         parsed = parse_query(filters)

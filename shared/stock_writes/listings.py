@@ -61,6 +61,26 @@ def locked_listing(session: Session, office_id: int, listing_ref: str) -> Listin
     return listing
 
 
+def listing_by_external_id(session: Session, *, office_id: int, feed: str, external_id: str) -> Listing | None:
+    """The office's listing imported from `feed` under `external_id` (objektnr_extern), if any."""
+    return session.scalar(
+        select(Listing)
+        .where(Listing.office_id == office_id, Listing.feed == feed, Listing.external_id == external_id)
+        .order_by(Listing.id)
+        .limit(1)
+    )
+
+
+def feed_refs(session: Session, *, office_id: int, feed: str) -> dict[str, str]:
+    """external_id → listing ref of every listing the office imported from `feed` that is not withdrawn (for VOLL)."""
+    rows = session.execute(
+        select(Listing.external_id, Listing.ref).where(
+            Listing.office_id == office_id, Listing.feed == feed, Listing.external_id.is_not(None), Listing.status != ListingStatus.withdrawn.value
+        )
+    ).all()
+    return {external_id: ref for external_id, ref in rows}
+
+
 def _check_version(session: Session, listing: Listing, expected_version: int | None) -> None:
     if expected_version is None or expected_version == listing.version:
         return

@@ -162,7 +162,7 @@ def arguments(schema: dict[str, Any], refs: list[str]) -> st.SearchStrategy[dict
     return st.tuples(from_schema(rest), id_values).map(lambda pair: {**pair[0], **pair[1]})
 
 
-WRITES = (Effect.save, Effect.update)
+WRITES = (Effect.save, Effect.update, Effect.draft, Effect.outbound)  # everything that writes runs on its own catalog
 
 
 def tool_cases(writes: bool = False) -> list[tuple[ServerDefinition, str]]:

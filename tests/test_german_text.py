@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 from sqlalchemy import select
 
@@ -23,6 +24,7 @@ from broker_server.server import DEFINITION as BROKER
 from contract.labels import nested_models
 from contract.server import ServerSpec
 from search_server.server import DEFINITION as SEARCH
+from shared.catalog import search as engine
 from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
@@ -192,3 +194,14 @@ def test_years_are_written_without_thousands_separator_and_long_waits_in_days(de
     broker = next(c for c, spec, name, _ in all_cases(demo_db) if name == "show_situation_report")
     report = broker.raw("show_situation_report", {}).content[0].text
     assert "(Stunden)" not in report and re.search(r"\d+ Tage", report)
+
+
+def test_an_uncounted_total_reads_as_a_lower_bound(demo_db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the count cap the text says 'mindestens N Treffer', never a total it did not count."""
+    monkeypatch.setattr(engine, "COUNT_CAP", 100)
+    caller = Caller(SEARCH, make_context(demo_db))
+    result = caller.raw("search_listings", {"query": "Balkon", "limit": 3})
+    text = result.content[0].text
+    assert english_in(text, forbidden_words(SEARCH.spec), set(SEARCH.spec.tool("search_listings").input_model.model_fields)) == []
+    assert text.startswith("Mindestens 100 Treffer (nicht genau gezählt), diese Seite zeigt 3.")
+    assert "Gesamtzahl nicht gezählt: mindestens 100 Treffer" in text and "insgesamt" not in text

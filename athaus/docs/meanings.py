@@ -161,7 +161,7 @@ REASON_MEANINGS: dict[ReasonCode, tuple[str, str]] = {
         "Mit dem nötigen Recht erneut fragen; ohne bleibt die Liste unvollständig.",
     ),
     ReasonCode.TOTAL_NOT_COUNTED: (
-        "Die Suche hat mehr Treffer, als sie genau zählt (5.000): `total` ist null, `total_at_least` die Untergrenze; "
+        "Die Suche hat mehr Treffer, als sie genau zählt (1.000): `total` ist null, `total_at_least` die Untergrenze; "
         "genau zu zählen würde jede Suche so langsam machen wie die Zahl ihrer Treffer.",
         "Die genaue Zahl liefert `count_listings` mit denselben Filtern; engere Filter ergeben eine genau gezählte Liste.",
     ),

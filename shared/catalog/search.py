@@ -193,7 +193,7 @@ def count(session: Session, conditions: list[ColumnElement[bool]]) -> int:
 # search_listings counts its matches exactly up to this many. Counting every match of a broad search costs time in
 # proportion to the matches (a full text word can match a third of a million-listing catalog); counting at most
 # COUNT_CAP costs what counting COUNT_CAP costs at any catalog size. count_listings always counts exactly.
-COUNT_CAP = 5_000
+COUNT_CAP = 1_000
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -25,22 +26,19 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import uvicorn
 from mcp import Client
-from sqlalchemy import Connection, Insert, Select, create_engine, event, func, select, text
+from sqlalchemy import Connection, Select, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, selectinload
 
 from contract.catalog import SearchListingsInput
 from contract.vocabulary import ListingStatus
 from search_server.catalog import Scope
-from athaus.app import create_app
 from shared.catalog import search as engine
 from shared.db.migrate import upgrade
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.demo import seed_demo
-from shared.settings import Settings
 
 PROTOCOL_VERSION = "2026-07-28"
 WARMUP_ROUNDS = 5
@@ -57,6 +55,7 @@ class Scenario:
 
 
 HOUSES_BY_PRICE: dict[str, Any] = {"marketing_type": "buy", "property_types": ["house"], "sort": "price_asc"}
+HOUSES_DEAREST_FIRST: dict[str, Any] = {**HOUSES_BY_PRICE, "sort": "price_desc"}
 SCENARIOS = (
     Scenario("fulltext", {"query": "Balkon"}),
     Scenario("city_price", {"city": "Leipzig", "marketing_type": "rent", "min_price": 500, "max_price": 1200}),
@@ -64,13 +63,20 @@ SCENARIOS = (
     Scenario("prefix", {"query": "Dachgeschoss*"}),
     Scenario("sort_price", HOUSES_BY_PRICE),
     Scenario("page_2", HOUSES_BY_PRICE, second_page=True),
+    Scenario("price_desc", HOUSES_DEAREST_FIRST),
 )
-EXPLAINED = ("fulltext", "city_price")
+FLOOR = "get_listing"
 
 # A plan line that reads the whole listings table instead of going through an index.
 FULL_SCAN = {
     "sqlite": re.compile(r"\bSCAN (TABLE )?listings\b(?!.*\bUSING\b)"),
     "postgresql": re.compile(r"\bSeq Scan on listings\b"),
+}
+SMALL_SORT = 1_000
+# A plan line that sorts the match set instead of reading the order from an index.
+FULL_SORT = {
+    "sqlite": re.compile(r"USE TEMP B-TREE FOR (RIGHT PART OF )?ORDER BY"),
+    "postgresql": re.compile(r"^\s*(->\s+)?Sort\b"),
 }
 
 Probe = Callable[[], Awaitable[int | None]]
@@ -83,16 +89,24 @@ class Measurement:
     hits: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Plan:
     backend: str
     size: int
     scenario: str
     lines: list[str]
+    hits: int = 0  # matches of the scenario (up to the count cap): a sort of a few rows costs nothing
 
     @property
     def full_scans(self) -> list[str]:
         return [line for line in self.lines if FULL_SCAN[self.backend].search(line)]
+
+    @property
+    def sorts(self) -> list[str]:
+        """Sorts of a match set larger than SMALL_SORT (sorting the handful of a narrow search is no cost)."""
+        if self.hits <= SMALL_SORT:
+            return []
+        return [line for line in self.lines if FULL_SORT[self.backend].search(line)]
 
 
 def progress(message: str) -> None:
@@ -113,22 +127,9 @@ def fill(db: Database, label: str, size: int) -> None:
     if present:
         raise RuntimeError(f"{label}: the database holds {present} listings, not {size}; delete it and run again")
     started = time.monotonic()
-    written = 0
-
-    def count_listing_inserts(
-        conn: Connection, clause: Any, multiparams: Sequence[Any], params: Any, options: Any, result: Any
-    ) -> None:
-        nonlocal written
-        if isinstance(clause, Insert) and clause.table.name == Listing.__tablename__:
-            before, written = written, written + len(multiparams)
-            if written * 10 // size > before * 10 // size:
-                progress(f"{label}: seeded {written}/{size} listings ({time.monotonic() - started:.0f} s)")
-
-    event.listen(db.engine, "after_execute", count_listing_inserts)
-    try:
-        seed_demo(db.engine, listings=size)
-    finally:
-        event.remove(db.engine, "after_execute", count_listing_inserts)
+    progress(f"{label}: seeding {size} listings (bulk load, shared.demo.bulk)")
+    seed_demo(db.engine, listings=size)
+    progress(f"{label}: seeded {size} listings in {time.monotonic() - started:.0f} s")
 
 
 @contextlib.contextmanager
@@ -143,21 +144,25 @@ def sqlite_catalog(size: int, keep_data: Path | None) -> Iterator[Database]:
 
 
 @contextlib.contextmanager
-def postgresql_catalog(size: int, server_url: str) -> Iterator[Database]:
-    """A fresh database on the server, dropped afterwards; vacuumed and analysed as autovacuum would."""
-    name = f"athaus_bench_{size}_{uuid.uuid4().hex[:8]}"
+def postgresql_catalog(size: int, server_url: str, keep: bool = False) -> Iterator[Database]:
+    """A fresh database on the server, dropped afterwards (with `keep`: athaus_bench_<size>, kept and reused);
+    vacuumed and analysed as autovacuum would."""
+    name = f"athaus_bench_{size}" if keep else f"athaus_bench_{size}_{uuid.uuid4().hex[:8]}"
     label = f"postgresql {size}"
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
     with contextlib.ExitStack() as stack:
         stack.callback(admin.dispose)
         with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
+            exists = connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+            if not exists:
+                connection.execute(text(f'CREATE DATABASE "{name}"'))
 
         def drop() -> None:
             with admin.connect() as connection:
                 connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
-        stack.callback(drop)
+        if not keep:
+            stack.callback(drop)
         db = Database.from_url(make_url(server_url).set(database=name).render_as_string(hide_password=False))
         stack.callback(db.engine.dispose)
         fill(db, label, size)
@@ -171,7 +176,7 @@ def postgresql_catalog(size: int, server_url: str) -> Iterator[Database]:
 def catalog(backend: str, size: int, options: argparse.Namespace) -> contextlib.AbstractContextManager[Database]:
     if backend == "sqlite":
         return sqlite_catalog(size, options.keep_data)
-    return postgresql_catalog(size, options.postgres_url)
+    return postgresql_catalog(size, options.postgres_url, keep=options.keep_data is not None)
 
 
 # --- the three layers ------------------------------------------------------------------------------------
@@ -192,31 +197,46 @@ async def time_probes(probes: Mapping[str, Probe], rounds: int) -> dict[str, Mea
     return measurements
 
 
+@dataclass
+class Server:
+    url: str
+    pid: int
+
+    def memory_mb(self) -> tuple[float, float]:
+        """Resident memory of the server process now and at its peak (VmRSS, VmHWM), in MB."""
+        status = Path(f"/proc/{self.pid}/status").read_text()
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        return tuple(int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
+
+
 @contextlib.contextmanager
-def serve(db: Database) -> Iterator[str]:
-    """The real app (create_app) under uvicorn in a thread on a free loopback port; yields the MCP URL."""
-    url = db.engine.url.render_as_string(hide_password=False)
-    settings = Settings(database_url=url, secret_key="bench-secret")
-    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on such sockets (as uvicorn's own host/port bind
-    # creates them); without it, Nagle and delayed ACKs add about 40 ms to each response on a kept-alive connection.
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=port, log_config=None, access_log=False)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
+def serve(db: Database) -> Iterator[Server]:
+    """The real server (`athaus serve suche`) in a process of its own on a free loopback port, so its resident
+    memory is the server's alone; yields its MCP URL and process id."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    environment = {
+        **os.environ,
+        "ATHAUS_DATABASE_URL": db.engine.url.render_as_string(hide_password=False),
+        "ATHAUS_SECRET_KEY": "bench-secret",
+        "ATHAUS_DEMO_SEED": "false",
+        "ATHAUS_LOG_LEVEL": "WARNING",
+    }
+    command = [sys.executable, "-c", "import sys; from athaus.cli import main; sys.exit(main())", "serve", "suche", "--port", str(port)]
+    process = subprocess.Popen(command, env=environment)
     try:
-        deadline = time.monotonic() + 15
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/suche/mcp"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.1)
+        yield Server(f"http://127.0.0.1:{port}/suche/mcp", process.pid)
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        listener.close()
+        process.terminate()
+        process.wait(timeout=20)
 
 
 async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measurement]:
@@ -232,7 +252,8 @@ async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measu
 
         def search(arguments: dict[str, Any]) -> Probe:
             async def probe() -> int:
-                return int((await call("search_listings", arguments))["total"])
+                result = await call("search_listings", arguments)
+                return int(result["total"] if result["total"] is not None else result["total_at_least"])
 
             return probe
 
@@ -263,15 +284,17 @@ def page_query(conditions: list[Any], args: SearchListingsInput) -> Select[Any]:
 
 def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | None) -> tuple[int, list[Any] | None]:
     """The database work of search_listings, statement for statement: snapshot, scope (place lookup and
-    counts of listings without a value in a range filter), total count, page with office and features.
-    Returns the total and the position after the page (what the next cursor carries), if there is more."""
+    counts of listings without a value in a range filter), the count up to engine.COUNT_CAP, page with office and
+    features. Returns the total (or its lower bound) and the position after the page (what the next cursor
+    carries), if there is more."""
     with db.read_only() as session:
         engine.snapshot(session)
         scope = Scope(session, args)
         conditions = list(scope.conditions)
         if position is not None:
             conditions.append(engine.SORTS[args.sort].after(position))
-        total = engine.count(session, scope.conditions)
+        counted = engine.count_up_to(session, scope.conditions, engine.COUNT_CAP)
+        total = counted.counted
         rows = list(
             session.scalars(
                 page_query(conditions, args).options(selectinload(Listing.office), selectinload(Listing.features))
@@ -333,10 +356,15 @@ def driver_statement(session: Session, query: Select[Any]) -> tuple[str, Any]:
 
 
 def explain(db: Database, backend: str, size: int, scenario: Scenario) -> Plan:
-    """EXPLAIN QUERY PLAN (SQLite) or EXPLAIN (PostgreSQL) of the scenario's first page query."""
+    """EXPLAIN QUERY PLAN (SQLite) or EXPLAIN (PostgreSQL) of the scenario's page query (the second page with
+    the keyset predicate of its cursor)."""
     args = SearchListingsInput.model_validate(scenario.arguments)
+    position = search_sql(db, args, None)[1] if scenario.second_page else None
     with db.read_only() as session:
-        statement, parameters = driver_statement(session, page_query(Scope(session, args).conditions, args))
+        conditions = list(Scope(session, args).conditions)
+        if position is not None:
+            conditions.append(engine.SORTS[args.sort].after(position))
+        statement, parameters = driver_statement(session, page_query(conditions, args))
         connection = session.connection()
         if backend == "sqlite":
             depths: dict[int, int] = {}
@@ -385,21 +413,51 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--requests", type=at_least_two, default=100, help="timed calls per scenario and layer (default: %(default)s)"
     )
-    parser.add_argument("--keep-data", type=Path, metavar="DIR", help="keep seeded SQLite catalogs here and reuse them")
+    parser.add_argument(
+        "--keep-data",
+        type=Path,
+        metavar="DIR",
+        help="keep seeded SQLite catalogs here and PostgreSQL databases as athaus_bench_<size>, and reuse them",
+    )
     return parser.parse_args(argv)
+
+
+def summary_rows(backend: str, size: int, mcp: dict[str, Measurement], sql: dict[str, Measurement]) -> list[str]:
+    """Per scenario: p50 and p95 over HTTP, the floor (get_listing over HTTP) and the SQL time at p50, and the
+    ratio p50 / (floor + SQL) that the target bounds (≤ 1.3)."""
+    floor = p(mcp[FLOOR], 50)
+    rows = []
+    for scenario in SCENARIOS:
+        name = scenario.name
+        http50, http95, sql50 = p(mcp[name], 50), p(mcp[name], 95), p(sql[name], 50)
+        rows.append(
+            f"{backend:<10} {size:>7} {name:<11} {mcp[name].hits or 0:>7} {http50:>8.1f} {http95:>8.1f} {floor:>7.1f} "
+            f"{sql50:>7.1f} {http50 / (floor + sql50):>6.2f}"
+        )
+    return rows
+
+
+SUMMARY_HEADER = f"{'backend':<10} {'size':>7} {'scenario':<11} {'hits':>7} {'p50_ms':>8} {'p95_ms':>8} {'floor':>7} {'sql_p50':>7} {'p50/(floor+sql)':>6}"
+
+
+def p(measurement: Measurement, percent: int) -> float:
+    return statistics.quantiles(measurement.samples_ms, n=100, method="inclusive")[percent - 1]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(argv)
-    largest = max(options.sizes)
     plans: list[Plan] = []
+    summaries: list[str] = []
+    p95: dict[tuple[str, int, str], float] = {}
+    memory: list[str] = []
     print(HEADER, flush=True)
     for backend in options.backends:
         for size in options.sizes:
             with catalog(backend, size, options) as db:
                 progress(f"{backend} {size}: {options.requests} calls per scenario over HTTP")
-                with serve(db) as url:
-                    mcp = anyio.run(measure_mcp, url, published_listing_id(db), options.requests)
+                with serve(db) as server:
+                    mcp = anyio.run(measure_mcp, server.url, published_listing_id(db), options.requests)
+                    rss, peak = server.memory_mb()
                 progress(f"{backend} {size}: {options.requests} calls per scenario in SQL")
                 sql = anyio.run(measure_sql, db, options.requests)
                 for layer, measurements in (("mcp", mcp), ("sql", sql)):
@@ -407,15 +465,38 @@ def main(argv: Sequence[str] | None = None) -> int:
                         print(table_row(backend, size, layer, scenario, measurement), flush=True)
                 if disagreeing := [name for name in sql if sql[name].hits != mcp[name].hits]:
                     raise RuntimeError(f"{backend} {size}: the SQL layer is not the handler's search, totals differ for {disagreeing}")
-                if size == largest:
-                    plans.extend(explain(db, backend, size, s) for s in SCENARIOS if s.name in EXPLAINED)
+                summaries.extend(summary_rows(backend, size, mcp, sql))
+                p95.update({(backend, size, s.name): p(mcp[s.name], 95) for s in SCENARIOS})
+                memory.append(f"{backend:<10} {size:>7} server RSS {rss:.0f} MB (peak {peak:.0f} MB) while serving")
+                print(memory[-1], flush=True)
+                for s in SCENARIOS:
+                    plans.append(explain(db, backend, size, s))
+                    plans[-1].hits = mcp[s.name].hits or 0
+    print(f"\n{SUMMARY_HEADER}")
+    print("\n".join(summaries))
+    smallest = min(options.sizes)
+    print(f"\np95 ratio to the smallest size ({smallest})")
+    for backend in options.backends:
+        for size in sorted(options.sizes):
+            if size != smallest:
+                ratios = " ".join(f"{s.name} {p95[backend, size, s.name] / p95[backend, smallest, s.name]:.2f}" for s in SCENARIOS)
+                print(f"{backend:<10} {size:>7} {ratios}")
+    print()
+    print("\n".join(memory))
+    largest = max(options.sizes)
     for plan in plans:
-        print(f"\nEXPLAIN {plan.backend} {plan.size} {plan.scenario} (page query)")
-        print("\n".join(f"  {line}" for line in plan.lines))
-    failures = [plan for plan in plans if plan.full_scans]
-    for plan in failures:
-        scans = "; ".join(line.strip() for line in plan.full_scans)
-        print(f"FULL SCAN of listings: {plan.backend} {plan.size} {plan.scenario}: {scans}", file=sys.stderr)
+        if plan.size == largest:
+            print(f"\nEXPLAIN {plan.backend} {plan.size} {plan.scenario} (page query)")
+            print("\n".join(f"  {line}" for line in plan.lines))
+    failures = 0
+    for plan in plans:
+        if plan.full_scans:
+            failures += 1
+            print(f"FULL SCAN of listings: {plan.backend} {plan.size} {plan.scenario}: {'; '.join(line.strip() for line in plan.full_scans)}", file=sys.stderr)
+        if plan.sorts:
+            failures += 1
+            print(f"SORT of the match set: {plan.backend} {plan.size} {plan.scenario}: {'; '.join(line.strip() for line in plan.sorts)}", file=sys.stderr)
+    print(f"plan checks: {len(plans)} page queries, {failures} with a full scan or a sort", flush=True)
     return 1 if failures else 0
 
 

@@ -203,7 +203,10 @@ class ListingSummary(ContractModel):
     distance_km: Annotated[float | Absent, Label("Entfernung", unit="km")] = Field(description="Luftlinie zum Mittelpunkt von near; sonst not_collected.")
 
 
-SearchListingsOutput = ListResult[ListingSummary]
+class SearchListingsOutput(ListResult[ListingSummary]):
+    total: int | None = Field(description="Alle Treffer, genau gezählt (total_exact); null bei mehr Treffern, als die Suche zählt.")
+    total_exact: Annotated[bool, NOT_IN_TEXT] = Field(description="true: total ist genau. false: nicht gezählt (TOTAL_NOT_COUNTED), total_at_least ist die Untergrenze; genau zählt count_listings.")
+    total_at_least: Annotated[int | None, NOT_IN_TEXT] = None
 
 
 def _filters_as_in_search_listings(schema: dict[str, Any]) -> None:

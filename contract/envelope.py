@@ -28,6 +28,7 @@ class ReasonCode(StrEnum):
     TIME_BUDGET_EXCEEDED = "TIME_BUDGET_EXCEEDED"
     SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
     VISIBILITY_RESTRICTED = "VISIBILITY_RESTRICTED"
+    TOTAL_NOT_COUNTED = "TOTAL_NOT_COUNTED"
 
 
 class WarningCode(StrEnum):
@@ -158,6 +159,7 @@ class Page(Generic[ItemT]):
     warnings: list[ResultWarning] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)
     empty_hint: str | None = None  # the request-specific part of the hint on an empty result
+    total_at_least: int | None = None  # where total is None because counting stopped: the lower bound
 
 
 @dataclass

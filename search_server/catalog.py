@@ -20,7 +20,7 @@ from contract.catalog import (
     ListingSummary,
     SearchListingsInput,
 )
-from contract.envelope import Page, Tally
+from contract.envelope import IncompleteReason, Page, ReasonCode, Tally
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType, label
 from shared import german, listing_view
@@ -55,12 +55,20 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
         scope = Scope(session, args)
-        page = scope.page(session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now())
+        page = scope.page(
+            session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now(),
+            count_cap=engine.COUNT_CAP,
+        )
         items = [listing_view.summary(row, args.include, scope.distance_km(row)) for row in page.rows]
         hint, suggestions = scope.next_steps(session) if page.total == 0 else (None, [])
+    incomplete = []
+    if page.total is None:
+        incomplete.append(IncompleteReason(code=ReasonCode.TOTAL_NOT_COUNTED, message=_not_counted(page.total_at_least)))
     return Page(
         items=items,
         total=page.total,
+        total_at_least=page.total_at_least,
+        incomplete=incomplete,
         request=scope.request(args, exclude={"cursor"}),
         sort_key=SORT_KEYS[args.sort],
         sort_key_label=SORT_TEXT[args.sort],
@@ -69,6 +77,14 @@ def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[Listing
         warnings=scope.warnings,
         suggestions=suggestions,
         empty_hint=hint,
+    )
+
+
+def _not_counted(at_least: int | None) -> str:
+    return (
+        f"Gesamtzahl nicht gezählt: mindestens {german.number(at_least or 0, 0)} Treffer, genau zu zählen würde die Suche "
+        "verlangsamen. Die genaue Zahl liefert count_listings mit denselben Filtern; engere Filter (Ort, Preis, "
+        "Objektart, Suchwörter) ergeben eine genau gezählte Trefferliste."
     )
 
 

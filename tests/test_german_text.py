@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 import typing
-from pathlib import Path
 from collections.abc import Callable, Iterator
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 from sqlalchemy import select
 
@@ -25,11 +26,10 @@ from contract.labels import nested_models
 from contract.server import ServerSpec
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
+from shared.catalog import search as engine
 from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
-import pytest
-
 from shared.demo.openimmo import object_xml, transfer
 from tests.confirmation_helpers import outbound_calls
 from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
@@ -292,3 +292,14 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
         )
     assert called - {("suche", "list_matches")} == WRITE_CASES
     assert problems == [], "\n".join(problems)
+
+
+def test_an_uncounted_total_reads_as_a_lower_bound(demo_db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the count cap the text says 'mindestens N Treffer', never a total it did not count."""
+    monkeypatch.setattr(engine, "COUNT_CAP", 100)
+    caller = Caller(SEARCH, make_context(demo_db))
+    result = caller.raw("search_listings", {"query": "Balkon", "limit": 3})
+    text = result.content[0].text
+    assert english_in(text, forbidden_words(SEARCH.spec), set(SEARCH.spec.tool("search_listings").input_model.model_fields)) == []
+    assert text.startswith("Mindestens 100 Treffer (nicht genau gezählt), diese Seite zeigt 3.")
+    assert "Gesamtzahl nicht gezählt: mindestens 100 Treffer" in text and "insgesamt" not in text

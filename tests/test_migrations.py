@@ -17,6 +17,8 @@ from tests.conftest import _fresh_database_url
 # Alembic cannot compare indexes over expressions (DESC NULLS LAST); their DDL is checked below instead.
 EXPRESSION_INDEXES = {
     "ix_listings_newest": {"postgresql": "published_at DESC NULLS LAST, id", "sqlite": "published_at DESC, id"},
+    "ix_listings_price_desc": {"postgresql": "(status, price DESC NULLS LAST, id)", "sqlite": "(status, price DESC, id)"},
+    "ix_listings_area_desc": {"postgresql": "(status, living_area DESC NULLS LAST, id)", "sqlite": "(status, living_area DESC, id)"},
     "ix_listings_warm_rent": {
         "postgresql": "(status, marketing_type, (((price + service_charges) + heating_costs)), id)",
         "sqlite": "(status, marketing_type, (price + service_charges + heating_costs), id)",

@@ -169,6 +169,11 @@ REASON_MEANINGS: dict[ReasonCode, tuple[str, str]] = {
         "Es gibt weitere Einträge, die für dich nicht sichtbar sind.",
         "Mit dem nötigen Recht erneut fragen; ohne bleibt die Liste unvollständig.",
     ),
+    ReasonCode.TOTAL_NOT_COUNTED: (
+        "Die Suche hat mehr Treffer, als sie genau zählt (1.000): `total` ist null, `total_at_least` die Untergrenze; "
+        "genau zu zählen würde jede Suche so langsam machen wie die Zahl ihrer Treffer.",
+        "Die genaue Zahl liefert `count_listings` mit denselben Filtern; engere Filter ergeben eine genau gezählte Liste.",
+    ),
 }
 
 WARNING_MEANINGS: dict[WarningCode, str] = {

@@ -135,11 +135,13 @@ class PageRequest(Protocol):
 
 @dataclass(frozen=True)
 class ListingPage:
-    """One page of a scope: the total of the whole scope, the rows of this page, the cursor to the next one."""
+    """One page of a scope: the total of the whole scope (None when not counted: then `total_at_least`), the rows
+    of this page, the cursor to the next one."""
 
-    total: int
+    total: int | None
     rows: list[Listing]
     next_cursor: str | None
+    total_at_least: int | None = None
 
 
 class ListingScope:
@@ -190,10 +192,19 @@ class ListingScope:
         return engine.distance_km(self.centre, listing.latitude, listing.longitude) if self.centre else None
 
     def page(
-        self, session: Session, cursors: CursorCodec, request: PageRequest, *, binding: str, revision: int, now: dt.datetime
+        self,
+        session: Session,
+        cursors: CursorCodec,
+        request: PageRequest,
+        *,
+        binding: str,
+        revision: int,
+        now: dt.datetime,
+        count_cap: int | None = None,
     ) -> ListingPage:
         """The page of `request` (after its cursor; the first without one) in its total order; the cursor is bound
-        to `binding` and the catalog `revision`."""
+        to `binding` and the catalog `revision`. With `count_cap` the total is counted only up to that many
+        (engine.count_up_to); beyond, `total` is None and `total_at_least` the bound."""
         statement = (
             select(Listing).where(*self.conditions).options(selectinload(Listing.office), selectinload(Listing.features))
         )
@@ -208,8 +219,12 @@ class ListingScope:
             snapshot=revision,
             now=now,
         )
-        total = engine.count(session, self.conditions)
-        return ListingPage(total, page.rows, page.next_cursor)
+        if count_cap is None:
+            return ListingPage(engine.count(session, self.conditions), page.rows, page.next_cursor)
+        counted = engine.count_up_to(session, self.conditions, count_cap)
+        if counted.exact:
+            return ListingPage(counted.counted, page.rows, page.next_cursor)
+        return ListingPage(None, page.rows, page.next_cursor, total_at_least=counted.counted)
 
 
 class PublicScope(ListingScope):

@@ -201,6 +201,25 @@ def count(session: Session, conditions: list[ColumnElement[bool]]) -> int:
     return int(session.scalar(select(func.count()).select_from(Listing).where(*conditions)) or 0)
 
 
+# search_listings counts its matches exactly up to this many. Counting every match of a broad search costs time in
+# proportion to the matches (a full text word can match a third of a million-listing catalog); counting at most
+# COUNT_CAP costs what counting COUNT_CAP costs at any catalog size. count_listings always counts exactly.
+COUNT_CAP = 1_000
+
+
+@dataclass(frozen=True)
+class CappedCount:
+    counted: int
+    exact: bool  # False: there are at least `counted` matches (the count stopped there)
+
+
+def count_up_to(session: Session, conditions: list[ColumnElement[bool]], cap: int) -> CappedCount:
+    """The exact number of matches if below `cap`, else the lower bound `cap`: a count over at most `cap` rows."""
+    matches = select(Listing.id).where(*conditions).limit(cap).subquery()
+    counted = int(session.scalar(select(func.count()).select_from(matches)) or 0)
+    return CappedCount(counted, counted < cap)
+
+
 def unknown_value_counts(
     session: Session, base: list[ColumnElement[bool]], ranges: dict[str, list[ColumnElement[bool]]]
 ) -> dict[str, int]:

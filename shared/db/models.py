@@ -175,6 +175,10 @@ class Listing(Base):
 # stops after `limit` rows. SQLite puts NULLs last in a DESC index and has no NULLS clause in DDL.
 Index("ix_listings_newest", Listing.status, Listing.published_at.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
 Index("ix_listings_newest", Listing.status, Listing.published_at.desc(), Listing.id).ddl_if(dialect="sqlite")
+# The descending orders of search (price_desc, living_area_desc: DESC NULLS LAST, then id ascending), likewise.
+for _name, _column in (("ix_listings_price_desc", Listing.price), ("ix_listings_area_desc", Listing.living_area)):
+    Index(_name, Listing.status, _column.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
+    Index(_name, Listing.status, _column.desc(), Listing.id).ddl_if(dialect="sqlite")
 
 # A rental's warm rent: cold rent + service charges + heating costs, NULL unless every part is known (SQL's + does
 # exactly that). An expression rather than a stored column, so no writer can leave it disagreeing with its parts;

@@ -58,8 +58,12 @@ def build(result: Page[Any] | Tally, output_model: type[BaseModel]) -> BaseModel
                 ),
             )
         empty = not result.items and result.next_cursor is None
+        counting: dict[str, Any] = {}
+        if "total_at_least" in output_model.model_fields:  # a list that may stop counting says whether it did
+            counting = {"total_exact": result.total is not None, "total_at_least": result.total_at_least}
         return output_model(
             **_common(result, empty=empty, reasons=reasons, next_cursor=result.next_cursor),
+            **counting,
             returned=len(result.items),
             sort_key=result.sort_key,
             sort_key_label=result.sort_key_label,

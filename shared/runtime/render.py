@@ -160,8 +160,11 @@ def _nouns(result: ListResult[Any]) -> tuple[str, str]:
 
 def _head(result: ListResult[Any]) -> str:
     one, many = _nouns(result)
+    at_least = getattr(result, "total_at_least", None)
     if result.total is not None:
         head = f"{plural(result.total, one, many)} insgesamt, diese Seite zeigt {result.returned}."
+    elif at_least is not None:
+        head = f"Mindestens {number(at_least, 0)} Treffer (nicht genau gezählt), diese Seite zeigt {result.returned}."
     else:
         head = f"Diese Seite zeigt {plural(result.returned, one, many)}."
     if result.sort_key_label:

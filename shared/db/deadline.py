@@ -18,11 +18,12 @@ class DeadlineExceeded(Exception):
 
 
 @contextmanager
-def within(seconds: float) -> Iterator[None]:
-    """Run the block under a deadline `seconds` from now (an outer, earlier deadline is kept)."""
+def within(seconds: float, *, own: bool = False) -> Iterator[None]:
+    """Run the block under a deadline `seconds` from now. An outer, earlier deadline is kept, unless the block has a
+    budget of its own (`own`: an MCP call, whose tool declares how long it may take, inside the request's edge)."""
     at = time.monotonic() + seconds
     outer = _deadline.get()
-    token = _deadline.set(at if outer is None else min(outer, at))
+    token = _deadline.set(at if outer is None or own else min(outer, at))
     try:
         yield
     finally:

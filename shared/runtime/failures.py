@@ -108,7 +108,7 @@ async def in_worker(deadline_seconds: float, function: Callable[..., T], *args: 
     The deadline reaches the database layer through the context (statement timeout, SQLite progress handler); a
     thread that still has not returned a little after it (a database that does not answer) is abandoned:
     DeadlineExceeded, which is SOURCE_UNAVAILABLE."""
-    with deadline.within(deadline_seconds):
+    with deadline.within(deadline_seconds, own=True):  # the tool's budget, not the edge's
         with anyio.move_on_after(deadline_seconds + GRACE_SECONDS):
             return await anyio.to_thread.run_sync(function, *args, abandon_on_cancel=True)
     raise deadline.DeadlineExceeded

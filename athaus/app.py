@@ -1,5 +1,6 @@
 """The ASGI application: both MCP endpoints (stateless Streamable HTTP) as OAuth resource servers, the built-in
-authorization server with its sign-in pages (unless an external one is configured), /healthz and the docs site at /docs/ in one process."""
+authorization server with its sign-in pages (unless an external one is configured), the web app of pending
+confirmations at /app/, /healthz and the docs site at /docs/ in one process."""
 
 from __future__ import annotations
 
@@ -22,10 +23,13 @@ from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
 from athaus.servers import DEFINITIONS
+from shared.auth.challenge import RightsMap
+from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
 from shared.db.session import Database
+from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
 from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.paging.cursor import CursorCodec
@@ -34,6 +38,7 @@ from shared.runtime.context import ToolContext
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
+from shared.webapp.app import WebApp
 
 log = logging.getLogger("athaus.app")
 
@@ -79,12 +84,18 @@ async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, n
         await anyio.sleep(settings.outbox_poll_seconds)
 
 
+def _on_listing_event(payload: dict[str, object]) -> None:
+    log.info('{"event": "listing_event", "kind": "%s", "listing": "%s"}', payload.get("kind"), payload.get("listing"))
+    deliver(payload)
+
+
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
     )
     resolver = token_resolver(settings, db)
+    origins = OriginPolicy(settings.allowed_origins)
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[BaseRoute] = []
     served: list[str] = []
@@ -92,7 +103,9 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         if only and name.value != only:
             continue
         manager = StreamableHTTPSessionManager(
-            app=build_server(definition, context, version()), stateless=True, json_response=True, security_settings=security
+            app=build_server(definition, context, version()), stateless=True,
+            json_response=not settings.stream_responses,
+            security_settings=security,
         )
         managers.append(manager)
         endpoint = BearerAuthentication(
@@ -102,9 +115,11 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             resolver=resolver,
             # A server without public tools has nothing to offer anonymously; its 401 starts the client's sign-in.
             require_token=all(spec.right.scope for spec in definition.spec.tools),
+            rights=RightsMap(definition.spec),
         )
         served.append(definition.spec.path)
-        routes.append(Route(served[-1], endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+        # Stateless JSON responses: POST only. A GET (an event stream that would only ping) is 405 with Allow: POST.
+        routes.append(Route(served[-1], endpoint=Cors(endpoint, origins, ["POST"])))
         routes.append(protected_resource_route(settings, name))
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)
@@ -123,6 +138,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
     async def docs_root(request: Request) -> RedirectResponse:
         return RedirectResponse("/docs/", status_code=308)
 
+    # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
+    routes += WebApp(settings, db, auth_secret(settings, db), now=context.now).routes()
     routes.append(Route("/healthz", endpoint=healthz))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     if (SITE_DIR / "index.html").is_file():
@@ -138,6 +155,11 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
+            if db.engine.dialect.name == "postgresql":
+                # Listing events of every instance on this database (shared/matching/notify.py): logged, and handed
+                # to this instance's subscribers.
+                listener = Listener(db.engine.url.render_as_string(hide_password=False), _on_listing_event)
+                stack.callback(listener.stop)
             tasks = await stack.enter_async_context(anyio.create_task_group())
             if mailer is not None:
                 tasks.start_soon(deliver_outbox, settings, db, mailer, context.now)

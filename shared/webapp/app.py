@@ -1,0 +1,263 @@
+"""The web app `/app/`: the same accounts log in, see what waits for their click, and click there too.
+
+Stateless on the server like the sign-in pages: the login is a signed cookie (HttpOnly, SameSite=Lax, Secure
+unless a local http setup), every form carries a CSRF token bound to a cookie nonce (signed double submit), a
+POST without it is refused with 403 before anything is read or executed. The pages forbid framing.
+A click executes through the same `execute` as the card's button (via="app"), for the logged-in user only. The owner
+of an office also finds there the office's setting of which kinds run without a click (`set_without_click`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hmac
+import secrets
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from sqlalchemy import func, select
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from contract.errors import ToolFailure
+from shared.auth.clients import LOOPBACK_HOSTS
+from shared.auth.passwords import hash_password, verify_password
+from shared.auth.signing import Signer
+from shared.auth.access import Account, account_of
+from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
+from shared.confirmations.execute import OFFICE_KINDS
+from shared.db.models import User
+from shared.db.session import Database
+from shared.settings import Settings
+from shared.web.pages import secured, see_other
+from shared.webapp.pages import (
+    APP_PATH,
+    DECIDE_PATH,
+    LOGIN_PATH,
+    LOGOUT_PATH,
+    SETTINGS_PATH,
+    WITHOUT_CLICK_LABELS,
+    Notice,
+    error_page,
+    list_page,
+    login_page,
+)
+
+SESSION_COOKIE = "athaus_app_sitzung"
+CSRF_COOKIE = "athaus_app_csrf"
+COOKIE_PATH = "/app"
+SESSION_TTL_SECONDS = 12 * 3600
+NOTICE_TTL_SECONDS = 300
+
+DECISIONS = {"send", "discard"}
+NOTICES = {
+    "sent": Notice("done", "Gesendet: {id} ist hinausgegangen."),
+    "discarded": Notice("info", "Verworfen: {id} geht nicht hinaus."),
+    "replayed": Notice("info", "Schon erledigt: {id} war bereits entschieden; es ging nichts ein zweites Mal hinaus."),
+    "logged_out": Notice("info", "Du bist abgemeldet."),
+    "saved": Notice("done", "Gespeichert: {id}"),
+}
+# How a refused click answers: unknown or not yours is 404 (nothing about whose it is), changed since shown 409.
+FAILURE_STATUS = {"CONFIRMATION_INVALID": 404, "CONFLICT": 409, "CONFIRMATION_EXPIRED": 410}
+
+
+@functools.cache
+def _decoy_hash() -> str:
+    # Verifying against a real hash for unknown addresses keeps their response time equal to a wrong password.
+    return hash_password("decoy")
+
+
+class WebApp:
+    def __init__(self, settings: Settings, db: Database, secret: str, now: Callable[[], dt.datetime]) -> None:
+        self.db = db
+        self.app_url = settings.public_url.rstrip("/") + APP_PATH
+        self.now = now
+        self.sessions = Signer(secret, "app-session")
+        self.csrf = Signer(secret, "app-csrf")
+        self.notices = Signer(secret, "app-notice")
+        public = urlsplit(settings.public_url)
+        # Secure cookies would never come back over plain http, which only a local development setup uses.
+        self.secure_cookies = not (settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/app", endpoint=self.root, methods=["GET"]),
+            Route(APP_PATH, endpoint=self.index, methods=["GET"]),
+            Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
+            Route(LOGOUT_PATH, endpoint=self.logout, methods=["POST"]),
+            Route(DECIDE_PATH, endpoint=self.decide, methods=["POST"]),
+            Route(SETTINGS_PATH, endpoint=self.without_click, methods=["POST"]),
+        ]
+
+    async def root(self, request: Request) -> Response:
+        return secured(RedirectResponse(APP_PATH, status_code=308))
+
+    async def index(self, request: Request) -> Response:
+        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        if user is None:
+            return see_other(LOGIN_PATH)
+        nonce, csrf_token = self._csrf_pair(request)
+        items = await anyio.to_thread.run_sync(self._pending, user.user_id)
+        allowed = await anyio.to_thread.run_sync(self._without_click_setting, user) if user.office_role == "owner" else None
+        page = list_page(user_name=user.name, items=items, csrf_token=csrf_token, notice=self._notice(request), without_click=allowed)
+        return self._with_csrf_cookie(page, nonce)
+
+    async def login(self, request: Request) -> Response:
+        nonce, csrf_token = self._csrf_pair(request)
+        if request.method == "GET":
+            if await anyio.to_thread.run_sync(self._user, self._session_user(request)) is not None:
+                return see_other(APP_PATH)
+            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request)), nonce)
+        form = await request.form()
+        if not self._csrf_valid(request, form):
+            return _csrf_refused()
+        email = _field(form, "email") or ""
+        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
+        if user_id is None:
+            failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
+            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400), nonce)
+        response = see_other(APP_PATH)
+        self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        form = await request.form()
+        if not self._csrf_valid(request, form):
+            return _csrf_refused()
+        response = see_other(self._with_notice(LOGIN_PATH, "logged_out", ""))
+        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax")
+        return response
+
+    async def decide(self, request: Request) -> Response:
+        form = await request.form()
+        if not self._csrf_valid(request, form):
+            return _csrf_refused()
+        user_id = self._session_user(request)
+        if user_id is None:
+            return see_other(LOGIN_PATH)
+        confirmation_id = _field(form, "confirmation_id") or ""
+        decision = _field(form, "entscheidung") or ""
+        shown_hash = _field(form, "payload_hash") or ""
+        if decision not in DECISIONS or not confirmation_id:
+            return error_page("Unvollständig", "Das Formular war unvollständig. Bitte die Übersicht neu laden und noch einmal klicken.", 400)
+        try:
+            outcome = await anyio.to_thread.run_sync(self._execute, user_id, confirmation_id, decision, shown_hash)
+        except ToolFailure as failure:
+            return error_page("Nicht ausgeführt", failure.message, FAILURE_STATUS.get(failure.code.value, 400))
+        kind = "replayed" if outcome.replayed else ("discarded" if outcome.status.value == "discarded" else "sent")
+        return see_other(self._with_notice(APP_PATH, kind, confirmation_id))
+
+    async def without_click(self, request: Request) -> Response:
+        """The office owner's setting: which kinds run without a click (only the owner may change it)."""
+        form = await request.form()
+        if not self._csrf_valid(request, form):
+            return _csrf_refused()
+        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        if user is None:
+            return see_other(LOGIN_PATH)
+        chosen = [value for value in form.getlist("ohne_klick") if isinstance(value, str)]
+        if user.office_id is None:
+            return error_page("Nicht gespeichert", "Diese Einstellung gibt es nur für Maklerbüros; für Suchende geht nichts ohne Klick hinaus.", 403)
+        try:
+            kept = await anyio.to_thread.run_sync(self._save_without_click, user, chosen)
+        except ToolFailure as failure:
+            return error_page("Nicht gespeichert", failure.message, 403 if failure.code.value == "MISSING_RIGHT" else 400)
+        summary = "ohne Klick laufen jetzt " + ", ".join(kept) if kept else "alles wartet auf einen Klick"
+        return see_other(self._with_notice(APP_PATH, "saved", summary))
+
+    # ---- data ----------------------------------------------------------------------------------------------
+
+    def _execute(self, user_id: int, confirmation_id: str, decision: str, shown_hash: str) -> Outcome:
+        with self.db.unit_of_work() as session:
+            return execute(
+                session,
+                confirmation_id=confirmation_id,
+                user_id=user_id,
+                decision=decision,
+                token=None,
+                shown_payload_hash=shown_hash,
+                via="app",
+                now=self.now(),
+                app_url=self.app_url,
+            )
+
+    def _pending(self, user_id: int) -> list[PendingView]:
+        with self.db.read_only() as session:
+            return list_pending(session, user_id=user_id, now=self.now())
+
+    def _user(self, user_id: int | None) -> Account | None:
+        if user_id is None:
+            return None
+        with self.db.read_only() as session:
+            return account_of(session, session.get(User, user_id))
+
+    def _without_click_setting(self, user: Account) -> dict[str, bool]:
+        with self.db.read_only() as session:
+            return {kind: allowed_without_click(session, user.office_id, kind) for kind in OFFICE_KINDS}
+
+    def _save_without_click(self, user: Account, chosen: list[str]) -> list[str]:
+        assert user.office_id is not None
+        with self.db.unit_of_work() as session:
+            kept = set_without_click(session, office_id=user.office_id, user_id=user.user_id, kinds_allowed=chosen)
+        return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
+
+    def _check_credentials(self, email: str, password: str) -> int | None:
+        with self.db.read_only() as session:
+            found = session.execute(
+                select(User.id, User.password_hash).where(func.lower(User.email) == email.strip().lower())
+            ).one_or_none()
+        if found is None:
+            verify_password(password, _decoy_hash())
+            return None
+        return found.id if verify_password(password, found.password_hash) else None
+
+    # ---- cookies, CSRF, notices ----------------------------------------------------------------------------
+
+    def _session_user(self, request: Request) -> int | None:
+        payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))
+        user_id = payload.get("user") if payload else None
+        return user_id if isinstance(user_id, int) else None
+
+    def _csrf_pair(self, request: Request) -> tuple[str, str]:
+        """The cookie nonce (kept if the browser has one) and the form token bound to it."""
+        nonce = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+        return nonce, self.csrf.mac(nonce)
+
+    def _csrf_valid(self, request: Request, form: FormData) -> bool:
+        nonce, sent = request.cookies.get(CSRF_COOKIE), _field(form, "csrf_token")
+        return bool(nonce) and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce or "").encode())
+
+    def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
+        self._set_cookie(response, CSRF_COOKIE, nonce, None)
+        return response
+
+    def _set_cookie(self, response: Response, name: str, value: str, max_age: int | None) -> None:
+        response.set_cookie(name, value, max_age=max_age, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax")
+
+    def _with_notice(self, path: str, kind: str, confirmation_id: str) -> str:
+        return f"{path}?meldung={self.notices.dumps({'k': kind, 'c': confirmation_id}, NOTICE_TTL_SECONDS)}"
+
+    def _notice(self, request: Request) -> Notice | None:
+        payload = self.notices.loads(request.query_params.get("meldung", ""))
+        template = NOTICES.get(payload.get("k", "")) if payload else None
+        if payload is None or template is None:
+            return None
+        return Notice(template.kind, template.text.format(id=payload.get("c", "")))
+
+
+def _field(form: FormData | None, key: str) -> str | None:
+    value = form.get(key) if form is not None else None
+    return value if isinstance(value, str) else None
+
+
+def _csrf_refused() -> Response:
+    return error_page(
+        "Formular abgelehnt",
+        "Das Formular war abgelaufen oder unvollständig (Sicherheitsprüfung); es wurde nichts ausgeführt. "
+        "Bitte die Seite neu laden und es erneut versuchen.",
+        403,
+    )

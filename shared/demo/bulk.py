@@ -84,10 +84,11 @@ class PostgresLoader(Loader):
         return raw.cursor().copy(statement)  # type: ignore[union-attr]
 
     def listings(self, rows: Sequence[Row]) -> None:
-        columns = ", ".join(_LISTING_COLUMNS)
-        with self._copy(f"COPY listings ({columns}) FROM STDIN") as copy:
+        # the columns the generator fills; the others (the write side's version, feed, external_id) take their defaults
+        names = [name for name in _LISTING_COLUMNS if rows and name in rows[0]]
+        with self._copy(f"COPY listings ({', '.join(names)}) FROM STDIN") as copy:
             for row in rows:
-                copy.write_row(tuple(_pg_value(name, row[name]) for name in _LISTING_COLUMNS))
+                copy.write_row(tuple(_pg_value(name, row[name]) for name in names))
 
     def features(self, rows: Sequence[tuple[int, str]]) -> None:
         with self._copy("COPY listing_features (listing_id, feature) FROM STDIN") as copy:

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Callable
 
 import anyio
 import anyio.to_thread
-
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
@@ -32,12 +31,13 @@ from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
 from shared.db.session import Database
+from shared.logging import configure
 from shared.matching.notify import Listener, deliver
+from shared.outbox.alerts import queue_alerts
+from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
-from shared.logging import configure
-from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
 from shared.runtime.failures import in_worker
 from shared.secrets import ensure_secret
@@ -79,9 +79,11 @@ def token_resolver(settings: Settings, db: Database) -> TokenResolver:
 
 
 async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, now: Callable[[], dt.datetime]) -> None:
-    """The outbox worker inside the app (ATHAUS_OUTBOX_WORKER): one delivery round every few seconds, in a thread."""
+    """The outbox worker inside the app (ATHAUS_OUTBOX_WORKER): every few seconds, in a thread, the due alerts of saved
+    searches are queued and the due e-mails delivered."""
     while True:
         try:
+            await anyio.to_thread.run_sync(queue_alerts, db, now())
             await anyio.to_thread.run_sync(deliver_due, db, settings, mailer, now())
         except Exception:
             log.exception("outbox round failed")

@@ -268,6 +268,7 @@ class SearchOrder(Base):
     frequency: Mapped[str] = mapped_column(String(10))  # instant | daily | weekly
     status: Mapped[str] = mapped_column(String(10))  # active | paused | ended
     approachable: Mapped[bool] = mapped_column(Boolean, default=False)  # brokers may propose listings
+    last_alert_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # the last e-mail alert of this search
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
@@ -291,6 +292,7 @@ class Match(Base):
     state: Mapped[str] = mapped_column(String(20), default="new")  # new | seen | interesting | not_interested
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     event_id: Mapped[int | None] = mapped_column(ForeignKey("listing_events.id"))  # NULL for demo rows and proposals
+    alerted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # when the seeker's e-mail alert took it along
 
 
 class Inquiry(Base):

@@ -31,6 +31,7 @@ from shared.db.session import Database
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
+from shared.outbox.alerts import queue_alerts
 from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.secrets import ensure_secret
 from shared.settings import Settings
@@ -70,9 +71,11 @@ def token_resolver(settings: Settings, db: Database) -> TokenResolver:
 
 
 async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, now: Callable[[], dt.datetime]) -> None:
-    """The outbox worker inside the app (ATHAUS_OUTBOX_WORKER): one delivery round every few seconds, in a thread."""
+    """The outbox worker inside the app (ATHAUS_OUTBOX_WORKER): every few seconds, in a thread, the due alerts of saved
+    searches are queued and the due e-mails delivered."""
     while True:
         try:
+            await anyio.to_thread.run_sync(queue_alerts, db, now())
             await anyio.to_thread.run_sync(deliver_due, db, settings, mailer, now())
         except Exception:
             log.exception("outbox round failed")

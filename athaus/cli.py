@@ -136,6 +136,7 @@ def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
     import datetime as dt
     import time
 
+    from shared.outbox.alerts import queue_alerts
     from shared.outbox.worker import SmtpMailer, deliver_due
 
     mailer = SmtpMailer.from_settings(settings)
@@ -144,7 +145,9 @@ def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     db = _database(settings)
     while True:
-        done = deliver_due(db, settings, mailer, dt.datetime.now(dt.UTC))
+        now = dt.datetime.now(dt.UTC)
+        queue_alerts(db, now)
+        done = deliver_due(db, settings, mailer, now)
         if args.once:
             print(f"Zugestellt: {len(done.sent)}, später erneut: {len(done.retried)}, nicht zustellbar: {len(done.failed)}.")
             return 0

@@ -173,10 +173,10 @@ def _free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, **changes: Any) -> None:
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        settings = Settings(database_url=str(db.engine.url), secret_key="live-test-secret")
+        settings = Settings(**{"database_url": str(db.engine.url), "secret_key": "live-test-secret", **changes})
         config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

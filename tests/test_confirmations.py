@@ -184,3 +184,58 @@ def test_discard_sends_nothing(scratch_db: Database, decision: str) -> None:
     assert c["seeker"]("decide_confirmation", click(card, decision=decision))["confirmation"]["status"] == "discarded"
     assert c["seeker"]("decide_confirmation", click(card, decision="send"))["confirmation"]["status"] == "discarded"
     assert count(scratch_db, select(InquiryMessage)) == before
+
+
+def test_the_web_app_lists_the_same_content_and_its_click_executes_with_the_shown_hash(scratch_db: Database) -> None:
+    from contract.errors import ToolFailure
+    from shared.confirmations import execute, list_pending
+
+    c = callers(scratch_db)
+    drafted = c["seeker"].raw("draft_inquiry", {"listing_id": published_listing(scratch_db), "message": "Über die App bestätigt"})
+    card = card_of(drafted)
+    seeker_id = principal_of(scratch_db, SEEKER.email).user_id
+    other_id = principal_of(scratch_db, OTHER_SEEKER.email).user_id
+    with scratch_db.read_only() as session:
+        views = list_pending(session, user_id=seeker_id, now=FIXED_NOW)
+        assert list_pending(session, user_id=other_id, now=FIXED_NOW) == []
+        assert list_pending(session, user_id=seeker_id, now=FIXED_NOW + dt.timedelta(hours=49)) == []
+    view = next(v for v in views if v.confirmation_id == card["confirmation_id"])
+    shown = drafted.structured_content
+    assert (view.summary, view.recipient, view.sender, view.subject, view.text) == (
+        shown["confirmation"]["summary"], shown["recipient"], shown["sender"], shown["subject"], shown["text"]
+    )
+    assert view.payload_hash == card["payload_hash"] and view.action_label == "Anfrage senden"
+    assert [list(line) for line in view.shared_contact] == [[line["label"], line["value"]] for line in shown["shared_contact"]]
+    arguments = {"confirmation_id": card["confirmation_id"], "decision": "send", "token": None, "via": "app", "now": FIXED_NOW}
+    for user_id, shown_hash, code in ((other_id, card["payload_hash"], "CONFIRMATION_INVALID"), (seeker_id, "0" * 64, "CONFLICT"), (seeker_id, None, "CONFLICT")):
+        with pytest.raises(ToolFailure) as refused, scratch_db.unit_of_work() as session:
+            execute(session, user_id=user_id, shown_payload_hash=shown_hash, **arguments)
+        assert refused.value.code.value == code
+    assert count(scratch_db, select(OutboxMessage)) == 0
+    with scratch_db.unit_of_work() as session:
+        outcome = execute(session, user_id=seeker_id, shown_payload_hash=card["payload_hash"], **arguments)
+    assert outcome.status.value == "sent" and not outcome.replayed and outcome.inquiry_id
+    with scratch_db.unit_of_work() as session:
+        again = execute(session, user_id=seeker_id, shown_payload_hash=card["payload_hash"], **arguments)
+    assert again.replayed and again.inquiry_id == outcome.inquiry_id
+    assert messages_of(scratch_db, outcome.inquiry_id) == [("seeker", "Über die App bestätigt")]
+    with scratch_db.read_only() as session:
+        assert session.scalar(select(PendingAction.via).where(PendingAction.ref == card["confirmation_id"])) == "app"
+
+
+def test_only_the_owner_allows_kinds_without_a_click(scratch_db: Database) -> None:
+    from contract.errors import ToolFailure
+    from shared.confirmations import set_without_click
+
+    staff_id = principal_of(scratch_db, STAFF.email).user_id
+    owner_id = principal_of(scratch_db, OWNER.email).user_id
+    with pytest.raises(ToolFailure), scratch_db.unit_of_work() as session:
+        set_without_click(session, office_id=1, user_id=staff_id, kinds_allowed=["send_reply"])
+    with pytest.raises(ToolFailure), scratch_db.unit_of_work() as session:
+        set_without_click(session, office_id=1, user_id=owner_id, kinds_allowed=["send_inquiry"])
+    with scratch_db.unit_of_work() as session:
+        assert set_without_click(session, office_id=1, user_id=owner_id, kinds_allowed=["decide_proposal"]) == ["decide_proposal"]
+    c = callers(scratch_db)
+    proposal, _ = open_proposal(scratch_db)
+    done = c["owner"].raw("decide_proposal", {"proposal_id": proposal, "decision": "accept"})
+    assert done.structured_content["confirmation"]["status"] == "sent_without_click" and "ohne Klick" in done.content[0].text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from sqlalchemy import select
 
 from broker_server.server import DEFINITION as BROKER
 from contract.rights import RIGHTS, ServerName
+from contract.tool import Effect
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.models import (
@@ -33,7 +35,7 @@ from shared.db.models import (
     Valuation,
 )
 from shared.runtime.definition import ServerDefinition
-from tests.conftest import Caller, make_context
+from tests.conftest import Caller, make_context, seeded_database
 from tests.schema_strategies import from_schema
 
 REF = re.compile(r"\b[AIVPSTC]-\d{6,7}\b")
@@ -60,7 +62,11 @@ class Ownership:
 
 @pytest.fixture(scope="module")
 def ownership(demo_db: Any) -> Ownership:
-    with demo_db.read_only() as s:
+    return ownership_of(demo_db)
+
+
+def ownership_of(db: Any) -> Ownership:
+    with db.read_only() as s:
         order_user = dict(s.execute(select(SearchOrder.id, SearchOrder.user_id)).all())
         inquiries = {r: (o, u) for r, o, u in s.execute(select(Inquiry.ref, Inquiry.office_id, Inquiry.seeker_id))}
         shared = {r: set(EMAIL.findall(str(p))) for r, p in s.execute(select(Inquiry.ref, Inquiry.shared_profile))}
@@ -154,20 +160,47 @@ def arguments(schema: dict[str, Any], refs: list[str]) -> st.SearchStrategy[dict
     return st.tuples(from_schema(rest), id_values).map(lambda pair: {**pair[0], **pair[1]})
 
 
-def tool_cases() -> list[tuple[ServerDefinition, str]]:
-    return [(d, spec.name) for d in (BROKER, SEARCH) for spec in d.spec.tools if spec.right.scope is not None]
+WRITING = (Effect.draft, Effect.outbound)
+
+
+def tool_cases(writes: bool = False) -> list[tuple[ServerDefinition, str]]:
+    return [
+        (d, spec.name)
+        for d in (BROKER, SEARCH)
+        for spec in d.spec.tools
+        if spec.right.scope is not None and (spec.effect in WRITING) == writes
+    ]
+
+
+@pytest.fixture(scope="module")
+def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The tools that write get a demo catalog of their own (the shared one is read-only)."""
+    with seeded_database(tmp_path_factory.mktemp("isolation"), "isolation") as db:
+        yield db
 
 
 @pytest.mark.parametrize(("definition", "tool"), tool_cases(), ids=lambda v: v if isinstance(v, str) else v.spec.name.value)
 def test_no_tool_returns_foreign_data(definition: ServerDefinition, tool: str, demo_db: Any, ownership: Ownership) -> None:
+    check_tool(definition, tool, demo_db, lambda: ownership)
+
+
+@pytest.mark.parametrize(("definition", "tool"), tool_cases(writes=True), ids=lambda v: v if isinstance(v, str) else v.spec.name.value)
+def test_no_tool_that_writes_returns_foreign_data(definition: ServerDefinition, tool: str, writable: Any) -> None:
+    """The same for draft_, send_ and decide_ tools; what they create belongs to the caller, so ownership is read
+    again after each call."""
+    check_tool(definition, tool, writable, lambda: ownership_of(writable))
+
+
+def check_tool(definition: ServerDefinition, tool: str, db: Any, owned: Callable[[], Ownership]) -> None:
     spec = next(s for s in definition.spec.tools if s.name == tool)
-    callers = [p for p in principals(demo_db) if (p.office_id is not None) == (definition is BROKER)]
-    refs = ownership.all_refs()
+    callers = [p for p in principals(db) if (p.office_id is not None) == (definition is BROKER)]
+    refs = owned().all_refs()
 
     @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
     @given(args=arguments(spec.input_schema(), refs), who=st.sampled_from(callers))
     def check(args: dict[str, Any], who: Principal) -> None:
-        result = Caller(definition, make_context(demo_db), who).raw(tool, args)
+        result = Caller(definition, make_context(db), who).raw(tool, args)
+        ownership = owned()
         text = str(getattr(result, "structured_content", None)) + " ".join(
             c.text for c in getattr(result, "content", []) if hasattr(c, "text")
         )

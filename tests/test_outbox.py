@@ -150,3 +150,17 @@ def test_two_workers_never_take_the_same_row(scratch_db: Database) -> None:
     with scratch_db.unit_of_work() as session:
         second = claim(session, FIXED_NOW)
     assert len(first) == 1 and second == []
+
+
+def test_the_app_delivers_the_outbox_itself(scratch_db: Database, inbox: Inbox, smtp_port: int) -> None:
+    import time
+
+    from tests.conftest import LiveServer
+
+    send_inquiry(scratch_db)
+    with LiveServer(scratch_db, smtp_host="127.0.0.1", smtp_port=smtp_port, outbox_poll_seconds=0.1):
+        deadline = time.monotonic() + 15
+        while not inbox.messages and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)  # a few more rounds: nothing is sent twice
+    assert len(inbox.messages) == 1 and rows(scratch_db) == [("sent", 1)]

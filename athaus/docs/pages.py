@@ -20,6 +20,8 @@ from athaus.docs.server_pages import tool_path, tools_of
 from contract.server import ServerSpec
 from contract.servers import SERVERS
 from contract.tool import EFFECT_HINTS, VERB_EFFECTS, Effect
+from contract.vocabulary import PendingActionKind, stored_label
+from shared.confirmations.execute import OFFICE_KINDS
 from shared.demo import DEMO_ACCOUNTS
 
 
@@ -230,8 +232,23 @@ def rights_page() -> str:
         "kommt die Karte erneut (Status `pending`), kein Fehler.",
         "",
         "Ohne Klick läuft eine Tat nur, wenn die Inhaberin oder der Inhaber eines Büros diese Art von Tat in der App "
-        "ausdrücklich freigegeben hat (zum Beispiel: Antworten auf eine einfache Exposé-Anfrage). Nur dann führt ein "
-        "`send_`- oder `decide_`-Aufruf sofort aus, und sein Ergebnis sagt, dass er ohne Klick ausgeführt wurde. Für "
-        "Suchende gibt es keine Freigabe ohne Klick.",
+        "ausdrücklich freigegeben hat (Einstellung des Büros, gespeichert als `send_without_click`; ab Werk ist keine Art "
+        "freigegeben). Nur dann führt ein `send_`- oder `decide_`-Aufruf sofort aus, und sein Ergebnis sagt es: Status "
+        "`sent_without_click`. Für Suchende gibt es keine Freigabe ohne Klick.",
+        "",
+        *table(
+            ["Art", "Werkzeug", "ohne Klick freigebbar"],
+            [
+                [f"{stored_label(PendingActionKind, kind.value)} ({mono(kind.value)})", mono(tool), "ja, vom Büro" if kind.value in OFFICE_KINDS else "nein"]
+                for kind, tool in (
+                    (PendingActionKind.send_reply, "send_reply"),
+                    (PendingActionKind.decide_proposal, "decide_proposal"),
+                    (PendingActionKind.send_inquiry, "send_inquiry"),
+                )
+            ],
+        ),
+        "Eine Ablehnung (`decide_proposal` mit `reject`) gilt sofort: es geht nichts hinaus. Den Klick selbst führt "
+        "`decide_confirmation` aus, ein Werkzeug, das nur die Karte sieht (`_meta.ui.visibility: [\"app\"]`, "
+        "`openai/visibility: private`); es verlangt dasselbe Recht wie das Senden an seinem Server.",
     ]
     return page(lines)

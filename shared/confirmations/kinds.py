@@ -230,7 +230,10 @@ def _accept_proposal(session: Session, action: PendingAction, payload: dict[str,
     detail: dict[str, Any] = {"office": office.name}
     if payload.get("text"):
         detail["note"] = payload["text"]
-    match = Match(ref=f"tmp-{action.ref}", search_order_id=order.id, listing_id=listing.id, kind="proposal", detail=detail, state="new", created_at=now)
+    match = Match(
+        ref=f"tmp-{action.ref}", search_order_id=order.id, listing_id=listing.id, kind="proposal", detail=detail, state="new", created_at=now,
+        alerted_at=now,  # the exposé e-mail below is its alert
+    )
     session.add(match)
     session.flush()
     match.ref = _ref("T", match.id)

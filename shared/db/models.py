@@ -254,6 +254,7 @@ class SearchOrder(Base):
     frequency: Mapped[str] = mapped_column(String(10))  # instant | daily | weekly
     status: Mapped[str] = mapped_column(String(10))  # active | paused | ended
     approachable: Mapped[bool] = mapped_column(Boolean, default=False)  # brokers may propose listings
+    last_alert_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # the last e-mail alert of this search
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
@@ -272,6 +273,7 @@ class Match(Base):
     detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # e.g. {"old_price": …, "new_price": …}
     state: Mapped[str] = mapped_column(String(20), default="new")  # new | seen | interesting | not_interested
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    alerted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # when the seeker's e-mail alert took it along
 
 
 class Inquiry(Base):

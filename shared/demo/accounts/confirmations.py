@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import secrets
 
+from shared.confirmations.tokens import payload_hash
 from shared.demo.accounts.ground import Ground
 from shared.demo.accounts.inquiries import Thread
 from shared.demo.clock import DEMO_NOW
@@ -38,7 +39,20 @@ def pending_confirmations(ground: Ground, threads: list[Thread]) -> list[Row]:
                 continue
         assert thread.letters is not None
         body = thread.letters.office_reply(created, first=True, author=author)
-        token = secrets.token_urlsafe(32)  # never stored; nobody can click a demo confirmation
+        token = secrets.token_urlsafe(32)  # never stored; no card can click a demo confirmation (the web app can)
+        author_name = author.name if author else ground.people.users[0].name
+        payload = {
+            "kind": "send_reply",
+            "inquiry_id": thread.ref,
+            "listing_id": thread.listing.ref,
+            "office_id": 1,
+            "author_id": author.id if author else ground.people.users[0].id,
+            "recipient": f"{thread.profile.get('name') or 'die/der Suchende (Name nicht freigegeben)'} (Anfrage {thread.ref})",
+            "sender": f"{author_name}, {office.name}",
+            "subject": f"Antwort zu „{thread.listing.title}“ ({thread.listing.ref})",
+            "text": body,
+            "shared_contact": [],
+        }
         rows.append(
             {
                 "id": len(rows) + 1,
@@ -47,7 +61,8 @@ def pending_confirmations(ground: Ground, threads: list[Thread]) -> list[Row]:
                 "user_id": author.id if author else ground.people.users[0].id,
                 "office_id": 1,
                 "subject_ref": thread.ref,
-                "payload": {"body": body},
+                "payload": payload,
+                "payload_hash": payload_hash(payload),
                 "summary": (
                     f"Antwort an {thread.seeker.name} auf die Anfrage {thread.ref} zum Inserat "
                     f"{thread.listing.ref}"

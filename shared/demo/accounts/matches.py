@@ -89,6 +89,7 @@ class Matches:
                 "detail": detail,
                 "state": states.pick(self.rng),
                 "created_at": at,
+                "alerted_at": at,  # the demo's Treffer reached their seekers when they were made (no e-mail later)
             }
         )
 

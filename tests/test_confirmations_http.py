@@ -1,0 +1,250 @@
+"""Drafts a person confirms, end to end over real HTTP with the official client, across both servers: a seeker's
+inquiry clicked in the card reaches the office (search_inquiries, situation report), the office's reply clicked on
+/makler/mcp reaches the seeker (get_inquiry), an accepted proposal reaches the seeker's Treffer (list_matches). Replay,
+a forged token, another user's and another office's token, a changed payload and an expired draft execute nothing.
+The card is one ui:// resource in both hosts' forms; the token is in no content and no structuredContent."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import select, update
+
+from contract.broker import SERVER as BROKER_SERVER
+from contract.confirmations import CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME
+from contract.search import SERVER as SEARCH_SERVER
+from shared.auth.tokens import mint_access_token
+from shared.db.models import InquiryMessage, PendingAction, User
+from shared.db.session import Database
+from shared.settings import Settings
+from tests.confirmation_helpers import (
+    BROKER_SCOPES,
+    OTHER_OWNER,
+    OTHER_SEEKER,
+    OWNER,
+    SEEKER,
+    SEEKER_SCOPES,
+    click,
+    open_inquiry,
+    open_proposal,
+    published_listing,
+)
+from tests.conftest import LiveServer, seeded_database
+from tests.test_german_text import broker_cases, search_cases
+
+SEEN: list[types.CallToolResult] = []  # every result of every tool call of this module, for the token scan
+CALLED: set[tuple[str, str]] = set()  # (server, tool) of those calls
+TOKENS: set[str] = set()
+
+
+@pytest.fixture(scope="module")
+def e2e(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Database]]:
+    with seeded_database(tmp_path_factory.mktemp("e2e"), "e2e") as db, LiveServer(db) as server:
+        yield server, db
+
+
+def access_token(db: Database, email: str, server: str, scopes: frozenset[str]) -> str:
+    with db.unit_of_work() as session:
+        user_id = session.scalar(select(User.id).where(User.email == email))
+        resource = Settings().resource_url(server)
+        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=sorted(scopes)).access_token
+
+
+def email_of(db: Database, user_id: int) -> str:
+    with db.read_only() as session:
+        return str(session.scalar(select(User.email).where(User.id == user_id)))
+
+
+class Session:
+    """Calls over HTTP as one login on one server; every result is kept for the token scan."""
+
+    def __init__(self, server: LiveServer, db: Database, email: str, name: str) -> None:
+        scopes = SEEKER_SCOPES if name == "suche" else BROKER_SCOPES
+        self.name = name
+        self.url = f"{server.base_url}/{name}/mcp"
+        self.token = access_token(db, email, name, scopes)
+
+    async def _run(self, use: Any) -> Any:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(self.url, http_client=http), mode="2026-07-28") as client:
+                return await use(client)
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        async def use(client: Client) -> types.CallToolResult:
+            return await client.call_tool(tool, arguments)
+
+        result = anyio.run(self._run, use)
+        SEEN.append(result)
+        CALLED.add((self.name, tool))
+        card = (result.meta or {}).get(CONFIRMATION_META_KEY)
+        if card:
+            TOKENS.add(card["token"])
+        return result
+
+    def ok(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = self.call(tool, arguments)
+        assert not result.is_error, result.content[0].text
+        return result.structured_content
+
+    def code(self, tool: str, arguments: dict[str, Any]) -> str:
+        result = self.call(tool, arguments)
+        assert result.is_error and result.structured_content is None
+        return str(result.meta["athaus/code"])
+
+    def listing(self) -> tuple[list[types.Tool], list[types.Resource], types.ReadResourceResult]:
+        async def use(client: Client) -> Any:
+            return (await client.list_tools()).tools, (await client.list_resources()).resources, await client.read_resource(CARD_URI)
+
+        return anyio.run(self._run, use)
+
+
+def card(result: types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    return dict(result.meta[CONFIRMATION_META_KEY])
+
+
+def thread_count(db: Database) -> int:
+    with db.read_only() as session:
+        return len(list(session.scalars(select(InquiryMessage.id))))
+
+
+def test_the_card_is_one_resource_in_both_forms_and_only_the_card_sees_the_click_tool(e2e: tuple[LiveServer, Database]) -> None:
+    server, db = e2e
+    for email, name in ((SEEKER.email, "suche"), (OWNER.email, "makler")):
+        tools, resources, read = Session(server, db, email, name).listing()
+        meta = {tool.name: tool.meta for tool in tools}
+        draft = "draft_inquiry" if name == "suche" else "draft_reply"
+        assert meta[draft]["ui"] == {"resourceUri": CARD_URI}
+        assert meta[draft]["openai/outputTemplate"] == CARD_URI and meta[draft]["openai/widgetAccessible"] is True
+        assert meta["decide_confirmation"]["ui"] == {"resourceUri": CARD_URI, "visibility": ["app"]}
+        assert meta["decide_confirmation"]["openai/visibility"] == "private"
+        assert [(r.uri, r.mime_type) for r in resources] == [(CARD_URI, MCP_APP_MIME)]
+        forms = {content.mime_type: content for content in read.contents}
+        assert set(forms) == {MCP_APP_MIME, SKYBRIDGE_MIME}
+        assert forms[MCP_APP_MIME].meta["ui"]["csp"] == {"connectDomains": [], "resourceDomains": []}
+        assert forms[MCP_APP_MIME].meta["ui"]["domain"] == Settings().public_url
+        assert forms[SKYBRIDGE_MIME].meta["openai/widgetCSP"] == {"connect_domains": [], "resource_domains": []}
+        assert forms[MCP_APP_MIME].text == forms[SKYBRIDGE_MIME].text and "decide_confirmation" in forms[MCP_APP_MIME].text
+
+
+def test_an_inquiry_a_reply_and_an_expose_go_out_after_the_click(e2e: tuple[LiveServer, Database]) -> None:
+    server, db = e2e
+    seeker = Session(server, db, SEEKER.email, "suche")
+    office = Session(server, db, OWNER.email, "makler")
+    waiting_before = office.ok("show_situation_report", {})["sections"][0]["total"]
+    listing = published_listing(db)
+    drafted = seeker.call("draft_inquiry", {"listing_id": listing, "message": "Ist die Wohnung noch frei? Ich komme gern vorbei.", "share": ["name", "email", "phone"]})
+    assert drafted.structured_content["confirmation"]["status"] == "pending"
+    sent = seeker.ok("decide_confirmation", click(card(drafted)))
+    assert sent["confirmation"]["status"] == "sent"
+    inquiry = sent["inquiry_id"]
+    found = office.ok("search_inquiries", {"listing_id": listing, "limit": 50})
+    assert inquiry in [item["inquiry_id"] for item in found["items"]]
+    assert office.ok("show_situation_report", {})["sections"][0]["total"] == waiting_before + 1
+    # the office replies; the broker clicks on /makler/mcp; the seeker reads it
+    reply = office.call("draft_reply", {"inquiry_id": inquiry, "text": "Ja, noch frei. Freitag 17 Uhr?"})
+    assert office.ok("send_reply", {"confirmation_id": card(reply)["confirmation_id"]})["confirmation"]["status"] == "pending"
+    assert office.ok("decide_confirmation", click(card(reply)))["confirmation"]["status"] == "sent"
+    thread = seeker.ok("get_inquiry", {"inquiry_id": inquiry})["messages"]
+    assert [(m["from_provider"], m["text"]) for m in thread] == [
+        (False, "Ist die Wohnung noch frei? Ich komme gern vorbei."),
+        (True, "Ja, noch frei. Freitag 17 Uhr?"),
+    ]
+    assert office.ok("show_situation_report", {})["sections"][0]["total"] == waiting_before
+    # an accepted proposal: the exposé reaches the seeker's Treffer after the click
+    proposal, seeker_id = open_proposal(db)
+    receiver = Session(server, db, email_of(db, seeker_id), "suche")
+    accept = office.call("decide_proposal", {"proposal_id": proposal, "decision": "accept", "message": "Passt zu Ihrer Suche."})
+    before = receiver.ok("list_matches", {"kinds": ["proposal"], "limit": 50})["items"]
+    assert office.ok("decide_confirmation", click(card(accept)))["confirmation"]["status"] == "sent"
+    after = receiver.ok("list_matches", {"kinds": ["proposal"], "limit": 50})["items"]
+    new = [m for m in after if m["match_id"] not in {b["match_id"] for b in before}]
+    assert len(new) == 1 and new[0]["detail"]["note"] == "Passt zu Ihrer Suche." and new[0]["listing"]["listing_id"]
+
+
+def test_replay_forgery_foreign_tokens_changed_and_expired_drafts_execute_nothing(e2e: tuple[LiveServer, Database]) -> None:
+    server, db = e2e
+    seeker = Session(server, db, SEEKER.email, "suche")
+    other_seeker = Session(server, db, OTHER_SEEKER.email, "suche")
+    office = Session(server, db, OWNER.email, "makler")
+    other_office = Session(server, db, OTHER_OWNER.email, "makler")
+    listing = published_listing(db)
+
+    draft = card(seeker.call("draft_inquiry", {"listing_id": listing, "message": "Erste Fassung"}))
+    reply = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Antwort des Büros"}))
+    before = thread_count(db)
+    assert seeker.code("decide_confirmation", click(draft, token="A" * 43)) == "CONFIRMATION_INVALID"  # forged
+    assert other_seeker.code("decide_confirmation", click(draft)) == "CONFIRMATION_INVALID"  # another user's
+    assert other_office.code("decide_confirmation", click(reply)) == "CONFIRMATION_INVALID"  # another office's
+    assert office.code("decide_confirmation", click(draft)) == "CONFIRMATION_INVALID"  # the other server's
+    changed = card(seeker.call("draft_inquiry", {"listing_id": listing, "message": "Zweite Fassung", "confirmation_id": draft["confirmation_id"]}))
+    assert seeker.code("decide_confirmation", click(draft)) == "CONFLICT"  # the payload changed since it was shown
+    with db.unit_of_work() as session:
+        session.execute(
+            update(PendingAction).where(PendingAction.ref == reply["confirmation_id"]).values(expires_at=dt.datetime.now(dt.UTC) - dt.timedelta(minutes=1))
+        )
+    assert office.code("decide_confirmation", click(reply)) == "CONFIRMATION_EXPIRED"
+    assert thread_count(db) == before
+    # the other halves: the shown payload by its own user sends, exactly once however often it is clicked
+    assert seeker.ok("decide_confirmation", click(changed))["confirmation"]["status"] == "sent"
+    assert thread_count(db) == before + 1
+    replay = seeker.ok("decide_confirmation", click(changed))
+    assert replay["confirmation"]["status"] == "sent" and "nichts wurde doppelt gesendet" in replay["outcome"]
+    assert thread_count(db) == before + 1
+    fresh = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Neue Antwort"}))
+    assert office.ok("decide_confirmation", click(fresh))["confirmation"]["status"] == "sent"
+    assert thread_count(db) == before + 2
+
+
+def test_a_raced_double_click_sends_once(e2e: tuple[LiveServer, Database]) -> None:
+    server, db = e2e
+    seeker = Session(server, db, SEEKER.email, "suche")
+    draft = card(seeker.call("draft_inquiry", {"listing_id": published_listing(db), "message": "Doppelklick"}))
+    before = thread_count(db)
+    results: list[types.CallToolResult] = []
+
+    async def race() -> None:
+        async def one() -> None:
+            async def use(client: Client) -> types.CallToolResult:
+                return await client.call_tool("decide_confirmation", click(draft))
+
+            results.append(await seeker._run(use))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(4):
+                group.start_soon(one)
+
+    anyio.run(race)
+    SEEN.extend(results)
+    assert all(not r.is_error and r.structured_content["confirmation"]["status"] == "sent" for r in results)
+    assert thread_count(db) == before + 1
+
+
+def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Database]) -> None:
+    server, db = e2e
+    seeker = Session(server, db, SEEKER.email, "suche")
+    office = Session(server, db, OWNER.email, "makler")
+    pending = card(seeker.call("draft_inquiry", {"listing_id": published_listing(db), "message": "Noch eine Frage"}))
+    seeker.ok("send_inquiry", {"confirmation_id": pending["confirmation_id"]})
+    # every other tool of both servers, after the flows above, with a draft still waiting
+    for name, arguments in search_cases(db):
+        seeker.ok(name, arguments)
+    for name, arguments in broker_cases(db, OWNER.office_id):
+        office.ok(name, arguments)
+    declared = {(spec.name.value, tool.name) for spec in (SEARCH_SERVER, BROKER_SERVER) for tool in spec.tools}
+    assert declared - CALLED == set()
+    assert TOKENS and len(SEEN) > 40
+    for result in SEEN:
+        visible = json.dumps(result.structured_content, ensure_ascii=False) + "".join(
+            block.text for block in result.content if isinstance(block, types.TextContent)
+        )
+        assert not any(token in visible for token in TOKENS)

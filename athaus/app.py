@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Callable
 
 import anyio
 import anyio.to_thread
-
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy import text
@@ -28,11 +27,11 @@ from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
 from shared.db.session import Database
+from shared.outbox.alerts import queue_alerts
+from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
-from shared.outbox.alerts import queue_alerts
-from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages

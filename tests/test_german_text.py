@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 from sqlalchemy import select
 
@@ -27,8 +28,6 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
-import pytest
-
 from tests.confirmation_helpers import outbound_calls
 from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
 

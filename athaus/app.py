@@ -23,10 +23,13 @@ from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
 from athaus.servers import DEFINITIONS
+from shared.auth.challenge import RightsMap
+from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
 from shared.db.session import Database
+from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
 from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.paging.cursor import CursorCodec
@@ -81,12 +84,18 @@ async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, n
         await anyio.sleep(settings.outbox_poll_seconds)
 
 
+def _on_listing_event(payload: dict[str, object]) -> None:
+    log.info('{"event": "listing_event", "kind": "%s", "listing": "%s"}', payload.get("kind"), payload.get("listing"))
+    deliver(payload)
+
+
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
     )
     resolver = token_resolver(settings, db)
+    origins = OriginPolicy(settings.allowed_origins)
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[BaseRoute] = []
     served: list[str] = []
@@ -94,7 +103,9 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         if only and name.value != only:
             continue
         manager = StreamableHTTPSessionManager(
-            app=build_server(definition, context, version()), stateless=True, json_response=True, security_settings=security
+            app=build_server(definition, context, version()), stateless=True,
+            json_response=not settings.stream_responses,
+            security_settings=security,
         )
         managers.append(manager)
         endpoint = BearerAuthentication(
@@ -104,9 +115,11 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             resolver=resolver,
             # A server without public tools has nothing to offer anonymously; its 401 starts the client's sign-in.
             require_token=all(spec.right.scope for spec in definition.spec.tools),
+            rights=RightsMap(definition.spec),
         )
         served.append(definition.spec.path)
-        routes.append(Route(served[-1], endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+        # Stateless JSON responses: POST only. A GET (an event stream that would only ping) is 405 with Allow: POST.
+        routes.append(Route(served[-1], endpoint=Cors(endpoint, origins, ["POST"])))
         routes.append(protected_resource_route(settings, name))
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)
@@ -142,6 +155,11 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
+            if db.engine.dialect.name == "postgresql":
+                # Listing events of every instance on this database (shared/matching/notify.py): logged, and handed
+                # to this instance's subscribers.
+                listener = Listener(db.engine.url.render_as_string(hide_password=False), _on_listing_event)
+                stack.callback(listener.stop)
             tasks = await stack.enter_async_context(anyio.create_task_group())
             if mailer is not None:
                 tasks.start_soon(deliver_outbox, settings, db, mailer, context.now)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
 from sqlalchemy import func, select
 
 from shared.db.migrate import upgrade
@@ -41,11 +43,38 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from athaus.app import create_app
 
+    settings = settings.serving(args.host, args.port)
+    announce(settings)
     db = _database(settings)
     prepare(settings, db)
     app = create_app(settings, db, only=args.server)
-    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port, log_config=None, access_log=False)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False)
     return 0
+
+
+def announce(settings: Settings) -> None:
+    """Says at start where clients reach the server, and what in the settings does not fit."""
+    log.info(
+        json.dumps(
+            {
+                "event": "serving",
+                "bind": f"{settings.host}:{settings.port}",
+                "public_url": settings.public_url,
+                "public_url_follows_bind": settings.public_url_follows_bind,
+                "development": settings.development,
+            }
+        )
+    )
+    mismatch = settings.bind_mismatch()
+    if mismatch:
+        log.warning(json.dumps({"event": "public_url_mismatch", "detail": mismatch}))
+        print(f"Warnung: ATHAUS_PUBLIC_URL passt nicht zur Bindung ({mismatch}).", file=sys.stderr)
+    if settings.development_forced_off:
+        log.warning(json.dumps({"event": "development_mode_off", "public_url": settings.public_url}))
+        print(
+            f"Hinweis: Entwicklungsmodus ist aus, weil die öffentliche Adresse {settings.public_url} nicht auf Loopback liegt.",
+            file=sys.stderr,
+        )
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
@@ -102,7 +131,7 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
     from contract.rights import ServerName
     from contract.servers import SERVERS
     from shared.auth.access import account_by_email, allowed_scopes
-    from shared.auth.tokens import mint_access_token
+    from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, mint_access_token
 
     if not settings.development:
         print("Tokens gibt `athaus token` nur im Entwicklungsmodus aus (ATHAUS_DEVELOPMENT=true).", file=sys.stderr)
@@ -126,7 +155,7 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
             print(f"Das Konto {account.email} kann auf {server.title} diese Rechte nicht erhalten: {wanted}.", file=sys.stderr)
             return 1
         issued = mint_access_token(
-            session, user_id=account.user_id, client_id="athaus-cli", resource=settings.resource_url(server.name.value), scopes=rights
+            session, user_id=account.user_id, client_id=DEVELOPMENT_CLIENT_ID, resource=settings.resource_url(server.name.value), scopes=rights
         )
     print(issued.access_token)
     return 0
@@ -195,7 +224,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as invalid:
+        problems = "; ".join(str(error["msg"]).removeprefix("Value error, ") for error in invalid.errors())
+        print(f"Die Einstellungen (ATHAUS_*) passen nicht zusammen: {problems}", file=sys.stderr)
+        return 2
     configure(settings.log_level)
     return int(args.run(args, settings))
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from broker_server import checks, estimate, inquiries, outbound, proposals, report, stock, valuations
+from broker_server import checks, estimate, imports, inquiries, outbound, proposals, report, stock, valuations, writes
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_stock import GetStockListingInput
@@ -79,6 +79,8 @@ DEFINITION = ServerDefinition(
         valuations.HANDLERS,
         proposals.HANDLERS,
         outbound.HANDLERS,
+        writes.HANDLERS,
+        imports.HANDLERS,
     ),
     readers={
         contract.STOCK_LISTING_RESOURCE.name: read_stock_listing,

@@ -240,6 +240,7 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
                 **labelled("status", expose.status),
                 "address_published": listing.address_published,
                 "created_at": listing.created_at,
+                "version": listing.version,
                 "status_history": _status_history(session, listing),
                 "inquiries": _listing_inquiries(session, office, listing),
                 "open_drafts": _open_drafts(session, office, listing, now),

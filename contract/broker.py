@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from contract import broker_estimate, broker_inquiries, broker_outbound, broker_report, broker_stock
+from contract import (
+    broker_estimate,
+    broker_import,
+    broker_inquiries,
+    broker_outbound,
+    broker_report,
+    broker_stock,
+    broker_writes,
+)
 from contract.envelope import HOW_TO_READ
 from contract.confirmations import CARD
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
@@ -54,7 +62,15 @@ SERVER = declare_server(
     title=TITLE,
     summary=SUMMARY,
     instructions=INSTRUCTIONS,
-    tools=[*broker_report.TOOLS, *broker_stock.TOOLS, *broker_estimate.TOOLS, *broker_inquiries.TOOLS, *broker_outbound.TOOLS],
+    tools=[
+        *broker_report.TOOLS,
+        *broker_stock.TOOLS,
+        *broker_writes.TOOLS,
+        *broker_import.TOOLS,
+        *broker_estimate.TOOLS,
+        *broker_inquiries.TOOLS,
+        *broker_outbound.TOOLS,
+    ],
     resources=(STOCK_LISTING_RESOURCE, OFFICE_INQUIRY_RESOURCE),
     prompts=(START_DAY_PROMPT, ANSWER_INQUIRIES_PROMPT),
     apps=(CARD,),

@@ -240,6 +240,7 @@ class StockListingDetail(ListingDetail):
         description="true: die genaue Adresse steht im öffentlichen Exposé; false: Suchende sehen sie erst auf Anfrage. Hier steht sie immer."
     )
     created_at: Annotated[dt.datetime, Label("angelegt")]
+    version: Annotated[int, Label("Version", brief=False)] = Field(description="Mit save_listing und update_listing_status mitsenden.")
     status_history: Annotated[list[StatusChangeEntry] | Absent, Label("Statusverlauf")] = Field(description="Statusverlauf, älteste Änderung zuerst.")
     inquiries: Annotated[ListingInquiries, Label("Anfragen")]
     open_drafts: Annotated[OpenDrafts, Label("Offene Entwürfe")] = Field(description="Wartende Bestätigungen zu Anfragen und Vorschlägen dieses Objekts.")

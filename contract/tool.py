@@ -30,6 +30,7 @@ class Effect(StrEnum):
 VERB_EFFECTS: dict[str, Effect] = {
     **dict.fromkeys(["search", "list", "get", "check", "estimate", "count", "calculate", "show"], Effect.read),
     "save": Effect.save,
+    "import": Effect.save,  # creates or changes listings; the same transfer twice changes nothing
     "update": Effect.update,
     "draft": Effect.draft,
     "send": Effect.outbound,

@@ -128,6 +128,10 @@ class Decision(StrEnum):  # the two buttons of a confirmation card
 class ProposalDecision(StrEnum):
     accept = "accept"
     reject = "reject"
+class WriteResult(StrEnum):  # what a save_/update_ call did
+    created = "created"
+    changed = "changed"
+    unchanged = "unchanged"
 
 
 # --- Athaus Immobiliensuche: the seeker's account ------------------------------------------------------------
@@ -157,6 +161,42 @@ class MatchState(StrEnum):
     seen = "seen"
     interesting = "interesting"
     not_interested = "not_interested"
+
+
+# --- Athaus für Makler: the OpenImmo import -------------------------------------------------------------------
+
+
+class TransferScope(StrEnum):  # `<uebertragung umfang>`: VOLL is the whole stock of the feed, TEIL a part of it
+    full = "full"
+    partial = "partial"
+
+
+class TransferSource(StrEnum):  # where import_listings read the transfer from
+    upload = "upload"
+    feed = "feed"
+
+
+class ImportAction(StrEnum):  # `<aktion aktionart>` of one object; no aktionart means a new object
+    new = "new"
+    change = "change"
+    delete = "delete"
+
+
+class ImportOutcome(StrEnum):  # what the import did with one object
+    created = "created"
+    changed = "changed"
+    unchanged = "unchanged"
+    withdrawn = "withdrawn"
+    refused = "refused"
+
+
+class ValueExclusion(StrEnum):  # why a value of a numeric (or date) field was not stored (data-fidelity rule 14)
+    on_request = "on_request"
+    approximate = "approximate"
+    ambiguous = "ambiguous"
+    not_a_number = "not_a_number"
+    out_of_range = "out_of_range"
+    not_a_date = "not_a_date"
 
 
 # German label of every value. A StrEnum member equals its string, so this table is looked up by value: two
@@ -225,6 +265,9 @@ LABELS: dict[StrEnum, str] = {
     Decision.discard: "verwerfen",
     ProposalDecision.accept: "annehmen",
     ProposalDecision.reject: "ablehnen",
+    WriteResult.created: "angelegt",
+    WriteResult.changed: "geändert",
+    WriteResult.unchanged: "unverändert",
     SearchOrderStatus.active: "aktiv",
     SearchOrderStatus.paused: "pausiert",
     SearchOrderStatus.ended: "beendet",
@@ -239,6 +282,24 @@ LABELS: dict[StrEnum, str] = {
     MatchState.seen: "gesehen",
     MatchState.interesting: "interessant",
     MatchState.not_interested: "nicht interessant",
+    TransferScope.full: "vollständig (VOLL)",
+    TransferScope.partial: "Teilübertragung (TEIL)",
+    TransferSource.upload: "übergebene Datei",
+    TransferSource.feed: "Feed-Adresse des Büros",
+    ImportAction.new: "neu",
+    ImportAction.change: "Änderung",
+    ImportAction.delete: "Löschung",
+    ImportOutcome.created: "angelegt",
+    ImportOutcome.changed: "geändert",
+    ImportOutcome.unchanged: "unverändert",
+    ImportOutcome.withdrawn: "zurückgezogen",
+    ImportOutcome.refused: "abgelehnt",
+    ValueExclusion.on_request: "auf Anfrage oder Verhandlungssache",
+    ValueExclusion.approximate: "nur ungefähr angegeben",
+    ValueExclusion.ambiguous: "mehrdeutig geschrieben",
+    ValueExclusion.not_a_number: "keine Zahl",
+    ValueExclusion.out_of_range: "außerhalb des möglichen Bereichs",
+    ValueExclusion.not_a_date: "kein Datum",
 }
 
 # German (and a few colloquial) words accepted as input, normalised to the English value. Per value set; matched
@@ -298,7 +359,22 @@ GERMAN_ALIASES: dict[type[StrEnum], dict[str, str]] = {
     },
     InquirySort: {"neueste": "newest", "neu": "newest", "aelteste": "oldest", "älteste": "oldest", "alt": "oldest"},
     ProposalStatus: {"offen": "open", "angenommen": "accepted", "abgelehnt": "rejected"},
-    SearchOrderStatus: {"aktiv": "active", "pausiert": "paused", "angehalten": "paused", "beendet": "ended"},
+    SearchOrderStatus: {
+        "aktiv": "active",
+        "fortsetzen": "active",
+        "pausiert": "paused",
+        "pausieren": "paused",
+        "angehalten": "paused",
+        "beendet": "ended",
+        "beenden": "ended",
+    },
+    AlertFrequency: {
+        "sofort": "instant",
+        "täglich": "daily",
+        "taeglich": "daily",
+        "wöchentlich": "weekly",
+        "woechentlich": "weekly",
+    },
     MatchKind: {
         "neues inserat": "new_listing",
         "neu": "new_listing",

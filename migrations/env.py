@@ -2,6 +2,7 @@
 
 from alembic import context
 
+import shared.audit  # noqa: F401  (the audit table lives on the same Base)
 import shared.auth.models  # noqa: F401  (the OAuth tables live on the same Base)
 from shared.db.models import Base
 

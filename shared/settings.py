@@ -2,12 +2,40 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path("var")
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def is_loopback(hostname: str | None) -> bool:
+    """localhost, 127.0.0.0/8 or ::1: a name only this machine reaches."""
+    if not hostname:
+        return False
+    if hostname == "localhost" or hostname.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(hostname.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def bind_url(host: str, port: int) -> str:
+    """The URL a local client reaches `athaus serve` at when it listens on host:port (any-address binds: loopback)."""
+    if host in ("", "0.0.0.0"):
+        host = DEFAULT_HOST
+    elif host == "::":
+        host = "::1"
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
 
 
 class Settings(BaseSettings):
@@ -17,13 +45,17 @@ class Settings(BaseSettings):
         default=f"sqlite:///{DEFAULT_DATA_DIR / 'athaus.sqlite3'}",
         description="SQLAlchemy URL; sqlite:///… (embedded default) or postgresql+psycopg://…",
     )
+    # Unset: follows the bind, http://host:port (set by _public_url_follows_the_bind).
     public_url: str = Field(
-        default="http://127.0.0.1:8000",
+        default="",
         description="The URL clients use to reach this deployment; resource and issuer URLs derive from it.",
     )
-    development: bool = Field(default=True, description="Development mode: `athaus token` may mint tokens locally.")
-    host: str = "127.0.0.1"
-    port: int = 8000
+    development: bool = Field(
+        default=True,
+        description="Development mode: `athaus token` may mint tokens locally. Never on for a non-loopback public URL.",
+    )
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
     allowed_hosts: list[str] = Field(
         default=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
         description="Host header values the MCP endpoints accept (DNS rebinding protection); 'name:*' allows any port.",
@@ -37,9 +69,34 @@ class Settings(BaseSettings):
         description="Key that signs cursors; when unset, a random key is created once and kept in the database.",
     )
     cursor_ttl_seconds: int = 3600
+    call_deadline_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="Deadline of one MCP request (tool call, completion, resource, prompt); past it the answer is "
+        "TIME_BUDGET_EXCEEDED and the database statement is cancelled.",
+    )
+    workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="Worker processes of `athaus serve`; unset: one per CPU core on PostgreSQL, 1 on SQLite.",
+    )
+    max_request_bytes: int = Field(
+        default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
+    )
     demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
     demo_listings: int = 2400
     log_level: str = "INFO"
+    stream_responses: bool = Field(
+        default=False,
+        description="Answer MCP requests as an SSE stream when a tool sends notifications (progress of import_listings); "
+        "false: one JSON response per request, progress notifications are not delivered.",
+    )
+    openimmo_max_bytes: int = Field(
+        default=10 * 1024 * 1024, description="Largest OpenImmo transfer import_listings reads (argument or feed), in bytes."
+    )
+    openimmo_fetch_timeout_seconds: float = Field(
+        default=30.0, description="Timeout of fetching an office's OpenImmo feed URL, in seconds."
+    )
     oauth_issuer: str | None = Field(
         default=None,
         description="Issuer of an external OAuth authorization server; when set, the built-in one is not mounted "
@@ -66,11 +123,70 @@ class Settings(BaseSettings):
     outbox_max_attempts: int = 5
     outbox_retry_seconds: float = 60.0
 
+    _public_url_follows_bind: bool = PrivateAttr(default=False)
+    _development_forced_off: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _public_url_follows_the_bind(self) -> Settings:
+        if not self.public_url:
+            object.__setattr__(self, "public_url", bind_url(self.host, self.port))
+            self._public_url_follows_bind = True
+        return self
+
     @model_validator(mode="after")
     def _external_issuer_comes_with_keys(self) -> Settings:
         if bool(self.oauth_issuer) != bool(self.oauth_jwks_url):
             raise ValueError("ATHAUS_OAUTH_ISSUER and ATHAUS_OAUTH_JWKS_URL are set together (an external authorization server)")
         return self
+
+    @model_validator(mode="after")
+    def _no_development_mode_in_public(self) -> Settings:
+        """Development mode (local tokens, cookies without Secure) is for this machine only: with a public URL off
+        loopback it is switched off, or refused when it was asked for explicitly."""
+        if self.development and not is_loopback(urlsplit(self.public_url).hostname):
+            if "development" in self.model_fields_set:
+                raise ValueError(
+                    f"ATHAUS_DEVELOPMENT=true geht nur mit einer öffentlichen Adresse auf Loopback, nicht mit {self.public_url}"
+                )
+            object.__setattr__(self, "development", False)
+            self._development_forced_off = True
+        return self
+
+    @property
+    def public_url_follows_bind(self) -> bool:
+        """True when ATHAUS_PUBLIC_URL is unset and the public URL is derived from host and port."""
+        return self._public_url_follows_bind
+
+    @property
+    def development_forced_off(self) -> bool:
+        return self._development_forced_off
+
+    def serving(self, host: str | None, port: int | None) -> Settings:
+        """These settings for `athaus serve --host/--port`: the bind overridden and, when unset, the public URL
+        following it."""
+        host, port = host or self.host, port or self.port
+        update: dict[str, Any] = {"host": host, "port": port}
+        if self.public_url_follows_bind:
+            update["public_url"] = bind_url(host, port)
+        served = self.model_copy(update=update)
+        served._public_url_follows_bind = self._public_url_follows_bind
+        return served
+
+    def bind_mismatch(self) -> str | None:
+        """Why a set public URL cannot reach this bind (same machine, other port or address), or None if it may.
+
+        A public URL on another host (a reverse proxy in front) is not checked: its port is the proxy's."""
+        if self.public_url_follows_bind:
+            return None
+        public = urlsplit(self.public_url)
+        if not is_loopback(public.hostname):
+            return None
+        port = public.port or (443 if public.scheme == "https" else 80)
+        if port != self.port:
+            return f"public URL {self.public_url} names port {port}, the server listens on {self.host}:{self.port}"
+        if self.host not in ("0.0.0.0", "::", "") and not is_loopback(self.host):
+            return f"public URL {self.public_url} is a loopback address, the server listens on {self.host} only"
+        return None
 
     @property
     def issuer(self) -> str:

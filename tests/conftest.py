@@ -39,6 +39,32 @@ DEMO_LISTINGS = 2400  # the embedded default's catalog; recall floors are measur
 FIXED_NOW = DEMO_NOW + dt.timedelta(days=1)
 
 
+# Names the tests' client metadata documents live under, with the addresses they resolve to (no DNS in tests).
+TEST_NAMES: dict[str, list[str]] = {
+    "client.example": ["93.184.215.14"],
+    "internal.example": ["192.168.1.5"],
+    "mixed.example": ["93.184.215.14", "10.0.0.1"],
+    "metadata.example": ["169.254.169.254"],
+}
+
+
+@pytest.fixture(autouse=True)
+def test_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Client metadata document hosts resolve through TEST_NAMES; everything else through the system resolver."""
+    import socket
+
+    from shared.auth import fetch
+
+    real = fetch.lookup
+
+    async def lookup(host: Any, port: Any, **options: Any) -> Any:
+        if host in TEST_NAMES:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port)) for address in TEST_NAMES[host]]
+        return await real(host, port, **options)
+
+    monkeypatch.setattr(fetch, "lookup", lookup)
+
+
 @pytest.fixture(scope="session")
 def backend() -> str:
     return "postgresql" if os.environ.get("ATHAUS_TEST_DATABASE_URL") else "sqlite"

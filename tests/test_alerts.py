@@ -72,3 +72,26 @@ def test_paused_searches_do_not_alert(scratch_db: Database) -> None:
     with scratch_db.unit_of_work() as session:
         session.execute(update(SearchOrder).where(SearchOrder.id == order).values(status="paused"))
     assert queue_alerts(scratch_db, FIXED_NOW + dt.timedelta(hours=1)) == []
+
+
+def test_a_published_listing_that_fits_an_instant_search_is_mailed_once(scratch_db: Database) -> None:
+    """Across the write side: the broker publishes, the matching makes the Treffer, the next round alerts it once."""
+    from broker_server.server import DEFINITION as BROKER
+    from search_server.server import DEFINITION as SEARCH
+    from tests.conftest import Caller, make_context
+    from tests.test_seeker_writes import seeker_principal
+    from tests.test_stock_writes import broker_principal, complete_fields
+    from tests.confirmation_helpers import SEEKER
+
+    with scratch_db.unit_of_work() as session:
+        session.execute(update(SearchOrder).values(status="paused"))
+    context = make_context(scratch_db)
+    seeker = Caller(SEARCH, context, seeker_principal(scratch_db, SEEKER.email))
+    broker = Caller(BROKER, context, broker_principal(scratch_db, 1))
+    order = seeker("save_search_order", {"criteria": {"marketing_type": "buy", "city": "Leipzig", "query": "Wasserturmblick"}, "frequency": "instant"})
+    ref = broker("save_listing", {"fields": complete_fields(scratch_db, title="Altbauwohnung mit Wasserturmblick")})["listing_id"]
+    broker("update_listing_status", {"listing_id": ref, "status": "published"})
+    assert len(queue_alerts(scratch_db, FIXED_NOW + dt.timedelta(minutes=1))) == 1
+    assert queue_alerts(scratch_db, FIXED_NOW + dt.timedelta(minutes=2)) == []
+    (subject, body), = alerts(scratch_db)
+    assert ref in body and order["search_order_id"] in body and subject.startswith("1 neuer Treffer")

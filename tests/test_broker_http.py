@@ -89,7 +89,7 @@ def test_makler_without_token_is_401_with_resource_metadata(live_server: LiveSer
     )
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"] == (
-        f'Bearer resource_metadata="{Settings().resource_metadata_url("makler")}"'
+        f'Bearer resource_metadata="{Settings().resource_metadata_url("makler")}", scope="makler:lesen"'
     )
 
 

@@ -23,7 +23,7 @@ from contract.broker import SERVER as BROKER_SERVER
 from contract.confirmations import CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME
 from contract.search import SERVER as SEARCH_SERVER
 from shared.auth.tokens import mint_access_token
-from shared.db.models import InquiryMessage, PendingAction, User
+from shared.db.models import InquiryMessage, Listing, Match, PendingAction, SearchOrder, User
 from shared.db.session import Database
 from shared.settings import Settings
 from tests.confirmation_helpers import (
@@ -240,6 +240,15 @@ def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Da
         seeker.ok(name, arguments)
     for name, arguments in broker_cases(db, OWNER.office_id):
         office.ok(name, arguments)
+    # the writes of both stocks (tests/test_german_text.py reads their texts on a catalog of its own)
+    order = seeker.ok("save_search_order", {"criteria": {"city": "Leipzig", "marketing_type": "buy"}, "frequency": "sofort"})
+    seeker.ok("update_search_order", {"search_order_id": order["search_order_id"], "status": "paused"})
+    with db.read_only() as session:
+        seeker_id = session.scalar(select(User.id).where(User.email == SEEKER.email))
+        match = session.scalar(select(Match.ref).join(SearchOrder).where(SearchOrder.user_id == seeker_id).limit(1))
+        own = session.scalar(select(Listing.ref).where(Listing.office_id == OWNER.office_id).limit(1))
+    seeker.ok("update_match", {"match_id": match, "state": "interessant"})
+    office.ok("save_valuation", {"listing_id": own, "value_low": 240000, "value_high": 265000})
     declared = {(spec.name.value, tool.name) for spec in (SEARCH_SERVER, BROKER_SERVER) for tool in spec.tools}
     assert declared - CALLED == set()
     assert TOKENS and len(SEEN) > 40

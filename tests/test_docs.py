@@ -107,7 +107,7 @@ def test_generated_docs_do_not_depend_on_the_environment(calls: ExampleCalls, mo
     from athaus.docs.examples import _fixed_settings
 
     settings = _fixed_settings("sqlite://")
-    assert settings.public_url == Settings.model_fields["public_url"].default and settings.cursor_ttl_seconds == 3600
+    assert settings.public_url == "http://127.0.0.1:8000" and settings.cursor_ttl_seconds == 3600
 
 
 def test_generated_pages_start_with_the_do_not_edit_comment(pages: dict[str, str]) -> None:

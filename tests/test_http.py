@@ -144,17 +144,16 @@ def test_raw_tools_list_equals_the_contract_with_security_schemes(live_server: L
 
 
 def test_account_resource_without_login_is_refused_with_the_challenge(live_server: LiveServer) -> None:
-    async def read() -> Any:
-        async with Client(f"{live_server.base_url}/suche/mcp", mode="2026-07-28") as client:
-            try:
-                await client.read_resource("athaus://suche/anfragen/I-000001")
-            except Exception as refused:
-                return refused
-            return None
-
-    refused = run(read)
-    assert refused.error.data["athaus/code"] == "MISSING_RIGHT"
-    assert 'scope="suche:konto"' in refused.error.data["mcp/www_authenticate"]
+    read = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "athaus://suche/anfragen/I-000001"}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    refused = httpx.post(f"{live_server.base_url}/suche/mcp", json=read, headers=headers)
+    assert refused.status_code == 401
+    assert 'scope="suche:konto"' in refused.headers["www-authenticate"]
+    # A ChatGPT-style host gets the challenge in the error's data instead.
+    hosted = {**read, "params": {**read["params"], "_meta": {"openai/locale": "de-DE"}}}
+    answer = httpx.post(f"{live_server.base_url}/suche/mcp", json=hosted, headers=headers).json()
+    assert answer["error"]["data"]["athaus/code"] == "MISSING_RIGHT"
+    assert 'scope="suche:konto"' in answer["error"]["data"]["mcp/www_authenticate"]
 
 
 def test_health(live_server: LiveServer) -> None:

@@ -8,8 +8,8 @@ in a result must belong to the caller, or be public catalog data (published list
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -160,7 +160,7 @@ def arguments(schema: dict[str, Any], refs: list[str]) -> st.SearchStrategy[dict
     return st.tuples(from_schema(rest), id_values).map(lambda pair: {**pair[0], **pair[1]})
 
 
-WRITING = (Effect.draft, Effect.outbound)
+WRITING = (Effect.save, Effect.update, Effect.draft, Effect.outbound)
 
 
 def tool_cases(writes: bool = False) -> list[tuple[ServerDefinition, str]]:
@@ -186,8 +186,8 @@ def test_no_tool_returns_foreign_data(definition: ServerDefinition, tool: str, d
 
 @pytest.mark.parametrize(("definition", "tool"), tool_cases(writes=True), ids=lambda v: v if isinstance(v, str) else v.spec.name.value)
 def test_no_tool_that_writes_returns_foreign_data(definition: ServerDefinition, tool: str, writable: Any) -> None:
-    """The same for draft_, send_ and decide_ tools; what they create belongs to the caller, so ownership is read
-    again after each call."""
+    """The same for the tools that write (save_, update_, draft_, send_, decide_); what they create belongs to the
+    caller, so ownership is read again after each call."""
     check_tool(definition, tool, writable, lambda: ownership_of(writable))
 
 

@@ -30,6 +30,7 @@ import uvicorn
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
@@ -243,17 +244,17 @@ def scoped_tools(tools: Sequence[ToolSpec]) -> list[ToolSpec]:
 
 
 async def assert_rights(client: Client, tools: Sequence[ToolSpec], granted: set[str]) -> None:
-    """Every tool answers MISSING_RIGHT (with insufficient_scope) exactly when its right was not granted.
+    """Every tool runs exactly when its right was granted; without it the call is refused (HTTP 403
+    insufficient_scope, which the client reports as an error).
 
     The right check comes before argument validation, so empty arguments are enough to see it."""
     for spec in scoped_tools(tools):
-        result = await client.call_tool(spec.name, {})
-        code = (result.meta or {}).get("athaus/code")
         if spec.right.scope in granted:
-            assert code != "MISSING_RIGHT", spec.name
+            result = await client.call_tool(spec.name, {})
+            assert (result.meta or {}).get("athaus/code") != "MISSING_RIGHT", spec.name
         else:
-            assert code == "MISSING_RIGHT", spec.name
-            assert 'error="insufficient_scope"' in (result.meta or {})["mcp/www_authenticate"]
+            with pytest.raises(MCPError):
+                await client.call_tool(spec.name, {})
 
 
 # --- direct HTTP helpers -----------------------------------------------------------------------------------
@@ -365,7 +366,8 @@ def test_broker_connects_like_chatgpt_with_dynamic_registration(athaus_server: O
     assert browser.answer["iss"] == athaus_server.base_url  # RFC 9207
     assert browser.answer["redirect_uri"] == CHATGPT_REDIRECT
     first = storage.tokens
-    assert first is not None and first.scope == " ".join(BROKER_SCOPES) and first.expires_in == 3600 and first.refresh_token
+    # The 401 asked for the server's reading right only, and the consent page ticked just that.
+    assert first is not None and first.scope == "makler:lesen" and first.expires_in == 3600 and first.refresh_token
 
     # The access token runs out: the client refreshes, and the refresh token is rotated.
     auth.context.token_expiry_time = time.time() - 1
@@ -593,6 +595,12 @@ def test_the_consent_page_names_client_server_and_rights(athaus_server: OAuthSer
     assert "Bestand und Entwürfe bearbeiten" not in consent.text
 
 
+def test_without_a_scope_the_consent_page_offers_the_reading_right(athaus_server: OAuthServer) -> None:
+    browser, login = start(athaus_server)
+    consent = browser.follow(browser.http.post(f"{athaus_server.base_url}/oauth/anmelden", data={**form_fields(login.text), "email": BROKER, "password": PASSWORD}))
+    assert offered_rights(consent.text) == ["makler:lesen"]
+
+
 @pytest.mark.parametrize(
     ("email", "server", "explanation"),
     [
@@ -715,7 +723,7 @@ def test_refresh_rotates_and_a_reused_refresh_token_revokes_the_family(athaus_se
     first = connection.tokens
     second = connection.refresh(first["refresh_token"], resource=makler).json()
     assert second["refresh_token"] != first["refresh_token"] and second["access_token"] != first["access_token"]
-    assert second["scope"] == " ".join(BROKER_SCOPES)
+    assert second["scope"] == "makler:lesen"  # no scope asked for: the reading right
     assert mcp_status(makler, second["access_token"]) == 200
 
     reuse = connection.refresh(first["refresh_token"])
@@ -757,8 +765,9 @@ def test_a_public_client_may_revoke_and_unknown_tokens_are_fine(athaus_server: O
     client = register(athaus_server.base_url, token_endpoint_auth_method="none").json()
     verifier, challenge = pkce()
     answer = Browser(SEEKER).authorize(authorization_url(athaus_server.base_url, client, challenge, resource=athaus_server.resource("suche")))
-    tokens = token_request(athaus_server.base_url, client, grant_type="authorization_code", code=answer["code"], code_verifier=verifier).json()
-    assert tokens["scope"] == " ".join(SEARCH_SCOPES)
+    form = {"grant_type": "authorization_code", "code": answer["code"], "code_verifier": verifier, "redirect_uri": CHATGPT_REDIRECT}
+    tokens = token_request(athaus_server.base_url, client, **form).json()
+    assert tokens["scope"] == "suche:konto"
     for token in ("unbekannt", tokens["refresh_token"]):
         assert httpx2.post(f"{athaus_server.base_url}/revoke", data={"token": token, "client_id": client["client_id"]}).status_code == 200
     assert mcp_status(athaus_server.resource("suche"), tokens["access_token"]) == 401

@@ -23,6 +23,8 @@ from starlette.types import Receive, Scope, Send
 from contract.broker import SERVER as BROKER_SERVER
 from contract.rights import ServerName
 from contract.search import SERVER as SEARCH_SERVER
+from contract.servers import SERVERS
+from shared.auth.challenge import RightsMap
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver
@@ -98,7 +100,8 @@ def test_protected_resource_metadata(athaus_server: OAuthServer, server: str, sc
 
 def test_the_broker_server_without_a_token_answers_401_with_the_bare_challenge(athaus_server: OAuthServer) -> None:
     response = post_mcp(athaus_server.resource("makler"))
-    assert challenge(response) == f'Bearer resource_metadata="{athaus_server.base_url}/.well-known/oauth-protected-resource/makler/mcp"'
+    metadata = f"{athaus_server.base_url}/.well-known/oauth-protected-resource/makler/mcp"
+    assert challenge(response) == f'Bearer resource_metadata="{metadata}", scope="makler:lesen"'
     assert "Anmeldung" in response.json()["error_description"]
 
 
@@ -109,23 +112,82 @@ def test_the_search_server_without_a_token_serves_its_public_tools(athaus_server
         async with connected(suche, "2026-07-28") as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
             costs = await client.call_tool("calculate_purchase_costs", {"price": 300000, "state": "Sachsen"})
-            account = [await client.call_tool(spec.name, {}) for spec in scoped_tools(SEARCH_SERVER.tools)]
+            # ChatGPT-style hosts (openai/… in _meta) get the challenge in the tool result, not as HTTP 401.
+            meta = {"openai/userAgent": "ChatGPT/1.0", "openai/locale": "de-DE"}
+            account = [await client.call_tool(spec.name, {}, meta=meta) for spec in scoped_tools(SEARCH_SERVER.tools)]
             return names, costs.structured_content or {}, account
 
     names, costs, account = anyio.run(anonymous)
     assert names == [spec.name for spec in SEARCH_SERVER.tools]
     assert costs
-    for result in account:  # the runtime asks for a sign-in, without claiming a token lacks a scope
+    metadata = f"{athaus_server.base_url}/.well-known/oauth-protected-resource/suche/mcp"
+    for spec, result in zip(scoped_tools(SEARCH_SERVER.tools), account, strict=True):
         assert result.meta["athaus/code"] == "MISSING_RIGHT"
-        assert result.meta["mcp/www_authenticate"].startswith(f'Bearer resource_metadata="{athaus_server.base_url}/.well-known/oauth-protected-resource/suche/mcp"')
-        assert "insufficient_scope" not in result.meta["mcp/www_authenticate"]
+        assert result.meta["mcp/www_authenticate"] == f'Bearer resource_metadata="{metadata}", scope="{spec.right.scope}"'
+
+
+def call_tool(url: str, name: str, headers: dict[str, str] | None = None, meta: dict[str, Any] | None = None) -> httpx2.Response:
+    params: dict[str, Any] = {"name": name, "arguments": {}, **({"_meta": meta} if meta else {})}
+    return httpx2.post(
+        url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params},
+        headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25", **(headers or {})},
+    )
+
+
+@pytest.mark.parametrize("server", ["makler", "suche"])
+def test_a_call_that_needs_a_right_without_a_token_is_401_with_its_scope(athaus_server: OAuthServer, server: str) -> None:
+    url = athaus_server.resource(server)
+    metadata = f"{athaus_server.base_url}/.well-known/oauth-protected-resource/{server}/mcp"
+    for spec in scoped_tools(BROKER_SERVER.tools if server == "makler" else SEARCH_SERVER.tools):
+        response = call_tool(url, spec.name)
+        assert response.status_code == 401, spec.name
+        assert response.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata}", scope="{spec.right.scope}"'
+        assert "Anmeldung" in response.json()["error_description"]
+
+
+def test_public_tools_and_lists_stay_anonymous(athaus_server: OAuthServer) -> None:
+    suche = athaus_server.resource("suche")
+    assert call_tool(suche, "calculate_purchase_costs").status_code == 200
+    assert post_mcp(suche).status_code == 200
+    read = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "athaus://suche/anfragen/I-000001"}}
+    refused = httpx2.post(suche, json=read, headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"})
+    assert refused.status_code == 401 and 'scope="suche:konto"' in refused.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize(
+    ("server", "email", "granted", "tool_scope"),
+    [("suche", SEEKER, ["suche:anfragen"], "suche:konto"), ("makler", BROKER, ["makler:schreiben"], "makler:lesen")],
+)
+def test_a_token_without_the_right_is_403_insufficient_scope(
+    athaus_server: OAuthServer, accounts_db: Database, server: str, email: str, granted: list[str], tool_scope: str
+) -> None:
+    token = mint(accounts_db, athaus_server.settings, email, server, granted)
+    url = athaus_server.resource(server)
+    metadata = f"{athaus_server.base_url}/.well-known/oauth-protected-resource/{server}/mcp"
+    tools = BROKER_SERVER.tools if server == "makler" else SEARCH_SERVER.tools
+    spec = next(spec for spec in tools if spec.right.scope == tool_scope)
+    refused = call_tool(url, spec.name, {"Authorization": f"Bearer {token}"})
+    assert refused.status_code == 403
+    assert refused.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata}", scope="{tool_scope}", error="insufficient_scope"'
+    assert refused.json()["error"] == "insufficient_scope"
+    # The same call from a ChatGPT-style host: the tool result carries the challenge instead.
+    hosted = call_tool(url, spec.name, {"Authorization": f"Bearer {token}"}, meta={"openai/subject": "v1/abc"})
+    assert hosted.status_code == 200
+    result = hosted.json()["result"]
+    assert result["_meta"]["athaus/code"] == "MISSING_RIGHT"
+    assert 'error="insufficient_scope"' in result["_meta"]["mcp/www_authenticate"]
+    # The token itself is fine: a request that needs no right passes with it.
+    assert post_mcp(url, {"Authorization": f"Bearer {token}"}).status_code == 200
 
 
 @pytest.mark.parametrize("server", ["makler", "suche"])
 @pytest.mark.parametrize("authorization", ["Bearer unsinn", "Bearer", "Basic bWFrbGVyaW46Z2VoZWlt", "bearer x.y.z"])
 def test_bad_tokens_are_refused_with_invalid_token(athaus_server: OAuthServer, server: str, authorization: str) -> None:
     response = post_mcp(athaus_server.resource(server), {"Authorization": authorization})
-    expected = f'Bearer resource_metadata="{athaus_server.base_url}/.well-known/oauth-protected-resource/{server}/mcp", error="invalid_token"'
+    basic = "makler:lesen" if server == "makler" else "suche:konto"
+    metadata = f"{athaus_server.base_url}/.well-known/oauth-protected-resource/{server}/mcp"
+    expected = f'Bearer resource_metadata="{metadata}", scope="{basic}", error="invalid_token"'
     assert challenge(response) == expected
     assert response.json()["error"] == "invalid_token"
 
@@ -159,7 +221,9 @@ async def echo_principal(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def principal_seen(settings: Settings, resolver: TokenResolver, server: ServerName, token: str | None, *, require: bool = True) -> tuple[int, Any]:
-    app = BearerAuthentication(echo_principal, server=server, settings=settings, resolver=resolver, require_token=require)
+    app = BearerAuthentication(
+        echo_principal, server=server, settings=settings, resolver=resolver, require_token=require, rights=RightsMap(SERVERS[server])
+    )
     response = TestClient(app).post("/", headers={"Authorization": f"Bearer {token}"} if token else {})
     return response.status_code, response.json() if response.status_code == 200 else None
 

@@ -24,6 +24,7 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, PendingAction, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from shared.demo.openimmo import object_xml, transfer
 from shared.runtime.definition import ServerDefinition
 from tests.confirmation_helpers import outbound_calls
 from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
@@ -99,7 +100,7 @@ def broker(db: Database, office_id: int) -> Principal:
         user = session.scalar(select(OfficeMember.user_id).where(OfficeMember.office_id == office_id).order_by(OfficeMember.user_id).limit(1))
     assert user is not None
     return Principal(
-        user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=frozenset({"makler:lesen"}), resource="makler"
+        user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=frozenset({"makler:lesen", "makler:schreiben"}), resource="makler"
     )
 
 
@@ -122,6 +123,10 @@ def first(db: Database, statement: Any) -> str:
         found = session.scalar(statement.limit(1))
     assert found is not None, "the demo data has such a row"
     return str(found)
+
+
+# an OpenImmo transfer that writes nothing: the deletion of an object the office does not have
+NOTHING_TO_IMPORT = transfer([object_xml("X-1", 1, action="DELETE")], scope="TEIL")
 
 
 def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
@@ -154,6 +159,15 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("list_valuations", {"listing_id": draft}),
         ("list_proposals", {}),
         ("list_proposals", {"listing_id": draft}),
+        # the write side, called so that nothing is written to the shared demo catalog
+        ("save_listing", {"fields": {"title": "Nur ein Titel"}}),
+        ("save_listing", {"listing_id": foreign, "fields": {"price": 1000}}),
+        ("save_listing", {"listing_id": published, "version": 1, "fields": {}}),
+        ("update_listing_status", {"listing_id": published, "status": "published"}),
+        ("update_listing_status", {"listing_id": draft, "status": "sold"}),
+        ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2}),
+        ("import_listings", {"xml": NOTHING_TO_IMPORT}),
+        ("import_listings", {"from_feed": True}),
     ]
 
 
@@ -165,6 +179,9 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
     inquiry = first(db, select(Inquiry.ref).where(Inquiry.seeker_id == user_id).order_by(Inquiry.id))
     order = first(db, select(SearchOrder.ref).where(SearchOrder.user_id == user_id).order_by(SearchOrder.id))
     me, nobody = seeker(user_id), seeker(NOBODY)
+    writer = Principal(
+        user_id=user_id, kind="seeker", office_id=None, office_role=None, scopes=frozenset({"suche:konto", "suche:konto.schreiben"}), resource="suche"
+    )
     return [
         (None, "search_listings", {"city": "Leipzig"}),
         (None, "search_listings", {"query": "Schlossgespenst"}),
@@ -186,6 +203,12 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
         (nobody, "list_inquiries", {}),
         (me, "get_inquiry", {"inquiry_id": inquiry}),
         (nobody, "get_inquiry", {"inquiry_id": inquiry}),
+        # the write side, called so that nothing is written to the shared demo catalog
+        (writer, "save_search_order", {"name": "ohne Kriterien"}),
+        (writer, "save_search_order", {"criteria": {"city": "Xyzzyhausen"}}),
+        (me, "save_search_order", {"criteria": {"city": "Leipzig"}}),
+        (writer, "update_search_order", {"search_order_id": "S-999999", "status": "paused"}),
+        (writer, "update_match", {"match_id": "T-999999", "state": "seen"}),
     ]
 
 

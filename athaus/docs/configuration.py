@@ -19,11 +19,14 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "public_url": (
         "Die Adresse, unter der Clients diese Installation erreichen. Aussteller (`issuer`), Ressourcen-URLs der beiden "
-        "Server (RFC 8707) und die Metadaten leiten sich daraus ab; außerhalb von Loopback muss sie mit https beginnen."
+        "Server (RFC 8707) und die Metadaten leiten sich daraus ab; außerhalb von Loopback muss sie mit https beginnen. "
+        "Ohne Angabe folgt sie der Bindung von `athaus serve` (`--host`/`--port`, etwa `http://127.0.0.1:8741`); passt "
+        "eine gesetzte Loopback-Adresse nicht zur Bindung, sagt der Start das als Warnung."
     ),
     "development": (
-        "Entwicklungsmodus: `athaus token` darf Tokens ausstellen, Cookies dürfen auf http-Loopback ohne `Secure` "
-        "auskommen. Im Betrieb `false`."
+        "Entwicklungsmodus: `athaus token` darf Tokens ausstellen, und nur dann nehmen die Server solche Tokens an; "
+        "Cookies dürfen auf http-Loopback ohne `Secure` auskommen. Nie an bei einer öffentlichen Adresse außerhalb von "
+        "Loopback: dort schaltet der Start ihn ab (und sagt es), ausdrücklich `true` gesetzt verweigert er den Start."
     ),
     "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
     "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
@@ -40,6 +43,17 @@ SETTING_MEANINGS: dict[str, str] = {
         "erzeugt und in der Datenbank abgelegt; setzen, wenn Instanzen keine gemeinsame Datenbank haben."
     ),
     "cursor_ttl_seconds": "Wie lange ein Seiten-Cursor gültig bleibt, in Sekunden.",
+    "call_deadline_seconds": (
+        "Frist eines MCP-Aufrufs in Sekunden (Werkzeug, Vervollständigung, Ressource, Prompt). Danach wird die "
+        "Datenbankabfrage abgebrochen und die Antwort ist `TIME_BUDGET_EXCEEDED`."
+    ),
+    "workers": (
+        "Arbeitsprozesse von `athaus serve` (`--workers` überschreibt sie). Ohne Angabe: einer je CPU-Kern mit "
+        "PostgreSQL, einer mit SQLite."
+    ),
+    "max_request_bytes": (
+        "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
+    ),
     "demo_seed": (
         "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
     ),
@@ -48,6 +62,16 @@ SETTING_MEANINGS: dict[str, str] = {
         "Protokollstufe. Protokolle sind JSON-Zeilen auf stderr, eine Zeile `tool_call` je Aufruf (Werkzeug, Ergebniscode, "
         "Dauer)."
     ),
+    "stream_responses": (
+        "`true`: eine MCP-Anfrage wird als SSE-Strom beantwortet, sobald das Werkzeug Benachrichtigungen sendet (der "
+        "Fortschritt von `import_listings`); `false` (Vorgabe): eine JSON-Antwort je Anfrage, Fortschrittsmeldungen "
+        "gehen nicht hinaus."
+    ),
+    "openimmo_max_bytes": (
+        "Größte OpenImmo-Übertragung in Bytes, die `import_listings` liest, als Argument wie von der Feed-Adresse; "
+        "größere werden abgelehnt, bevor etwas geändert ist."
+    ),
+    "openimmo_fetch_timeout_seconds": "Zeitlimit in Sekunden für das Laden der OpenImmo-Feed-Adresse eines Büros.",
     "oauth_issuer": (
         "Aussteller eines externen Autorisierungsservers. Dann entfällt der eingebaute, und beide Server nehmen nur "
         "dessen JWT-Zugangstokens an (`aud` = Ressourcen-URL des Servers, `scope` mit Leerzeichen getrennt). Nur zusammen "
@@ -75,7 +99,9 @@ def env_name(setting: str) -> str:
     return ENV_PREFIX + setting.upper()
 
 
-def _default(value: Any) -> str:
+def _default(value: Any, name: str = "") -> str:
+    if name == "public_url":
+        return f"folgt der Bindung ({mono('http://127.0.0.1:8000')})"
     if value is None:
         return "nicht gesetzt"
     if isinstance(value, bool):
@@ -87,7 +113,7 @@ def _default(value: Any) -> str:
 
 def configuration_page() -> str:
     rows = [
-        [mono(env_name(name)), _default(field.get_default(call_default_factory=True)), SETTING_MEANINGS[name]]
+        [mono(env_name(name)), _default(field.get_default(call_default_factory=True), name), SETTING_MEANINGS[name]]
         for name, field in Settings.model_fields.items()
     ]
     return page(

@@ -31,9 +31,11 @@ from contract.rights import ServerName
 from shared.auth.access import account_by_email, allowed_scopes, build_principal
 from shared.auth.principal import Principal
 from shared.db.migrate import upgrade
-from shared.db.models import Inquiry, Listing, Proposal, SearchOrder, User
+from shared.db.models import Inquiry, Listing, Match, Proposal, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS, DEMO_NOW, seed_demo
+from shared.demo.openimmo import object_xml
+from shared.demo.openimmo import transfer as openimmo_transfer
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import ToolRunner
 from shared.runtime.context import ToolContext
@@ -57,6 +59,8 @@ class Picks:
     office_draft: str  # a draft of that office (or its published listing when it has none)
     office_inquiry: str  # an inquiry to that office
     office_proposal: str  # an open proposal of that office
+    seeker_order: str  # an active saved search of the demo seeker
+    seeker_match: str  # a Treffer of the demo seeker
     cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool → the card `_meta` of its example's result
 
 
@@ -85,6 +89,18 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         ),
         "send_inquiry": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
         "decide_confirmation": Example(lambda p: _click(p.cards["draft_inquiry"]), SEEKER_LOGIN.email),
+        "save_search_order": Example(
+            lambda p: {
+                "name": "3 Zimmer mit Balkon in Leipzig",
+                "criteria": {"marketing_type": "rent", "city": "Leipzig", "min_rooms": 3, "max_price": 1100, "features": ["balcony"]},
+                "frequency": "täglich",
+                "approachable": True,
+                "request_id": "beispiel-suche-0001",
+            },
+            SEEKER_LOGIN.email,
+        ),
+        "update_search_order": Example(lambda p: {"search_order_id": p.seeker_order, "status": "paused"}, SEEKER_LOGIN.email),
+        "update_match": Example(lambda p: {"match_id": p.seeker_match, "state": "interesting"}, SEEKER_LOGIN.email),
     },
     ServerName.broker: {
         "show_situation_report": Example(lambda p: {}, BROKER_LOGIN.email),
@@ -105,6 +121,45 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "send_reply": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),
         "decide_proposal": Example(lambda p: {"proposal_id": p.office_proposal, "decision": "accept", "message": "Das Objekt passt zu Ihrer Suche."}, BROKER_LOGIN.email),
         "decide_confirmation": Example(lambda p: _click(p.cards["draft_reply"]), BROKER_LOGIN.email),
+        "save_listing": Example(
+            lambda p: {
+                "fields": {
+                    "marketing_type": "buy",
+                    "property_type": "apartment",
+                    "title": "Helle 3-Zimmer-Wohnung mit Südbalkon",
+                    "postal_code": "04109",
+                    "city": "Leipzig",
+                    "price": 289000,
+                    "living_area": 78.5,
+                    "rooms": 3,
+                    "features": ["balcony", "cellar"],
+                },
+                "request_id": "beispiel-2026-0001",
+            },
+            BROKER_LOGIN.email,
+        ),
+        "save_valuation": Example(
+            lambda p: {
+                "owner_name": "Familie Berger",
+                "postal_code": "04109",
+                "city": "Leipzig",
+                "property_type": "house",
+                "marketing_type": "buy",
+                "living_area": 140,
+                "value_low": 390000,
+                "value_high": 430000,
+                "method": "Vergleichswert aus estimate_value",
+            },
+            BROKER_LOGIN.email,
+        ),
+        "update_listing_status": Example(
+            lambda p: {"listing_id": p.office_listing, "status": "reserved", "reason": "Reservierung nach Besichtigung"}, BROKER_LOGIN.email
+        ),
+        # a partial transfer of two flats; the second gives its living area as "ca. 85" (not stored, declared)
+        "import_listings": Example(
+            lambda p: {"xml": openimmo_transfer([object_xml("W-1001", 1), object_xml("W-1002", 49)], scope="TEIL")},
+            BROKER_LOGIN.email,
+        ),
     },
 }
 
@@ -181,6 +236,12 @@ def _picks(db: Database) -> Picks:
                 .where(Proposal.office_id == office_id, Proposal.status == "open", Listing.status == "published", SearchOrder.approachable.is_(True))
                 .order_by(Proposal.ref)
                 .limit(1)
+            ),
+            seeker_order=session.scalar(
+                select(SearchOrder.ref).where(SearchOrder.user_id == seeker, SearchOrder.status == "active").order_by(SearchOrder.ref).limit(1)
+            ),
+            seeker_match=session.scalar(
+                select(Match.ref).join(SearchOrder, Match.search_order_id == SearchOrder.id).where(SearchOrder.user_id == seeker).order_by(Match.ref).limit(1)
             ),
         )
 

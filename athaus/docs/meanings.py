@@ -20,6 +20,7 @@ VERB_MEANINGS: dict[str, str] = {
     "calculate": "rechnet nach festen Regeln und nennt sie",
     "show": "zeigt eine Übersicht, etwa den Lagebericht",
     "save": "ohne Kennung anlegen, mit Kennung ändern",
+    "import": "viele Objekte aus einer Übertragung anlegen oder ändern; dieselbe Übertragung zweimal ändert nichts",
     "update": "ändern, wo es nichts anzulegen gibt, etwa einen Status",
     "draft": "einen Entwurf vorbereiten; hinaus geht nichts",
     "send": "Versenden vorbereiten; ausgeführt wird es erst durch deinen Klick",
@@ -123,6 +124,10 @@ ERROR_MEANINGS: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.SOURCE_UNAVAILABLE: (
         "Eine Datenquelle antwortet gerade nicht.",
         "Später erneut versuchen.",
+    ),
+    ErrorCode.TIME_BUDGET_EXCEEDED: (
+        "Die Anfrage hat die Zeit überschritten, die ein Aufruf haben darf, und wurde abgebrochen.",
+        "Enger fragen (weniger Suchwörter, Ort oder Preisspanne) oder später erneut versuchen.",
     ),
     ErrorCode.UPSTREAM_SCHEMA: (
         "Ein fremder Dienst, etwa ein Import-Feed, liefert Daten in einer Form, die der Server nicht versteht.",

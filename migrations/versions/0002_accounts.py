@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 
 revision = '0002'
-down_revision = '0001'
+down_revision = "0001"
 branch_labels = None
 depends_on = None
 

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 revision = '0003'
-down_revision = '0002'
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

@@ -2,14 +2,14 @@
 before this version count as told (no e-mail for history).
 
 Revision ID: 0011
-Revises: 0010
+Revises: 0015
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0011"
-down_revision = "0010"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 

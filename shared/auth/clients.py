@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
-import ipaddress
 import json
 import logging
 import re
@@ -21,10 +20,10 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 import anyio.to_thread
-import httpx
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
+from shared.auth.fetch import FetchRefused, fetch_public
 from shared.auth.models import OAuthClient
 from shared.auth.tokens import digest
 from shared.db.session import Database
@@ -36,6 +35,8 @@ DOCUMENT_MAX_BYTES = 64 * 1024
 DOCUMENT_TTL_SECONDS = 300  # "briefly": a changed document is seen within five minutes
 DOCUMENT_MAX_TTL_SECONDS = 3600
 MAX_AGE = re.compile(r"max-age=(\d+)")
+DOCUMENT_URL_MAX_CHARS = 500  # the client_id column
+DOCUMENT_CACHE_ENTRIES = 1000
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,9 @@ class Client:
         return self.name or (urlsplit(self.client_id).hostname or self.client_id)
 
     def redirect_uri_for(self, presented: str | None) -> str | None:
-        """The redirect URI to answer at, or None if `presented` is not one of this client's."""
+        """The redirect URI to answer at, or None if `presented` is not one of this client's (or has a fragment)."""
+        if presented is not None and "#" in presented:
+            return None
         if presented is None:
             return self.redirect_uris[0] if len(self.redirect_uris) == 1 else None
         if any(_same_redirect(registered, presented) for registered in self.redirect_uris):
@@ -80,17 +83,18 @@ def _same_redirect(registered: str, presented: str) -> bool:
 
 
 def document_url_allowed(url: str) -> bool:
-    """A Client ID Metadata Document URL: https with a path, and no host we would not fetch from (SSRF)."""
-    parts = urlsplit(url)
-    if parts.scheme != "https" or parts.path in ("", "/") or parts.fragment or parts.username or not parts.hostname:
-        return False
-    if parts.hostname == "localhost" or parts.hostname.endswith(".localhost"):
+    """A Client ID Metadata Document URL: https with a path, no credentials or fragment, not too long, and no host we
+    would not fetch from by its name (the addresses it resolves to are checked by shared.auth.fetch)."""
+    if len(url) > DOCUMENT_URL_MAX_CHARS:
         return False
     try:
-        address = ipaddress.ip_address(parts.hostname)
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises on a malformed port)
     except ValueError:
-        return True
-    return address.is_global
+        return False
+    if parts.scheme != "https" or parts.path in ("", "/") or parts.fragment or parts.username or not parts.hostname:
+        return False
+    return not (parts.hostname == "localhost" or parts.hostname.endswith(".localhost"))
 
 
 class ClientRegistry:
@@ -164,27 +168,22 @@ class ClientRegistry:
         if cached and cached[0] > time.monotonic():
             return cached[1]
         if not document_url_allowed(url):
+            log.warning(json.dumps({"event": "client_document_refused", "client_id": url[:DOCUMENT_URL_MAX_CHARS], "reason": "url"}))
             return None
         try:
-            async with (
-                httpx.AsyncClient(timeout=5.0, follow_redirects=False) as http,
-                http.stream("GET", url, headers={"Accept": "application/json"}) as response,
-            ):
-                body = bytearray()
-                if response.status_code == 200:
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > DOCUMENT_MAX_BYTES:
-                            break
-        except httpx.HTTPError as failure:
+            fetched = await fetch_public(url, max_bytes=DOCUMENT_MAX_BYTES)
+        except FetchRefused as failure:
             log.warning(json.dumps({"event": "client_document_unreachable", "client_id": url, "error": str(failure)}))
             return None
-        client = _client_from_document(url, bytes(body)) if response.status_code == 200 and len(body) <= DOCUMENT_MAX_BYTES else None
+        ok = fetched.status == 200 and len(fetched.body) <= DOCUMENT_MAX_BYTES
+        client = _client_from_document(url, fetched.body) if ok else None
         if client is None:
-            log.warning(json.dumps({"event": "client_document_refused", "client_id": url, "status": response.status_code}))
+            log.warning(json.dumps({"event": "client_document_refused", "client_id": url, "status": fetched.status}))
             return None
-        found = MAX_AGE.search(response.headers.get("cache-control", ""))
+        found = MAX_AGE.search(fetched.cache_control)
         ttl = min(int(found.group(1)), DOCUMENT_MAX_TTL_SECONDS) if found else DOCUMENT_TTL_SECONDS
+        if len(self._documents) >= DOCUMENT_CACHE_ENTRIES:
+            self._documents.clear()
         self._documents[url] = (time.monotonic() + ttl, client)
         return client
 

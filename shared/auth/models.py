@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from shared.db.models import Base, UTCDateTime, utcnow
@@ -52,6 +52,8 @@ class OAuthCode(Base):
     client_id: Mapped[str] = mapped_column(CLIENT_ID)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     redirect_uri: Mapped[str] = mapped_column(String(1000))
+    # The authorization request named redirect_uri: then the token request must name it too (OAuth 2.1 §4.1.3).
+    redirect_uri_given: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     code_challenge: Mapped[str] = mapped_column(String(128))
     resource: Mapped[str] = mapped_column(String(300))
     scopes: Mapped[str] = mapped_column(String(500))
@@ -75,3 +77,23 @@ class IssuedToken(Base):
     rotated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # refresh: when it was used
 
     grant: Mapped[OAuthGrant] = relationship()
+
+
+class ThrottleEvent(Base):
+    """One counted attempt (a failed login, a registration) under a throttle key; shared by every instance."""
+
+    __tablename__ = "auth_throttle_events"
+    __table_args__ = (Index("ix_auth_throttle_events_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(100))  # e.g. login-account:<sha256 of the address>, login-ip:<address>
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+
+
+class UsedAuthorizationRequest(Base):
+    """A pending authorization request that was decided on: each may be decided once (replays are refused)."""
+
+    __tablename__ = "oauth_used_requests"
+
+    nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, index=True)

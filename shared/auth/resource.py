@@ -3,30 +3,33 @@
 The middleware turns `Authorization: Bearer …` into a Principal under PRINCIPAL_SCOPE_KEY. A token
 that is unknown, expired, revoked or issued for the other server (RFC 8707 audience) is answered with
 401 and `error="invalid_token"`. Without a token, a server whose every tool needs a right answers 401
-with the bare challenge (that is how ChatGPT and Claude find the authorization server); the other
-passes the request on without a principal, so its public tools keep working.
+(that is how ChatGPT and Claude find the authorization server); the other passes the request on without
+a principal, so its public tools keep working, but a call that needs a right gets 401 naming it in
+`scope`, and a token without the right gets 403 `insufficient_scope` (shared.auth.challenge decides).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from typing import Protocol
 from urllib.parse import urlsplit
 
 import anyio.to_thread
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
-from mcp.server.auth.routes import cors_middleware
 from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.rights import ServerName
+from shared.auth.cors import Cors, OriginPolicy
+from shared.auth.challenge import NOTHING, RightsMap, challenge_header, peek_body
 from shared.auth.access import SERVER_TITLES, account_of, build_principal, server_scopes
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
-from shared.auth.tokens import resolve_access_token
+from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, resolve_access_token
 from shared.db.models import User
 from shared.db.session import Database
 from shared.settings import Settings
@@ -56,29 +59,42 @@ class StoredTokenResolver:
             access = resolve_access_token(session, token)
             if access is None or access.resource != resource:
                 return None
+            if access.client_id == DEVELOPMENT_CLIENT_ID and not self.settings.development:
+                log.info(json.dumps({"event": "development_token_refused", "server": server.value}))
+                return None
             account = account_of(session, session.get(User, access.user_id))
         return build_principal(account, access.scopes, server, resource, access.client_id) if account else None
 
 
 class BearerAuthentication:
-    """ASGI middleware in front of one MCP endpoint."""
+    """ASGI middleware in front of one MCP endpoint: the caller from the token, and the HTTP challenge for a call
+    that needs a right the caller does not hold (see shared.auth.challenge)."""
 
-    def __init__(self, app: ASGIApp, *, server: ServerName, settings: Settings, resolver: TokenResolver, require_token: bool) -> None:
+    def __init__(
+        self, app: ASGIApp, *, server: ServerName, settings: Settings, resolver: TokenResolver, require_token: bool, rights: RightsMap
+    ) -> None:
         self.app = app
         self.server = server
         self.resolver = resolver
         self.require_token = require_token
+        self.rights = rights
         self.resource_metadata_url = settings.resource_metadata_url(server.value)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        authorization = Headers(scope=scope).get("authorization")
+        headers = Headers(scope=scope)
+        needs = NOTHING
+        if scope.get("method") == "POST":
+            body, receive = await peek_body(receive)
+            if body is not None:
+                needs = self.rights.needs(body, headers.get("user-agent"))
+        authorization = headers.get("authorization")
         if authorization is None:
-            if self.require_token:
-                message = f"{SERVER_TITLES[self.server]} braucht eine Anmeldung: bitte das Athaus-Konto verbinden."
-                await self._challenge(None, message)(scope, receive, send)
+            if self.require_token or (needs.scopes and not needs.in_result):
+                message = f"{SERVER_TITLES[self.server]} braucht dafür eine Anmeldung: bitte das Athaus-Konto verbinden."
+                await self._challenge(401, None, message, needs.scopes or self.rights.basic)(scope, receive, send)
             else:
                 await self.app(scope, receive, send)
             return
@@ -88,17 +104,22 @@ class BearerAuthentication:
         if principal is None:
             log.info(json.dumps({"event": "token_refused", "server": self.server.value}))
             message = "Das Zugangstoken ist ungültig, abgelaufen, widerrufen oder für einen anderen Server ausgestellt."
-            await self._challenge("invalid_token", message)(scope, receive, send)
+            await self._challenge(401, "invalid_token", message, needs.scopes or self.rights.basic)(scope, receive, send)
+            return
+        missing = [right for right in needs.scopes if right not in principal.scopes]
+        if missing and not needs.in_result:
+            log.info(json.dumps({"event": "insufficient_scope", "server": self.server.value, "missing": missing}))
+            message = f"Dieser Verbindung fehlt das Recht {', '.join(missing)}: bitte den Zugriff erweitern."
+            await self._challenge(403, "insufficient_scope", message, needs.scopes)(scope, receive, send)
             return
         await self.app({**scope, PRINCIPAL_SCOPE_KEY: principal}, receive, send)
 
-    def _challenge(self, error: str | None, message: str) -> JSONResponse:
-        challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'
+    def _challenge(self, status: int, error: str | None, message: str, scopes: Iterable[str]) -> JSONResponse:
         body = {"error_description": message}
         if error:
-            challenge += f', error="{error}"'
             body = {"error": error, **body}
-        return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
+        header = challenge_header(self.resource_metadata_url, error=error, scopes=scopes)
+        return JSONResponse(body, status_code=status, headers={"WWW-Authenticate": header})
 
 
 def protected_resource_route(settings: Settings, server: ServerName) -> Route:
@@ -113,4 +134,5 @@ def protected_resource_route(settings: Settings, server: ServerName) -> Route:
         }
     )
     path = urlsplit(settings.resource_metadata_url(server.value)).path
-    return Route(path, endpoint=cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"])
+    handler = request_response(ProtectedResourceMetadataHandler(metadata).handle)
+    return Route(path, endpoint=Cors(handler, OriginPolicy(settings.allowed_origins), ["GET"]))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -27,15 +28,13 @@ from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, construct_redirect_uri
-from mcp.server.auth.routes import build_metadata, cors_middleware, validate_issuer_url
+from mcp.server.auth.routes import build_metadata, validate_issuer_url
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthMetadata, OAuthToken
-from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyHttpUrl
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
@@ -45,6 +44,7 @@ from contract.rights import ServerName
 from shared.auth import tokens
 from shared.auth.access import server_scopes
 from shared.auth.clients import ClientRegistry
+from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.signing import Signer
 from shared.db.session import Database
 from shared.settings import Settings
@@ -52,7 +52,7 @@ from shared.settings import Settings
 log = logging.getLogger("athaus.oauth")
 T = TypeVar("T")
 
-PENDING_TTL_SECONDS = 900  # time to sign in and decide on the consent page
+PENDING_TTL_SECONDS = 600  # time to sign in and decide on the consent page; each request is decided once
 CODE_CHALLENGE = re.compile(r"^[A-Za-z0-9\-_]{43}$")  # base64url of a SHA-256 digest, unpadded
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 # Registration may name the rights of both servers; which ones a token carries is decided per authorization.
@@ -76,6 +76,8 @@ class PendingAuthorization:
     server: ServerName
     resource: str
     scopes: tuple[str, ...]
+    redirect_uri_given: bool = True  # the request named redirect_uri, so the token request must too
+    nonce: str = ""  # identifies the request for single use (shared.web.consent claims it on the decision)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class AuthorizationServer:
         self.issuer = settings.issuer
         validate_issuer_url(AnyHttpUrl(self.issuer))
         self.clients = ClientRegistry(db)
+        self.origins = OriginPolicy(settings.allowed_origins)
         self.signer = Signer(secret, "oauth-authorization-request")
         self.servers = {canonical_resource(settings.resource_url(server.value)): server for server in ServerName}
 
@@ -109,6 +112,8 @@ class AuthorizationServer:
                 "code_challenge": pending.code_challenge,
                 "server": pending.server.value,
                 "scopes": list(pending.scopes),
+                "given": pending.redirect_uri_given,
+                "nonce": pending.nonce or secrets.token_urlsafe(24),
             },
             PENDING_TTL_SECONDS,
         )
@@ -126,6 +131,8 @@ class AuthorizationServer:
             server=server,
             resource=self.settings.resource_url(server.value),
             scopes=tuple(payload["scopes"]),
+            redirect_uri_given=bool(payload.get("given", True)),
+            nonce=str(payload.get("nonce", "")),
         )
 
     def respond(self, redirect_uri: str, state: str | None, status_code: int = 302, **params: str) -> Response:
@@ -180,7 +187,9 @@ class AuthorizationServer:
         if server is None:
             return refuse("invalid_target", "resource muss die Adresse eines Athaus-MCP-Servers sein (RFC 8707).")
         offered = server_scopes(server)
-        requested = params.get("scope", "").split() or offered
+        # Consent offers (ticked) exactly what the client asked for; a client that names no right is offered the
+        # server's reading right, the least that does anything, and widens later on a 403 insufficient_scope.
+        requested = params.get("scope", "").split() or offered[:1]
         unknown = [scope for scope in requested if scope not in offered]
         if unknown:
             return refuse("invalid_scope", f"Unbekannte Rechte für diesen Server: {' '.join(unknown)}")
@@ -192,6 +201,7 @@ class AuthorizationServer:
             server=server,
             resource=self.settings.resource_url(server.value),
             scopes=tuple(scope for scope in offered if scope in requested),
+            redirect_uri_given=params.get("redirect_uri") is not None,
         )
 
     async def token(self, request: Request) -> Response:
@@ -269,13 +279,16 @@ class AuthorizationServer:
         return [
             Route(
                 "/.well-known/oauth-authorization-server",
-                endpoint=cors_middleware(MetadataHandler(self.metadata()).handle, ["GET", "OPTIONS"]),
-                methods=["GET", "OPTIONS"],
+                endpoint=Cors(request_response(MetadataHandler(self.metadata()).handle), self.origins, ["GET"]),
             ),
-            Route("/token", endpoint=_api(self.token), methods=["POST", "OPTIONS"]),
-            Route("/revoke", endpoint=_api(self.revoke), methods=["POST", "OPTIONS"]),
-            Route("/register", endpoint=_api(registration.handle), methods=["POST", "OPTIONS"]),
+            Route("/token", endpoint=self._api(self.token)),
+            Route("/revoke", endpoint=self._api(self.revoke)),
+            Route("/register", endpoint=self._api(registration.handle)),
         ]
+
+    def _api(self, handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+        """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
+        return Cors(RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE), self.origins, ["POST"])
 
     async def _in_transaction(self, work: Callable[[Session], T]) -> T:
         def run() -> T:
@@ -283,12 +296,6 @@ class AuthorizationServer:
                 return work(session)
 
         return await anyio.to_thread.run_sync(run)
-
-
-def _api(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
-    """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
-    limited = RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE)
-    return CORSMiddleware(limited, allow_origins=["*"], allow_methods=["POST", "OPTIONS"], allow_headers=[MCP_PROTOCOL_VERSION_HEADER])
 
 
 def _text(form: FormData, key: str) -> str | None:

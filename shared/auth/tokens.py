@@ -26,6 +26,9 @@ from shared.db.models import utcnow
 ACCESS_TTL = dt.timedelta(hours=1)
 REFRESH_TTL = dt.timedelta(days=30)
 CODE_TTL = dt.timedelta(minutes=5)
+# The client id of tokens minted by `athaus token`: only a server in development mode accepts them. Registered
+# clients get random ids and metadata-document clients https URLs, so no client can take this one.
+DEVELOPMENT_CLIENT_ID = "athaus-cli"
 CODE_VERIFIER = re.compile(r"^[A-Za-z0-9\-._~]{43,128}$")  # RFC 7636 §4.1
 
 
@@ -64,7 +67,15 @@ class AccessGrant:
 
 
 def store_code(
-    session: Session, *, client_id: str, user_id: int, redirect_uri: str, code_challenge: str, resource: str, scopes: list[str]
+    session: Session,
+    *,
+    client_id: str,
+    user_id: int,
+    redirect_uri: str,
+    code_challenge: str,
+    resource: str,
+    scopes: list[str],
+    redirect_uri_given: bool = True,
 ) -> str:
     code = secrets.token_urlsafe(32)
     session.add(
@@ -73,6 +84,7 @@ def store_code(
             client_id=client_id,
             user_id=user_id,
             redirect_uri=redirect_uri,
+            redirect_uri_given=redirect_uri_given,
             code_challenge=code_challenge,
             resource=resource,
             scopes=" ".join(scopes),
@@ -93,6 +105,8 @@ def redeem_code(
         return _replayed_code(session, record, now)
     if record.expires_at <= now:
         return Refusal("invalid_grant", "Der Autorisierungscode ist abgelaufen.")
+    if redirect_uri is None and record.redirect_uri_given:
+        return Refusal("invalid_grant", "redirect_uri ist Pflicht, weil die Autorisierungsanfrage sie enthielt.")
     if redirect_uri is not None and redirect_uri != record.redirect_uri:
         return Refusal("invalid_grant", "redirect_uri weicht von der Autorisierungsanfrage ab.")
     if not CODE_VERIFIER.match(code_verifier) or not hmac.compare_digest(s256(code_verifier), record.code_challenge):

@@ -19,9 +19,15 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from contract.envelope import ResultWarning, WarningCode
+from contract.errors import ErrorCode, ToolFailure
 from shared.catalog.text import ABBREVIATIONS, STOP_WORDS, joined, other_spellings, tokens
 
 MIN_PREFIX = 3  # letters before the star; a shorter prefix matches too much to be a search
+# The cost of a full-text search is bounded: at most this many search terms in one query (alternatives and
+# exclusions included), at most this many words in one phrase or hyphenated word. More is refused
+# (INVALID_ARGUMENT naming what to drop), never silently cut: a cut query would answer a different question.
+MAX_TERMS = 12
+MAX_PHRASE_WORDS = 6
 AND_WORDS = {"and", "&&", "&"}  # AND in any case: words are joined by AND anyway
 _TOKEN = re.compile(r'(-?)"([^"]*)"|(\S+)')
 _PIECE = re.compile(r"[^\W_]+\*?")  # letters and digits as the caller typed them, with a prefix star
@@ -222,7 +228,27 @@ def parse(query: str) -> ParsedQuery:
         parsed.groups.append(group)
     elif pending_or is not None:
         parsed.ignored.append(Ignored(pending_or, "OR ohne Wort danach"))
+    _check_bounds(parsed)
     return parsed
+
+
+def _check_bounds(parsed: ParsedQuery) -> None:
+    """INVALID_ARGUMENT past MAX_TERMS search terms or MAX_PHRASE_WORDS words in one phrase, with the next step."""
+    for clause in parsed.clauses:
+        if len(clause.terms) > MAX_PHRASE_WORDS:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"Die Phrase {clause.typed} in query hat {len(clause.terms)} Wörter, gesucht werden höchstens "
+                f"{MAX_PHRASE_WORDS} direkt hintereinander: bitte die Phrase auf ihre kennzeichnenden Wörter kürzen "
+                "(oder ohne Anführungszeichen einzeln suchen) und erneut aufrufen.",
+            )
+    terms = sum(len(clause.terms) for clause in parsed.clauses)
+    if terms > MAX_TERMS:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"query hat {terms} Suchwörter, gesucht werden höchstens {MAX_TERMS}: bitte auf die wichtigsten Wörter "
+            "kürzen (Ort, Preis, Zimmer und Ausstattung haben eigene Filter) und erneut aufrufen.",
+        )
 
 
 def _is_or(token: str) -> bool:

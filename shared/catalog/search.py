@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, literal, or_, select, union_all
 from sqlalchemy.orm import Session, aliased
 
 from contract.catalog import CatalogFilters, SortOrder
@@ -64,18 +64,29 @@ def _term_condition(table: Any, term: Term) -> ColumnElement[bool]:
 
 
 def _listing_ids(terms: tuple[Term, ...], step: int) -> Select[Any]:
-    """Listings with `terms` at positions `step` apart: 1 for words in order, 0 for parts of one compound word."""
-    first = aliased(ListingTerm)
-    query = select(first.listing_id).where(_term_condition(first, terms[0]))
-    previous = first
-    for term in terms[1:]:
-        following = aliased(ListingTerm)
-        query = query.join(
-            following,
-            and_(following.listing_id == first.listing_id, following.position == previous.position + step, _term_condition(following, term)),
+    """Listings with `terms` at positions `step` apart: 1 for words in order, 0 for parts of one compound word.
+
+    One index range scan per term (the covering index term, listing, position), each posting shifted back to where the
+    phrase would start, then grouped: a phrase matches where every one of its words starts the same phrase. The cost
+    grows with the postings read, linearly in the number of words, never as a join of n copies of the index."""
+    if len(terms) == 1:
+        return select(ListingTerm.listing_id).where(_term_condition(ListingTerm, terms[0]))
+    postings = []
+    for index, term in enumerate(terms):
+        table = aliased(ListingTerm)
+        postings.append(
+            select(
+                table.listing_id.label("listing_id"),
+                (table.position - index * step).label("start"),
+                literal(index).label("word"),
+            ).where(_term_condition(table, term))
         )
-        previous = following
-    return query
+    shifted = union_all(*postings).subquery()
+    return (
+        select(shifted.c.listing_id)
+        .group_by(shifted.c.listing_id, shifted.c.start)
+        .having(func.count(distinct(shifted.c.word)) == len(terms))
+    )
 
 
 def _clause_condition(clause: Clause) -> ColumnElement[bool]:

@@ -61,8 +61,18 @@ def other_spellings(word: str) -> tuple[str, ...]:
 def normalise(text: str) -> str:
     """Casefold, spell umlauts out (ä → ae), drop accents: 'Süd-Balkon' → 'sued-balkon'."""
     folded = text.casefold().translate(_UMLAUTS)
+    if folded.isascii():  # nothing to decompose (most text once umlauts are spelled out): the same, much faster
+        return folded
     decomposed = unicodedata.normalize("NFKD", folded)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # only the non-ASCII runs can hold combining marks; looking at just those is the same and much faster
+    return _NON_ASCII.sub(_without_combining, decomposed)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _without_combining(run: re.Match[str]) -> str:
+    return "".join(ch for ch in run.group(0) if not unicodedata.combining(ch))
 
 
 def tokens(text: str) -> list[str]:
@@ -117,10 +127,18 @@ def index_terms(fields: Iterable[str]) -> list[tuple[int, str]]:
                 terms.append((position, closed))
                 terms.extend((position, part) for part in compound_parts(closed))
             for word in run:
-                if word in STOP_WORDS:
-                    continue
-                terms.append((position, word[:64]))
-                terms.extend((position, part) for part in compound_parts(word))
-                position += 1
+                indexed = _word_terms(word)
+                if indexed:
+                    terms.extend((position, term) for term in indexed)
+                    position += 1
         position += FIELD_GAP
     return sorted(set(terms))
+
+
+@lru_cache(maxsize=65536)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """What one word puts into the index: itself (at most 64 characters) and its compound parts; nothing for a
+    filler word."""
+    if word in STOP_WORDS:
+        return ()
+    return (word[:64], *compound_parts(word))

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -68,6 +69,8 @@ class Office(Base):
     website: Mapped[str | None] = mapped_column(String(200))
     # action kinds (PendingActionKind values) the office owner allowed to run without a person's click
     send_without_click: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    # where import_listings fetches the office's OpenImmo transfer from (http or https); NULL: upload only
+    openimmo_feed_url: Mapped[str | None] = mapped_column(String(500))
 
     listings: Mapped[list[Listing]] = relationship(back_populates="office")
 
@@ -97,6 +100,7 @@ class Listing(Base):
         Index("ix_listings_city_key", "city_key"),
         Index("ix_listings_postal_code", "postal_code"),
         Index("ix_listings_kind", "marketing_type", "property_type"),
+        Index("ix_listings_external", "office_id", "feed", "external_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -156,6 +160,12 @@ class Listing(Base):
     published_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+    # optimistic concurrency: every write through shared.stock_writes raises it by one
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    # where an imported listing came from: the feed (or upload) and its objektnr_extern; NULL for listings made here
+    feed: Mapped[str | None] = mapped_column(String(200))
+    external_id: Mapped[str | None] = mapped_column(String(100))
 
     office: Mapped[Office] = relationship(back_populates="listings")
     features: Mapped[list[ListingFeature]] = relationship(cascade="all, delete-orphan", order_by="ListingFeature.feature")
@@ -263,7 +273,11 @@ class Match(Base):
     """A Treffer: a listing event for a saved search (new, price drop, status change, broker proposal)."""
 
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_order_created", "search_order_id", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_matches_order_created", "search_order_id", "created_at", "id"),
+        # one Treffer per saved search and listing event, however many instances handle the event
+        UniqueConstraint("search_order_id", "event_id", name="uq_matches_order_event"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     ref: Mapped[str] = mapped_column(String(20), unique=True)  # "T-000001"
@@ -273,6 +287,7 @@ class Match(Base):
     detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # e.g. {"old_price": …, "new_price": …}
     state: Mapped[str] = mapped_column(String(20), default="new")  # new | seen | interesting | not_interested
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("listing_events.id"))  # NULL for demo rows and proposals
     alerted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)  # when the seeker's e-mail alert took it along
 
 
@@ -346,6 +361,7 @@ class Proposal(Base):
     status: Mapped[str] = mapped_column(String(20))  # open | accepted | rejected
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("listing_events.id"))  # the event that made it; NULL for demo rows
 
 
 class ListingStatusChange(Base):
@@ -359,6 +375,7 @@ class ListingStatusChange(Base):
     new_status: Mapped[str] = mapped_column(String(20))
     changed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     changed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    reason: Mapped[str | None] = mapped_column(String(300))  # why, as the broker said it
 
 
 class PendingAction(Base):
@@ -415,3 +432,53 @@ class OutboxMessage(Base):
     last_error: Mapped[str | None] = mapped_column(String(300))
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+
+class ListingEvent(Base):
+    """Something a saved search hears about: a listing published, its price lowered, its status changed.
+
+    Written in the transaction of the write that caused it (shared.stock_writes); matches and proposals hang off it,
+    one per saved search and event (unique), so an event handled twice never makes a second Treffer."""
+
+    __tablename__ = "listing_events"
+    __table_args__ = (UniqueConstraint("listing_id", "version", "kind", name="uq_listing_events_version_kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id"), index=True)
+    version: Mapped[int] = mapped_column(Integer)  # the listing's version the event made
+    kind: Mapped[str] = mapped_column(String(20))  # published | price_drop | status_change
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AuditEntry(Base):
+    """One write of a tool (or the import): who, with which client, what, the state before and after."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_subject", "subject_ref", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    client_id: Mapped[str | None] = mapped_column(String(200))
+    office_id: Mapped[int | None] = mapped_column(ForeignKey("offices.id"), index=True)
+    action: Mapped[str] = mapped_column(String(40))  # listing.create | listing.change | listing.status | valuation.save | …
+    subject_ref: Mapped[str] = mapped_column(String(20))  # A-…, V-…, S-…, T-…
+    subject_version: Mapped[int | None] = mapped_column(Integer)  # a listing's version after the write
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class IdempotencyKey(Base):
+    """A write's key under retry: the same key with the same request returns the stored outcome and changes nothing."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("user_id", "operation", "key", name="uq_idempotency_keys_user_operation_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    operation: Mapped[str] = mapped_column(String(40))  # save_listing, update_listing_status, …
+    key: Mapped[str] = mapped_column(String(200))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    outcome: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,22 +1,39 @@
-"""Engine and unit of work. Handlers get a UnitOfWork from the runtime; nothing holds a global session."""
+"""Engine and unit of work. Handlers get a UnitOfWork from the runtime; nothing holds a global session.
+
+Every statement is bounded: on PostgreSQL by a connect timeout, a pool timeout and a statement timeout (the
+connection's default, lowered per transaction to what is left of the call's deadline); on SQLite by a progress
+handler that aborts a statement once the call's deadline has passed (`shared/db/deadline.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from shared.db import deadline
 
-def make_engine(database_url: str) -> Engine:
+CONNECT_TIMEOUT_SECONDS = 3  # a database that does not answer the connect is down, not slow
+POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, not a queue
+STATEMENT_TIMEOUT_MS = 15_000  # no statement outlives this, call or not (the per-call deadline is lower)
+SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
+_PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
+
+
+def _sqlite_past_deadline() -> int:
+    return 1 if deadline.expired() else 0
+
+
+def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) -> Engine:
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_SECONDS})
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -24,9 +41,27 @@ def make_engine(database_url: str) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.close()
+            dbapi_connection.set_progress_handler(_sqlite_past_deadline, _PROGRESS_STEPS)
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    connect_args: dict[str, Any] = {}
+    if url.get_backend_name() == "postgresql":
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"}
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_timeout=POOL_TIMEOUT_SECONDS,
+        connect_args=connect_args,
+    )
+
+
+def _bound_transaction(session: Session, _transaction: Any, connection: Any) -> None:
+    """Lower PostgreSQL's statement timeout to what is left of the call's deadline, for this transaction only."""
+    left = deadline.remaining()
+    if left is not None and connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
 
 
 class Database:
@@ -35,10 +70,11 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        event.listen(self._sessions, "after_begin", _bound_transaction)
 
     @classmethod
-    def from_url(cls, database_url: str) -> Database:
-        return cls(make_engine(database_url))
+    def from_url(cls, database_url: str, pool_size: int = 10, max_overflow: int = 20) -> Database:
+        return cls(make_engine(database_url, pool_size, max_overflow))
 
     @contextmanager
     def unit_of_work(self) -> Iterator[Session]:

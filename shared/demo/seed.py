@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from sqlalchemy.orm import Session
 from shared.catalog.indexing import bump_revision
 from shared.db.models import Listing, Office, Place
 from shared.demo.accounts.seeding import ACCOUNT_MODELS_WITH_IDS, seed_accounts
+from shared.demo.bulk import fast_sqlite_writes
 from shared.demo.catalog import write_catalog
 from shared.demo.clock import DEMO_NOW
 from shared.demo.randomness import DEFAULT_SEED
@@ -38,22 +40,28 @@ class SeedSummary:
     search_orders: int
 
 
-def seed_demo(engine: Engine, listings: int = 2400, seed: int = DEFAULT_SEED) -> SeedSummary:
+def seed_demo(engine: Engine, listings: int = 2400, seed: int = DEFAULT_SEED, bulk: bool = True, workers: int | None = None
+) -> SeedSummary:
     """Fill an empty, migrated database with places, offices and `listings` demo listings, then the demo
     accounts around them (brokers, seekers, saved searches, inquiries, …).
+
+    `bulk` (the default) loads the catalog the fastest way of the database (shared.demo.bulk); `bulk=False`
+    inserts it through plain SQLAlchemy inserts with every index in place. Both give identical rows. `workers`
+    processes compute the term index (default: two from 50,000 listings on, see write_catalog).
 
     Raises CatalogNotEmptyError when listings, offices or places already exist.
     """
     if listings < 0:
         raise ValueError("listings must not be negative")
-    with engine.begin() as connection:
-        _require_empty(connection)
-        catalog = write_catalog(connection, random.Random(seed), listings)
-        accounts = seed_accounts(connection, catalog.offices, seed)
-        _advance_id_sequences(connection, (Place, Office, Listing, *ACCOUNT_MODELS_WITH_IDS))
-        with Session(bind=connection) as session:
-            bump_revision(session, now=DEMO_NOW)
-            session.flush()
+    with engine.connect() as connection:
+        with fast_sqlite_writes(connection) if bulk else nullcontext(), connection.begin():
+            _require_empty(connection)
+            catalog = write_catalog(connection, random.Random(seed), listings, bulk=bulk, workers=workers)
+            accounts = seed_accounts(connection, catalog.offices, seed)
+            _advance_id_sequences(connection, (Place, Office, Listing, *ACCOUNT_MODELS_WITH_IDS))
+            with Session(bind=connection) as session:
+                bump_revision(session, now=DEMO_NOW)
+                session.flush()
     with engine.begin() as connection:
         # Fresh statistics, or the planner picks weak indexes on a freshly loaded catalog (bench/README.md).
         connection.execute(text("ANALYZE"))

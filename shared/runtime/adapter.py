@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+import anyio.from_thread
 import anyio.to_thread
 import mcp_types as types
 from jsonschema import Draft202012Validator
@@ -30,16 +31,16 @@ from contract.tool import ToolSpec
 from contract.wire import compact_value
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.runtime import envelope
-from shared.runtime.context import ToolContext
+from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
+from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
-from shared.runtime.validation import german_message
+from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 
 log = logging.getLogger("athaus.calls")
 
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 WWW_AUTHENTICATE_META_KEY = "mcp/www_authenticate"
-INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte in einigen Minuten erneut versuchen."
 
 # The contract changes only with a deployment; ten minutes bounds how long a client keeps an old list.
 LISTING_TTL = CacheHint(ttl_ms=600_000, scope="public")
@@ -116,9 +117,15 @@ class ToolRunner:
         self.context = context
         self.specs = {spec.name: spec for spec in definition.spec.tools}
         self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.spec.tools}
+        self.deadline_seconds = context.settings.call_deadline_seconds
+        self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
 
     async def call(
-        self, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, caller: Principal | None = None
+        self,
+        params: types.CallToolRequestParams,
+        meta: Mapping[str, Any] | None,
+        caller: Principal | None = None,
+        progress: ProgressReporter | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         spec = self.specs.get(params.name)
         if spec is None:
@@ -128,7 +135,7 @@ class ToolRunner:
         try:
             result = missing_right(
                 spec, caller, self.context.settings.resource_metadata_url(self.definition.spec.name.value)
-            ) or await self._run(spec, params, meta, replace(self.context, caller=caller))
+            ) or await self._run(spec, params, meta, replace(self.context, caller=caller, progress=progress))
             if isinstance(result, types.CallToolResult) and result.is_error:
                 outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
             elif isinstance(result, types.InputRequiredResult):
@@ -167,23 +174,24 @@ class ToolRunner:
                 if answer is None:
                     return error_result(ErrorCode.INPUT_REQUIRED, UNANSWERED.format(question=needed.question.message))
                 return await self._execute(spec, {**arguments, needed.question.argument: answer}, context)
-        except ToolFailure as failure:
-            return error_result(failure.code, failure.message)
         except InputNeeded as needed:
             if _client_can_elicit(meta) and _response_to(params, needed.question) is None:
                 return _question_result(needed.question)
             return error_result(ErrorCode.INPUT_REQUIRED, needed.question.message)
-        except Exception:
-            log.exception("tool %s failed", spec.name)
-            return error_result(ErrorCode.INTERNAL, INTERNAL_MESSAGE)
+        except Exception as error:
+            failure = failure_of(error, self.deadline_seconds)
+            return error_result(failure.code, failure.message)
 
     async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext) -> types.CallToolResult:
-        """Validate, run the handler, build and check the result; raises what the handler raises."""
+        """Validate, run the handler under the call's deadline, build and check the result; raises what the handler raises."""
+        unstorable = unstorable_text("", arguments, self.text_caps[spec.name])
+        if unstorable:
+            return error_result(ErrorCode.INVALID_ARGUMENT, unstorable)
         try:
             args = spec.input_model.model_validate(arguments)
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
-        raw = await anyio.to_thread.run_sync(self.definition.handlers[spec.name], args, context)
+        raw = await in_worker(self.deadline_seconds, self.definition.handlers[spec.name], args, context)
         meta: dict[str, Any] | None = None
         if isinstance(raw, WithMeta):
             meta, raw = (raw.meta or None), raw.output
@@ -202,6 +210,7 @@ class ToolRunner:
 def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:
     """The low-level MCP server for one definition; every request handler is derived from the contract."""
     runner = ToolRunner(definition, context)
+    seconds = context.settings.call_deadline_seconds
     server = definition.spec
     tools = [mcp_tool(spec) for spec in server.tools]
     templates = [
@@ -224,7 +233,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         meta = ctx.meta.model_dump(by_alias=True) if isinstance(ctx.meta, BaseModel) else ctx.meta
-        return await runner.call(params, meta, caller_of(ctx))
+        return await runner.call(params, meta, caller_of(ctx), progress_reporter(ctx))
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
@@ -261,10 +270,8 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
             denied = missing_right(resource, caller, context.settings.resource_metadata_url(server.name.value))
             if denied is not None:
                 raise MCPError(code=types.INVALID_REQUEST, message=denied.content[0].text, data=denied.meta)
-            try:
-                model = await anyio.to_thread.run_sync(definition.readers[resource.name], variables, replace(context, caller=caller))
-            except ToolFailure as failure:
-                raise MCPError(code=types.INVALID_PARAMS, message=failure.message, data={ERROR_META_KEY: failure.code.value}) from None
+            _refuse_unstorable(variables)
+            model = await guarded(seconds, definition.readers[resource.name], variables, replace(context, caller=caller))
             contents = [
                 types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=render(model)),
                 types.TextResourceContents(uri=params.uri, mime_type="application/json", text=json.dumps(compact_value(model), ensure_ascii=False)),
@@ -283,25 +290,31 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         if prompt is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unbekannter Prompt {params.name!r}; prompts/list nennt alle.")
         arguments = params.arguments or {}
+        _refuse_unstorable(arguments)
         missing = [a.name for a in prompt.arguments if a.required and not arguments.get(a.name)]
         if missing:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Für diesen Prompt fehlt das Argument {missing[0]}.")
-        text = await anyio.to_thread.run_sync(definition.prompts[prompt.name], arguments, context)
+        text = await guarded(seconds, definition.prompts[prompt.name], arguments, context)
         return types.GetPromptResult(
             description=prompt.title,
             messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
         )
 
     async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        _refuse_unstorable({params.argument.name: params.argument.value})
+        if params.context is not None:
+            _refuse_unstorable(params.context.arguments or {})
         source = _completion_source(definition, params)
         if source is None:
             return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
         try:
             # one value more than is shown tells whether there are more; `total` is known only without more
-            values = await anyio.to_thread.run_sync(
-                definition.completers[source], params.argument.value, replace(context, caller=caller_of(ctx)), COMPLETION_SHOWN + 1
+            values = await guarded(
+                seconds, definition.completers[source], params.argument.value, replace(context, caller=caller_of(ctx)), COMPLETION_SHOWN + 1
             )
-        except ToolFailure:  # a completion from account data without a login completes nothing
+        except MCPError as error:  # a completion from account data without a login completes nothing
+            if (error.error.data or {}).get(ERROR_META_KEY) != ErrorCode.MISSING_RIGHT.value:
+                raise
             values = []
         more = len(values) > COMPLETION_SHOWN
         shown = values[:COMPLETION_SHOWN]
@@ -314,6 +327,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         handlers |= {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
     if definition.completers:
         handlers["on_completion"] = complete
+    handlers = {key: _mapped(handler, seconds) for key, handler in handlers.items()}
     return Server(
         server.name.value,
         version=version,
@@ -328,6 +342,45 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         },
         **handlers,
     )
+
+
+def _refuse_unstorable(arguments: Mapping[str, Any]) -> None:
+    """INVALID_ARGUMENT for a string no database can store or no real value is as long as (one check for all methods)."""
+    unstorable = unstorable_text("", dict(arguments))
+    if unstorable:
+        raise rpc_error(Failure(ErrorCode.INVALID_ARGUMENT, unstorable))
+
+
+def _mapped(handler: Callable[..., Awaitable[Any]], seconds: float) -> Callable[..., Awaitable[Any]]:
+    """The request handler with every failure mapped like a tool call's: a code and a German sentence, never a trace."""
+
+    async def mapped(ctx: Any, params: Any) -> Any:
+        try:
+            return await handler(ctx, params)
+        except MCPError:
+            raise
+        except Exception as error:
+            raise rpc_error(failure_of(error, seconds)) from None
+
+    return mapped
+
+
+def progress_reporter(ctx: Any) -> ProgressReporter | None:
+    """A reporter a handler calls from its worker thread; it sends `notifications/progress` for this request when
+    the client sent a progressToken (the SDK's report_progress is a no-op otherwise). A failed notification is
+    logged and never fails the call."""
+    # the SDK hands handlers a ServerRequestContext whose session is scoped to this request
+    report = getattr(getattr(ctx, "session", None), "report_progress", None) or getattr(ctx, "report_progress", None)
+    if report is None:
+        return None
+
+    def send(done: float, total: float | None, message: str | None) -> None:
+        try:
+            anyio.from_thread.run(report, done, total, message)
+        except Exception:  # a client gone away must not end the work it started
+            log.warning("progress notification not sent", exc_info=True)
+
+    return send
 
 
 def caller_of(ctx: Any) -> Principal | None:

@@ -18,6 +18,11 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+# progress so far, the total when known, a German message; sends an MCP progress notification when the client
+# asked for them (a progressToken in the request's _meta) and does nothing otherwise
+ProgressReporter = Callable[[float, float | None, str | None], None]
+
+
 @dataclass(frozen=True)
 class ToolContext:
     db: Database
@@ -25,6 +30,12 @@ class ToolContext:
     cursors: CursorCodec
     now: Callable[[], dt.datetime] = field(default=utc_now)
     caller: Principal | None = None  # set per call by the runtime after the right check
+    progress: ProgressReporter | None = None  # set per call by the runtime; see report_progress
+
+    def report_progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the client how far a long call is (from the handler's worker thread); a no-op without a reporter."""
+        if self.progress is not None:
+            self.progress(done, total, message)
 
     def office(self) -> OfficeData:
         """The caller's office data; the runtime has checked the right, this checks the membership."""

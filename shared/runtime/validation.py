@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ValidationError
 
 _MESSAGES = {
     "missing": "fehlt",
@@ -63,3 +65,53 @@ def german_message(error: ValidationError) -> str:
     extra = f" ({more} weitere Angabe(n) ebenfalls ungültig.)" if more else ""
     subject = f"Das Argument {field} {problem}" if field else f"Die Angaben passen nicht zusammen: {problem}"
     return f"{subject}: bitte korrigieren und das Werkzeug erneut aufrufen.{extra}"
+
+
+MAX_TEXT_CHARS = 2_000  # longer than any real value of any argument (a query, a place, a note); one cap for all
+
+
+def unstorable_text(name: str, value: object, caps: Mapping[str, int] | None = None, cap: int = MAX_TEXT_CHARS) -> str | None:
+    """The German sentence for the first string in `value` (nested lists and objects included) that cannot be stored
+    or is longer than any real value, naming the argument; None when every string is fine.
+
+    One check for every argument that reaches the server: tool arguments, completion values, resource-template
+    variables and prompt arguments. NUL cannot be stored by PostgreSQL, a lone surrogate cannot be encoded at all.
+    `caps` raises the length cap for top-level arguments that declare a longer maximum themselves (an OpenImmo
+    transfer); every other string is held to MAX_TEXT_CHARS."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{name}.{key}" if name else str(key)
+            item_cap = max(cap, (caps or {}).get(key, cap))
+            found = unstorable_text(path, key) or unstorable_text(path, item, cap=item_cap)
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = unstorable_text(f"{name}[{index}]", item, cap=cap)
+            if found:
+                return found
+        return None
+    if not isinstance(value, str):
+        return None
+    if "\x00" in value:
+        return f"Das Argument {name} enthält ein Nullzeichen (\\u0000), das kein Text enthalten kann: bitte das Zeichen entfernen und erneut senden."
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        return (
+            f"Das Argument {name} enthält ein einzelnes Ersatzzeichen (UTF-16-Surrogat) ohne Partner: bitte gültiges "
+            "Unicode senden (etwa das ganze Emoji oder den Buchstaben) und erneut aufrufen."
+        )
+    if len(value) > cap:
+        return f"Das Argument {name} ist mit {len(value)} Zeichen zu lang (höchstens {cap}): bitte kürzen und erneut senden."
+    return None
+
+
+def declared_text_caps(model: type[BaseModel]) -> dict[str, int]:
+    """Top-level string fields of an input model that declare a max_length above MAX_TEXT_CHARS (by argument name)."""
+    caps: dict[str, int] = {}
+    for field_name, info in model.model_fields.items():
+        for constraint in info.metadata:
+            limit = getattr(constraint, "max_length", None)
+            if isinstance(limit, int) and limit > MAX_TEXT_CHARS:
+                caps[info.alias or field_name] = limit
+    return caps

@@ -8,6 +8,7 @@ double submit); a POST without it is refused with 403.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import hmac
 import secrets
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit
 import anyio.to_thread
 from mcp.server.auth.routes import AUTHORIZATION_PATH
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -27,9 +29,10 @@ from shared.auth import tokens
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.passwords import hash_password, verify_password
-from shared.auth.server import AuthorizationServer, PendingAuthorization, ShownError
+from shared.auth.models import UsedAuthorizationRequest
+from shared.auth.server import PENDING_TTL_SECONDS, AuthorizationServer, PendingAuthorization, ShownError
 from shared.auth.signing import Signer
-from shared.db.models import User
+from shared.db.models import User, utcnow
 from shared.web.pages import (
     CONSENT_PATH,
     LOGIN_PATH,
@@ -47,6 +50,10 @@ CSRF_COOKIE = "athaus_csrf"
 COOKIE_PATH = "/oauth"
 SESSION_TTL_SECONDS = 12 * 3600
 
+USED = (
+    "Anmeldung bereits abgeschlossen",
+    "Über diese Anmeldung wurde schon entschieden. Bitte die Verbindung in der Anwendung erneut starten.",
+)
 EXPIRED = (
     "Anmeldung abgelaufen",
     "Diese Anmeldung ist abgelaufen oder unvollständig. Bitte die Verbindung in der Anwendung erneut starten.",
@@ -173,6 +180,8 @@ class SignInPages:
         self, pending: PendingAuthorization, account: Account, chosen: list[str], allowed: frozenset[str], decision: str | None
     ) -> Response:
         granted = [scope for scope in pending.scopes if scope in chosen and scope in allowed]
+        if not await anyio.to_thread.run_sync(self._claim, pending):
+            return error_page(*USED)
         if decision != "erlauben" or not granted:
             return secured(
                 self.server.respond(
@@ -190,10 +199,21 @@ class SignInPages:
                     code_challenge=pending.code_challenge,
                     resource=pending.resource,
                     scopes=granted,
+                    redirect_uri_given=pending.redirect_uri_given,
                 )
 
         code = await anyio.to_thread.run_sync(store)
         return secured(self.server.respond(pending.redirect_uri, pending.state, 303, code=code))
+
+    def _claim(self, pending: PendingAuthorization) -> bool:
+        """Single use: the first decision on a pending authorization request wins, a replayed form is refused."""
+        expires = utcnow() + dt.timedelta(seconds=PENDING_TTL_SECONDS)
+        try:
+            with self.server.db.unit_of_work() as session:
+                session.add(UsedAuthorizationRequest(nonce=pending.nonce, expires_at=expires))
+        except IntegrityError:
+            return False
+        return True
 
     def _check_credentials(self, email: str, password: str) -> int | None:
         with self.server.db.read_only() as session:

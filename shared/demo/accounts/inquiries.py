@@ -137,7 +137,7 @@ class Inquiries:
             times.append(times[-1] + dt.timedelta(hours=hours))
         while len(times) > 1 and times[-1] > latest:
             times.pop()
-        if thread.status == "answered" and len(times) % 2:
+        if thread.status == "answered" and len(times) % 2 and len(times) > 1:  # an answer needs a question
             times.pop()
         if len(times) == 1:
             thread.status = "open"

@@ -1,0 +1,111 @@
+"""Time and peak memory of the OpenImmo import (import_listings' domain path) as the transfer grows.
+
+For each size this writes a full transfer (umfang="VOLL") of N flats to a temporary file, streams it, imports it
+into a fresh migrated SQLite database (or PostgreSQL with --database-url, one database per size) as office 1 of a
+small demo catalog, and prints the wall time, objects per second, and the peak memory: Python's allocations
+(tracemalloc) during the import and the process's peak RSS. It then imports the same transfer again and prints
+that nothing changed. Memory stays flat because the reader keeps one `<immobilie>` at a time and the writes commit
+in batches; what grows with N is the set of objektnr_extern a VOLL transfer must remember to know what is missing.
+
+    python -m bench.openimmo_import --objects 1000 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from contract.vocabulary import TransferSource
+from shared.db.migrate import upgrade
+from shared.db.session import Database
+from shared.demo import DEMO_NOW, seed_demo
+from shared.demo.openimmo import write_transfer
+from shared.stock_import import import_transfer
+
+OFFICE = 1
+MAX_BYTES = 1024 * 1024 * 1024
+
+
+def peak_rss_mb() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return usage / 1024 / (1024 if sys.platform == "darwin" else 1)
+
+
+def fresh_database(base_url: str | None, tmp: Path, size: int) -> tuple[Database, object]:
+    if base_url is None:
+        return Database.from_url(f"sqlite:///{tmp / f'import_{size}.sqlite3'}"), lambda: None
+    name = f"athaus_bench_import_{size}_{uuid.uuid4().hex[:6]}"
+    admin = create_engine(base_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return Database.from_url(make_url(base_url).set(database=name).render_as_string(hide_password=False)), drop
+
+
+def run_once(db: Database, path: Path, now: dt.datetime) -> tuple[float, float, dict[str, int]]:
+    tracemalloc.start()
+    started = time.perf_counter()
+    with path.open("rb") as source:
+        result = import_transfer(
+            db, source, source_kind=TransferSource.upload, office_id=OFFICE, user_id=None, client_id="bench",
+            max_bytes=MAX_BYTES, publish=True, now=now,
+        )
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return elapsed, peak / 1024 / 1024, result.counts.model_dump()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--objects", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--database-url", default=None, help="PostgreSQL server URL; default: SQLite files")
+    parser.add_argument("--single", action="store_true", help=argparse.SUPPRESS)  # one size in this process
+    args = parser.parse_args()
+    if not args.single:  # each size in its own process, so the peak RSS is that size's own
+        print(f"{'objects':>8} {'MB file':>8} {'run':>6} {'seconds':>8} {'obj/s':>7} {'peak MB (tracemalloc)':>22} "
+              f"{'peak RSS MB':>12}  counts", flush=True)
+        for size in args.objects:
+            extra = ["--database-url", args.database_url] if args.database_url else []
+            subprocess.run([sys.executable, "-m", "bench.openimmo_import", "--single", "--objects", str(size), *extra], check=True)
+        return
+    now = DEMO_NOW + dt.timedelta(days=1)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        for size in args.objects:
+            path = tmp / f"transfer_{size}.xml"
+            with path.open("wb") as out:
+                write_transfer(out, (f"B-{i:06d}" for i in range(size)), scope="VOLL", provider="BENCH01")
+            megabytes = path.stat().st_size / 1024 / 1024
+            db, drop = fresh_database(args.database_url, tmp, size)
+            try:
+                upgrade(db.engine)
+                seed_demo(db.engine, listings=50)
+                for run in ("first", "again"):
+                    elapsed, peak, counts = run_once(db, path, now)
+                    shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
+                    print(f"{size:>8} {megabytes:>8.1f} {run:>6} {elapsed:>8.1f} {size / elapsed:>7.0f} {peak:>22.1f} "
+                          f"{peak_rss_mb():>12.0f}  {shown}", flush=True)
+            finally:
+                db.engine.dispose()
+                drop()  # type: ignore[operator]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Athaus für Makler: the OpenImmo import (import_listings).
+
+A transfer is OpenImmo 1.2.x XML, passed as `xml` or fetched from the office's configured feed URL. The result is
+per object (created, changed, unchanged, withdrawn, refused with reason), the values that were excluded because
+they are no number (data-fidelity rule 14) counted per field, and the listings a complete transfer withdrew.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from contract.envelope import Absent, ContractModel
+from contract.labels import NOT_IN_TEXT, Label
+from contract.rights import BROKER_WRITE
+from contract.tool import Effect, ToolSpec
+from contract.vocabulary import ImportAction, ImportOutcome, TransferScope, TransferSource, ValueExclusion
+
+MAX_XML_CHARS = 10_000_000
+RESULTS_SHOWN = 200  # per-object results listed; the counts are always complete
+
+
+class ImportListingsInput(ContractModel):
+    xml: Annotated[str | None, Label("OpenImmo-XML")] = Field(
+        default=None,
+        max_length=MAX_XML_CHARS,
+        description="Die Übertragung als OpenImmo-XML (Version 1.2.x). Weggelassen: from_feed.",
+    )
+    from_feed: Annotated[bool, Label("von der Feed-Adresse")] = Field(
+        default=False, description="true: von der eingestellten Feed-Adresse des Büros laden statt xml."
+    )
+    publish: Annotated[bool, Label("veröffentlichen")] = Field(
+        default=True,
+        description="true: neue Objekte veröffentlichen, wenn check_listing es erlaubt; sonst bleiben sie Entwurf.",
+    )
+
+
+class ObjectResult(ContractModel):
+    objektnr_extern: Annotated[str | Absent, Label("Objektnr.", bare=True)] = Field(
+        description="verwaltung_techn/objektnr_extern; fehlt, wenn das Objekt keine hat."
+    )
+    position: Annotated[int, Label("Nr. in der Datei", brief=False)] = Field(description="0: nicht in der Datei (VOLL).")
+    action: Annotated[ImportAction, NOT_IN_TEXT]
+    outcome: Annotated[ImportOutcome, Label("Ergebnis", bare=True)]
+    outcome_label: str
+    listing_id: Annotated[str | Absent, Label("Inserat")]
+    reason: Annotated[str | Absent, Label("Grund")] = Field(description="Deutsch: warum abgelehnt, zurückgezogen oder nicht veröffentlicht.")
+    excluded_fields: Annotated[list[str], Label("nicht übernommen")] = Field(
+        description="Felder, deren Wert keine Zahl war (rule 14); gespeichert ist kein Wert."
+    )
+
+
+class ImportCounts(ContractModel):
+    created: Annotated[int, Label("angelegt")]
+    changed: Annotated[int, Label("geändert")]
+    unchanged: Annotated[int, Label("unverändert")]
+    withdrawn: Annotated[int, Label("zurückgezogen")]
+    refused: Annotated[int, Label("abgelehnt")]
+
+
+class ExcludedCount(ContractModel):
+    field: Annotated[str, Label("Feld", bare=True)]
+    reason: Annotated[ValueExclusion, Label("Grund")]
+    reason_label: str
+    count: Annotated[int, Label("Anzahl")]
+    example: Annotated[str, Label("Beispiel")] = Field(description="Ein Wert, wie die Datei ihn schreibt.")
+
+
+class ImportListingsOutput(ContractModel):
+    source: Annotated[TransferSource, Label("Quelle")]
+    source_label: str
+    scope: Annotated[TransferScope, Label("Umfang")] = Field(description="full: VOLL, partial: TEIL.")
+    scope_label: str
+    objects_read: Annotated[int, Label("Objekte in der Datei")]
+    counts: Annotated[ImportCounts, Label("Ergebnis")]
+    withdrawn_missing: Annotated[list[str], Label("zurückgezogen, weil nicht übertragen")] = Field(
+        description="objektnr_extern der Objekte desselben Feeds, die eine VOLL-Übertragung nicht mehr enthielt."
+    )
+    excluded_values: Annotated[list[ExcludedCount], Label("Werte ohne Zahl")] = Field(
+        description="Nicht gespeicherte Werte je Feld und Grund, mit Anzahl."
+    )
+    results: Annotated[list[ObjectResult], Label("Objekte")] = Field(
+        description=f"Je Objekt in Dateireihenfolge, dann VOLL-Rückzüge; höchstens {RESULTS_SHOWN}."
+    )
+    results_complete: Annotated[bool, Label("alle Objekte gezeigt")]
+    warnings: Annotated[list[str], Label("Hinweise")]
+    summary: Annotated[str, Label("Zusammenfassung", bare=True)]
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="import_listings",
+        title="Bestand importieren",
+        description=(
+            "Importiert eine OpenImmo-Übertragung (1.2.x) in den Bestand deines Büros: als xml oder mit "
+            "from_feed von der Feed-Adresse des Büros. Schlüssel ist objektnr_extern; aktion CHANGE/DELETE je "
+            "Objekt. umfang=TEIL zieht nie etwas zurück; VOLL zieht Objekte desselben Feeds zurück, die fehlen, "
+            "und nennt sie. Werte, die keine Zahl sind ('ca. 85', 'auf Anfrage'), werden nicht gespeichert, "
+            "sondern je Feld gezählt. Dieselbe Übertragung zweimal ändert beim zweiten Mal nichts."
+        ),
+        input_model=ImportListingsInput,
+        output_model=ImportListingsOutput,
+        effect=Effect.save,
+        right=BROKER_WRITE,
+        open_world=True,
+    ),
+]

@@ -1,0 +1,36 @@
+"""The audit of personal data: every read of a seeker's personal data by a broker (contact data of an inquiry,
+the shared profile of a proposal) writes one line: when, who, which office, which client, which tool, which record.
+
+Written in the same transaction as the read, so a read that happened is never missing from the audit."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from shared.db.models import Base, UTCDateTime, utcnow
+
+
+class PersonalDataRead(Base):
+    __tablename__ = "personal_data_reads"
+    __table_args__ = (Index("ix_personal_data_reads_office_at", "office_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    office_id: Mapped[int | None] = mapped_column(ForeignKey("offices.id"))
+    client_id: Mapped[str | None] = mapped_column(String(500))
+    tool: Mapped[str] = mapped_column(String(100))
+    record_ref: Mapped[str] = mapped_column(String(40))  # the inquiry or proposal whose personal data was shown
+
+
+def record_reads(
+    session: Session, *, user_id: int, office_id: int | None, client_id: str | None, tool: str, refs: list[str], at: dt.datetime | None = None
+) -> None:
+    """One audit line per record whose personal data a broker is shown."""
+    when = at or utcnow()
+    session.add_all(
+        PersonalDataRead(at=when, user_id=user_id, office_id=office_id, client_id=client_id, tool=tool, record_ref=ref) for ref in refs
+    )

@@ -1,0 +1,339 @@
+"""One `<immobilie>` (names already normalised by the reader) → the fields of a catalog listing.
+
+Structure is confirmed before it is read (data-fidelity rule 6): an object without `objektnr_extern`, without
+a marketing type, a property type, postal code, place or title is refused with the element that is missing,
+never stored with a silent gap. Numbers go through `numbers.parse_number` (rule 14): what is no number is
+excluded and declared per field, with the raw value and the reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Any
+
+from contract.vocabulary import Feature
+from shared.openimmo.numbers import Excluded, parse_number
+from shared.openimmo.reader import RawObject
+
+
+@dataclass(frozen=True)
+class ExcludedValue:
+    field: str  # the listing field, e.g. "living_area"
+    element: str  # where the value stood, e.g. "flaechen/wohnflaeche"
+    raw: str
+    reason: Excluded
+
+
+@dataclass
+class ParsedObject:
+    position: int
+    key: str | None  # objektnr_extern
+    action: str  # "new", "change" or "delete"
+    fields: dict[str, Any] = field(default_factory=dict)
+    features: list[str] = field(default_factory=list)
+    excluded: list[ExcludedValue] = field(default_factory=list)
+    refusal: str | None = None  # German: why the object cannot be imported
+    provider: str | None = None  # openimmo_anid (or anbieternr) of the object's <anbieter>
+
+
+TRUE = {"true", "1", "ja", "yes", "j"}
+
+# (listing field, element path, whole number)
+NUMBERS_COMMON: tuple[tuple[str, str, bool], ...] = (
+    ("living_area", "flaechen/wohnflaeche", False),
+    ("plot_area", "flaechen/grundstuecksflaeche", False),
+    ("rooms", "flaechen/anzahl_zimmer", False),
+    ("bedrooms", "flaechen/anzahl_schlafzimmer", True),
+    ("bathrooms", "flaechen/anzahl_badezimmer", True),
+    ("floor", "geo/etage", True),
+    ("year_built", "zustand_angaben/baujahr", True),
+    ("heating_costs", "preise/heizkosten", False),
+)
+PRICE_ELEMENT = {"buy": "preise/kaufpreis", "rent": "preise/kaltmiete"}
+RENT_FALLBACK = "preise/nettokaltmiete"
+CHARGES_ELEMENT = {"buy": "preise/hausgeld", "rent": "preise/nebenkosten"}
+
+PROPERTY_TYPES = {
+    "wohnung": "apartment", "zimmer": "apartment", "haus": "house", "grundstueck": "land", "parken": "parking",
+    "buero_praxen": "commercial", "einzelhandel": "commercial", "gastgewerbe": "commercial",
+    "hallen_lager_prod": "commercial", "land_und_forstwirtschaft": "commercial", "freizeitimmobilie_gewerblich": "commercial",
+    "zinshaus_renditeobjekt": "commercial", "sonstige": "commercial",
+}
+SUBTYPE_ATTRIBUTE = {"wohnung": "wohnungtyp", "haus": "haustyp", "grundstueck": "grundst_typ", "parken": "parken_typ"}
+SUBTYPES = {
+    "ETAGE": "Etagenwohnung", "DACHGESCHOSS": "Dachgeschosswohnung", "ERDGESCHOSS": "Erdgeschosswohnung",
+    "MAISONETTE": "Maisonette", "PENTHOUSE": "Penthouse", "EINFAMILIENHAUS": "Einfamilienhaus",
+    "DOPPELHAUSHAELFTE": "Doppelhaushälfte", "REIHENHAUS": "Reihenhaus", "REIHENEND": "Reihenhaus",
+    "REIHENMITTEL": "Reihenhaus", "VILLA": "Villa", "MEHRFAMILIENHAUS": "Mehrfamilienhaus", "BUNGALOW": "Bungalow",
+    "WOHNEN": "Baugrundstück", "TIEFGARAGE": "Tiefgaragenstellplatz", "TIEFGARAGENSTELLPLATZ": "Tiefgaragenstellplatz",
+    "GARAGE": "Garage", "EINZELGARAGE": "Garage", "DOPPELGARAGE": "Garage",
+}
+COMMERCIAL_SUBTYPES = {"buero_praxen": "Büro", "einzelhandel": "Ladenlokal"}
+CONDITIONS = {
+    "ERSTBEZUG": "Erstbezug", "NEUWERTIG": "neuwertig", "GEPFLEGT": "gepflegt", "MODERNISIERT": "modernisiert",
+    "VOLL_SANIERT": "saniert", "SANIERT": "saniert", "TEIL_SANIERT": "teilsaniert", "RENOVIERT": "renoviert",
+    "RENOVIERUNGSBEDUERFTIG": "renovierungsbedürftig", "TEIL_VOLLRENOVIERUNGSBED": "renovierungsbedürftig",
+}
+CERTIFICATE_TYPES = {"BEDARF": "demand", "VERBRAUCH": "consumption"}
+ENERGY_STATUS_WORDS = {"BEI_BESICHTIGUNG": "at_viewing", "OHNE": "not_required", "NICHT_NOETIG": "not_required"}
+_PERCENT = re.compile(r"^\s*(\d{1,2}(?:[,.]\d{1,2})?)\s*%")
+_GERMAN_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
+
+
+def map_object(raw: RawObject) -> ParsedObject:
+    element = raw.element
+    key = _text(element, "verwaltung_techn/objektnr_extern")
+    action = _action(element)
+    result = ParsedObject(position=raw.position, key=key, action=action, provider=raw.provider)
+    if raw.collision is not None:
+        result.refusal = raw.collision.german()
+        return result
+    if key is None:
+        result.refusal = "Das Objekt hat keine ‹verwaltung_techn/objektnr_extern›; ohne sie ist es keinem Objekt im Bestand zuzuordnen."
+        return result
+    if action == "delete":
+        return result
+    _fill(element, result)
+    return result
+
+
+def _fill(element: ET.Element, result: ParsedObject) -> None:
+    marketing = _marketing(element)
+    kind = element.find("objektkategorie/objektart")
+    kind_child = next(iter(kind), None) if kind is not None else None
+    missing = [
+        path
+        for path, present in (
+            ("objektkategorie/vermarktungsart", marketing is not None),
+            ("objektkategorie/objektart", kind_child is not None and kind_child.tag in PROPERTY_TYPES),
+            ("geo/plz", _text(element, "geo/plz") is not None),
+            ("geo/ort", _text(element, "geo/ort") is not None),
+            ("freitexte/objekttitel", _text(element, "freitexte/objekttitel") is not None),
+        )
+        if not present
+    ]
+    if missing:
+        result.refusal = "Im Objekt fehlt " + ", ".join(f"‹{path}›" for path in missing) + "."
+        return
+    assert marketing is not None and kind_child is not None
+    postal_code = _text(element, "geo/plz") or ""
+    if not re.fullmatch(r"\d{5}", postal_code):
+        result.refusal = f"Die Postleitzahl ‹{postal_code}› in ‹geo/plz› ist keine fünfstellige deutsche Postleitzahl."
+        return
+    f = result.fields
+    f["marketing_type"] = marketing
+    f["property_type"] = PROPERTY_TYPES[kind_child.tag]
+    f["property_subtype"] = _subtype(kind_child)
+    f["title"] = (_text(element, "freitexte/objekttitel") or "")[:300]
+    f["description"] = _text(element, "freitexte/objektbeschreibung") or ""
+    f["postal_code"] = postal_code
+    f["city"] = _text(element, "geo/ort")
+    f["district"] = _text(element, "geo/regionaler_zusatz")
+    f["street"] = _text(element, "geo/strasse")
+    f["house_number"] = _text(element, "geo/hausnummer")
+    f["state"] = _text(element, "geo/bundesland")
+    f["address_published"] = _flag(element, "verwaltung_objekt/objektadresse_freigeben")
+    coordinates = element.find("geo/geokoordinaten")
+    f["latitude"] = f["longitude"] = None
+    if coordinates is not None:
+        for name, attribute in (("latitude", "breitengrad"), ("longitude", "laengengrad")):
+            value = coordinates.get(attribute)
+            parsed = parse_number(value) if value is not None else None
+            if parsed is not None and parsed.value is None and parsed.reason is not None:
+                result.excluded.append(ExcludedValue(name, f"geo/geokoordinaten@{attribute}", value or "", parsed.reason))
+            f[name] = parsed.value if parsed is not None else None
+    for name, path, whole in NUMBERS_COMMON:
+        f[name] = _number(element, path, name, result, whole=whole)
+    _prices(element, marketing, result)
+    f["condition"] = _condition(element)
+    _energy(element, result)
+    _availability(element, result)
+    f["photos"] = _photos(element)
+    result.features = _features(element)
+
+
+def _prices(element: ET.Element, marketing: str, result: ParsedObject) -> None:
+    f = result.fields
+    path = PRICE_ELEMENT[marketing]
+    if marketing == "rent" and element.find(path) is None:
+        path = RENT_FALLBACK
+    price_element = element.find(path)
+    on_request = price_element is not None and (price_element.get("auf_anfrage") or "").lower() in TRUE
+    f["price"] = None if on_request else _number(element, path, "price", result)
+    if not on_request and result.excluded and result.excluded[-1].field == "price":
+        on_request = result.excluded[-1].reason is Excluded.on_request
+    f["price_on_request"] = on_request
+    f["service_charges"] = _number(element, CHARGES_ELEMENT[marketing], "service_charges", result)
+    f["deposit"] = _short(_text(element, "preise/kaution_text") or _text(element, "preise/kaution"), 100)
+    commission = _text(element, "preise/aussen_courtage")
+    f["commission"] = _short(commission, 200)
+    match = _PERCENT.match(commission or "")
+    f["commission_percent"] = float(match.group(1).replace(",", ".")) if match else None
+
+
+def _energy(element: ET.Element, result: ParsedObject) -> None:
+    f = result.fields
+    certificate = element.find("zustand_angaben/energiepass")
+    for name in ("energy_certificate_type", "energy_value", "energy_class", "energy_carrier", "energy_year_built",
+                 "energy_valid_until"):
+        f[name] = None
+    if certificate is None:
+        f["energy_status"] = "missing"
+        return
+    kind = (_text(certificate, "epart") or "").upper()
+    vintage = (_text(certificate, "jahrgang") or "").upper()
+    if kind in CERTIFICATE_TYPES:
+        f["energy_status"] = "present"
+        f["energy_certificate_type"] = CERTIFICATE_TYPES[kind]
+        value_path = "endenergiebedarf" if kind == "BEDARF" else "energieverbrauchkennwert"
+        f["energy_value"] = _number(certificate, value_path, "energy_value", result, prefix="zustand_angaben/energiepass/")
+        f["energy_class"] = _short(_text(certificate, "wertklasse"), 3)
+        f["energy_carrier"] = _short(_text(certificate, "primaerenergietraeger"), 40)
+        f["energy_year_built"] = _number(certificate, "baujahr", "energy_year_built", result, whole=True,
+                                         prefix="zustand_angaben/energiepass/")
+        f["energy_valid_until"] = _date(certificate, "gueltig_bis", "energy_valid_until", result,
+                                        prefix="zustand_angaben/energiepass/")
+    else:
+        f["energy_status"] = ENERGY_STATUS_WORDS.get(kind) or ENERGY_STATUS_WORDS.get(vintage) or "missing"
+
+
+def _availability(element: ET.Element, result: ParsedObject) -> None:
+    text = _text(element, "verwaltung_objekt/verfuegbar_ab")
+    result.fields["available_from"] = None
+    result.fields["availability_note"] = None
+    if text is None:
+        return
+    day = _parse_date(text)
+    if day is not None:
+        result.fields["available_from"] = day
+    else:
+        result.fields["availability_note"] = _short(text, 100)
+
+
+def _features(element: ET.Element) -> list[str]:
+    a = "ausstattung/"
+    found: set[str] = set()
+    checks = {
+        Feature.balcony: _count(element, "flaechen/anzahl_balkone") or _flag(element, a + "balkon"),
+        Feature.terrace: _count(element, "flaechen/anzahl_terrassen") or _flag(element, a + "terrasse"),
+        Feature.garden: _flag(element, a + "gartennutzung"),
+        Feature.elevator: _any_attribute(element, a + "fahrstuhl") or _flag(element, a + "fahrstuhl"),
+        Feature.cellar: (_attribute(element, a + "unterkellert", "keller") or "").upper() == "JA",
+        Feature.parking_space: _any_attribute(element, a + "stellplatzart") or _count(element, "flaechen/anzahl_stellplaetze"),
+        Feature.fitted_kitchen: (_attribute(element, a + "kueche", "ebk") or "").lower() in TRUE,
+        Feature.barrier_free: _flag(element, a + "barrierefrei"),
+        Feature.guest_wc: _flag(element, a + "gaestewc"),
+        Feature.fireplace: _flag(element, a + "kamin"),
+        Feature.underfloor_heating: (_attribute(element, a + "heizungsart", "fussboden") or "").lower() in TRUE,
+        Feature.pets_allowed: _flag(element, a + "haustiere"),
+    }
+    found = {feature.value for feature, present in checks.items() if present}
+    return sorted(found)
+
+
+def _photos(element: ET.Element) -> list[dict[str, str]]:
+    photos = []
+    for attachment in element.iterfind("anhaenge/anhang"):
+        url = _text(attachment, "daten/pfad") or ""
+        if url.startswith(("https://", "http://")):
+            photos.append({"url": url, "caption": _text(attachment, "anhangtitel") or ""})
+    return photos
+
+
+# --- small readers ------------------------------------------------------------------------------------------
+
+
+def _text(element: ET.Element, path: str) -> str | None:
+    found = element.find(path)
+    return found.text if found is not None and found.text else None
+
+
+def _short(text: str | None, limit: int) -> str | None:
+    return text[:limit] if text else None
+
+
+def _flag(element: ET.Element, path: str) -> bool:
+    return (_text(element, path) or "").lower() in TRUE
+
+
+def _attribute(element: ET.Element, path: str, name: str) -> str | None:
+    found = element.find(path)
+    return found.get(name) if found is not None else None
+
+
+def _any_attribute(element: ET.Element, path: str) -> bool:
+    found = element.find(path)
+    return found is not None and any(value.lower() in TRUE for value in found.attrib.values())
+
+
+def _count(element: ET.Element, path: str) -> bool:
+    text = _text(element, path)
+    parsed = parse_number(text) if text else None
+    return parsed is not None and parsed.value is not None and parsed.value > 0
+
+
+def _number(element: ET.Element, path: str, name: str, result: ParsedObject, *, whole: bool = False,
+            prefix: str = "") -> float | int | None:
+    text = _text(element, path)
+    if text is None:
+        return None
+    parsed = parse_number(text, whole=whole)
+    if parsed.value is None:
+        assert parsed.reason is not None
+        result.excluded.append(ExcludedValue(name, prefix + path, text, parsed.reason))
+        return None
+    return int(parsed.value) if whole else parsed.value
+
+
+def _parse_date(text: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        pass
+    match = _GERMAN_DATE.match(text)
+    if match:
+        try:
+            return dt.date(int(match.group(3)), int(match.group(2)), int(match.group(1)))
+        except ValueError:
+            return None
+    return None
+
+
+def _date(element: ET.Element, path: str, name: str, result: ParsedObject, *, prefix: str = "") -> dt.date | None:
+    text = _text(element, path)
+    if text is None:
+        return None
+    day = _parse_date(text)
+    if day is None:
+        result.excluded.append(ExcludedValue(name, prefix + path, text, Excluded.not_a_date))
+    return day
+
+
+def _action(element: ET.Element) -> str:
+    action = element.find("verwaltung_techn/aktion")
+    kind = (action.get("aktionart") or "").strip().upper() if action is not None else ""
+    return {"CHANGE": "change", "DELETE": "delete"}.get(kind, "new")
+
+
+def _marketing(element: ET.Element) -> str | None:
+    found = element.find("objektkategorie/vermarktungsart")
+    if found is None:
+        return None
+    buy = (found.get("kauf") or "").lower() in TRUE
+    rent = (found.get("miete_pacht") or "").lower() in TRUE
+    return "buy" if buy and not rent else "rent" if rent and not buy else None
+
+
+def _subtype(kind: ET.Element) -> str | None:
+    if kind.tag in COMMERCIAL_SUBTYPES:
+        return COMMERCIAL_SUBTYPES[kind.tag]
+    value = (kind.get(SUBTYPE_ATTRIBUTE.get(kind.tag, "")) or "").strip().upper()
+    return SUBTYPES.get(value) or (value.replace("_", " ").title()[:40] if value else None)
+
+
+def _condition(element: ET.Element) -> str | None:
+    value = (_attribute(element, "zustand_angaben/zustand", "zustand_art") or "").strip().upper()
+    return CONDITIONS.get(value) or (value.lower().replace("_", " ")[:40] if value else None)

@@ -1,0 +1,110 @@
+"""The one mapping of everything that can go wrong in a call to a stable code and one German sentence.
+
+Every MCP method goes through `failure_of`: tool calls (as an error result), completions, resources and prompts
+(as a JSON-RPC error whose `data` carries the code). The detail (exception, SQL, traceback) goes to the log only;
+what reaches the client is the code and the sentence, never SQL, parameters, ids, hosts or ports."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+from sqlalchemy import exc as sa_exc
+
+from contract.errors import ERROR_META_KEY, ErrorCode, ToolFailure
+from shared.db import deadline
+from shared.runtime.validation import german_message
+
+log = logging.getLogger("athaus.calls")
+
+INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte in einigen Minuten erneut versuchen."
+UNAVAILABLE_MESSAGE = "Die Datenbank ist gerade nicht erreichbar; bitte in einer Minute erneut versuchen."
+TIME_BUDGET_MESSAGE = (
+    "Die Anfrage hat länger gedauert als die erlaubten {seconds} Sekunden und wurde abgebrochen: bitte enger fragen "
+    "(weniger Suchwörter, einen Ort oder eine Preisspanne) oder später erneut versuchen."
+)
+# A worker thread that does not return (a hung connect) is left behind this long after the deadline.
+GRACE_SECONDS = 2.0
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Failure:
+    code: ErrorCode
+    message: str
+
+
+def _timed_out(error: BaseException) -> bool:
+    """A statement cancelled for time: PostgreSQL's statement timeout, SQLite's progress handler, or past the deadline."""
+    orig = getattr(error, "orig", None)
+    name = type(orig).__name__
+    return deadline.expired() or name == "QueryCanceled" or (name == "OperationalError" and "interrupted" in str(orig))
+
+
+def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
+    """The code and German sentence for `error`; logs the detail (with traceback when it is unexpected)."""
+    failure: Failure
+    if isinstance(error, ToolFailure):
+        return Failure(error.code, error.message)
+    if isinstance(error, ValidationError):
+        return Failure(ErrorCode.INVALID_ARGUMENT, german_message(error))
+    if isinstance(error, deadline.DeadlineExceeded) or (isinstance(error, sa_exc.OperationalError) and _timed_out(error)):
+        failure = Failure(ErrorCode.TIME_BUDGET_EXCEEDED, TIME_BUDGET_MESSAGE.format(seconds=f"{deadline_seconds:g}".replace(".", ",")))
+    elif isinstance(error, sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError) or (
+        isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
+    ):
+        failure = Failure(ErrorCode.SOURCE_UNAVAILABLE, UNAVAILABLE_MESSAGE)
+    else:
+        log.error(json.dumps({"event": "call_failed", "outcome": "INTERNAL"}), exc_info=error)
+        return Failure(ErrorCode.INTERNAL, INTERNAL_MESSAGE)
+    log.warning(json.dumps({"event": "call_failed", "outcome": failure.code.value, "detail": str(error)[:500]}))
+    return failure
+
+
+# What the caller can fix is "invalid params"; a missing right "invalid request" (as the right check answers); the rest
+# is the server's or the database's: "internal error", with the stable code in `data` either way.
+_RPC_CODES = {
+    ErrorCode.INVALID_ARGUMENT: types.INVALID_PARAMS,
+    ErrorCode.NOT_FOUND: types.INVALID_PARAMS,
+    ErrorCode.CURSOR_EXPIRED: types.INVALID_PARAMS,
+    ErrorCode.CONFLICT: types.INVALID_PARAMS,
+    ErrorCode.INPUT_REQUIRED: types.INVALID_PARAMS,
+    ErrorCode.MISSING_RIGHT: types.INVALID_REQUEST,
+}
+
+
+def rpc_error(failure: Failure, **meta: Any) -> MCPError:
+    """A failure of a method other than tools/call: JSON-RPC error, the code in `data` like a tool result's `_meta`."""
+    return MCPError(
+        code=_RPC_CODES.get(failure.code, types.INTERNAL_ERROR), message=failure.message, data={ERROR_META_KEY: failure.code.value, **meta}
+    )
+
+
+async def in_worker(deadline_seconds: float, function: Callable[..., T], *args: Any) -> T:
+    """Run blocking work (database, rules) in a worker thread under the call's deadline.
+
+    The deadline reaches the database layer through the context (statement timeout, SQLite progress handler); a
+    thread that still has not returned a little after it (a hung connect) is abandoned: DeadlineExceeded."""
+    with deadline.within(deadline_seconds):
+        with anyio.move_on_after(deadline_seconds + GRACE_SECONDS):
+            return await anyio.to_thread.run_sync(function, *args, abandon_on_cancel=True)
+    raise deadline.DeadlineExceeded
+
+
+async def guarded(deadline_seconds: float, function: Callable[..., T], *args: Any) -> T:
+    """`in_worker` for the methods besides tools/call: any failure becomes the JSON-RPC error of `rpc_error`."""
+    try:
+        return await in_worker(deadline_seconds, function, *args)
+    except MCPError:
+        raise
+    except Exception as error:
+        raise rpc_error(failure_of(error, deadline_seconds)) from None

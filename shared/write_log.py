@@ -1,0 +1,127 @@
+"""What every write leaves behind, without MCP: the audit row and the idempotency key.
+
+- `audit(...)`: one row per write in `audit_log`: who (user), with which client (OAuth client id), which office,
+  what (`action`, `subject_ref`, the subject's version after the write), and the state before and after (JSON-safe
+  dicts; None before a creation).
+- `replayed(...)` / `remember(...)`: a write called with an idempotency key first asks `replayed`; a stored outcome
+  for the same user, operation and key is returned as it was (nothing changes twice). The same key with a different
+  request is CONFLICT. After the write, `remember` stores the outcome in the same transaction, so a crash leaves
+  neither the change nor the key. Two concurrent requests with one key: the second insert of the key fails on the
+  unique constraint and its transaction rolls back; retried, it finds the first one's outcome.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from contract.errors import ErrorCode, ToolFailure
+from shared.db.models import AuditEntry, IdempotencyKey
+from shared.db.session import Database
+
+T = TypeVar("T")
+
+
+def in_one_transaction(db: Database, write: Callable[[Session], T]) -> T:
+    """Run a write in one transaction. A concurrent request with the same idempotency key loses the race on the
+    key's unique constraint (its whole transaction rolls back) and is run once more, to find the winner's outcome."""
+    try:
+        with db.unit_of_work() as session:
+            return write(session)
+    except IntegrityError:
+        with db.unit_of_work() as session:
+            return write(session)
+
+
+def temporary_ref() -> str:
+    """A unique placeholder until a new row has its id (refs are derived from ids: `A-0000042`, `S-000012`)."""
+    return "tmp-" + uuid.uuid4().hex[:16]
+
+
+def json_safe(value: Any) -> Any:
+    """A value as JSON keeps it: dates as ISO text, enums as their value, tuples as lists."""
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "value") and isinstance(getattr(value, "value"), str):
+        return value.value
+    return value
+
+
+def request_hash(request: dict[str, Any]) -> str:
+    canonical = json.dumps(json_safe(request), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def audit(
+    session: Session,
+    *,
+    now: dt.datetime,
+    user_id: int | None,
+    client_id: str | None,
+    office_id: int | None,
+    action: str,
+    subject_ref: str,
+    subject_version: int | None = None,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> AuditEntry:
+    entry = AuditEntry(
+        at=now,
+        user_id=user_id,
+        client_id=client_id,
+        office_id=office_id,
+        action=action,
+        subject_ref=subject_ref,
+        subject_version=subject_version,
+        before=json_safe(before) if before is not None else None,
+        after=json_safe(after) if after is not None else None,
+    )
+    session.add(entry)
+    return entry
+
+
+def changed_keys(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:
+    """The keys whose values differ, in the order of `after` (then `before`)."""
+    before, after = before or {}, after or {}
+    keys = list(dict.fromkeys([*after, *before]))
+    return [k for k in keys if json_safe(before.get(k)) != json_safe(after.get(k))]
+
+
+def replayed(session: Session, *, user_id: int, operation: str, key: str | None, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The stored outcome of an earlier call with this key, or None (no key, or first time)."""
+    if key is None:
+        return None
+    row = session.scalar(
+        select(IdempotencyKey).where(IdempotencyKey.user_id == user_id, IdempotencyKey.operation == operation, IdempotencyKey.key == key)
+    )
+    if row is None:
+        return None
+    if row.request_hash != request_hash(request):
+        raise ToolFailure(
+            ErrorCode.CONFLICT,
+            f"request_id {key!r} gehört schon zu einer anderen Anfrage an {operation}: für eine neue Änderung einen neuen "
+            "request_id senden, für eine Wiederholung dieselben Argumente.",
+        )
+    return dict(row.outcome)
+
+
+def remember(
+    session: Session, *, user_id: int, operation: str, key: str | None, request: dict[str, Any], outcome: dict[str, Any], now: dt.datetime
+) -> None:
+    if key is None:
+        return
+    session.add(
+        IdempotencyKey(user_id=user_id, operation=operation, key=key, request_hash=request_hash(request), outcome=json_safe(outcome), created_at=now)
+    )

@@ -1,0 +1,202 @@
+"""A fuzz of the MCP surface over real HTTP with the official client, in both protocol eras: every tool of both
+servers with arguments drawn from its own inputSchema (valid ones and broken ones: NUL, huge strings, odd numbers,
+wrong types), completions with odd values and resources/read with odd URIs. No response may carry INTERNAL, a
+stack trace, SQL text, a host and port or an internal id, whatever was sent.
+
+Bounded in time: a few examples per tool (ATHAUS_FUZZ_EXAMPLES raises it for a longer run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from sqlalchemy import select
+
+from contract.broker import SERVER as BROKER
+from contract.search import SERVER as SEARCH
+from contract.server import ServerSpec
+from shared.auth.tokens import mint_access_token
+from shared.db.models import User
+from shared.demo import DEMO_ACCOUNTS
+from shared.settings import Settings
+from tests.conftest import LiveServer
+from tests.schema_strategies import from_schema
+
+ERAS = ["legacy", "2026-07-28"]
+EXAMPLES = int(os.environ.get("ATHAUS_FUZZ_EXAMPLES", "4"))
+OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+SEEKER = next(a for a in DEMO_ACCOUNTS if a.office_role is None)
+
+ODD_TEXT = st.sampled_from(
+    [
+        "\x00",
+        "Leipzig\x00",
+        "x" * 2_500,
+        "ä" * 2_000,
+        "",
+        "   ",
+        "💥🏠" * 20,
+        "A-9999999",
+        "A-0000001\x00",
+        '"' * 41,
+        "OR OR -",
+        "*",
+        " ".join(["haus"] * 40),
+        '"' + " ".join(["schöne", "helle", "wohnung"] * 6) + '"',
+        "Robert'); DROP TABLE listings;--",
+        "%s %(office_id)s",
+        "\u202e\u200b\ufeff",
+        "İSTANBUL ǅ ß ﬀ",
+    ]
+)
+ODD_NUMBER = st.sampled_from([-1, 0, 1, -(2**63), 2**63, 10**30, 1e308, -1e308, 0.5, 1e-300])
+ODD_VALUE = st.one_of(ODD_TEXT, ODD_NUMBER, st.sampled_from([True, None, [], {}, [None], {"x": 1}, ["\x00"]]))
+
+LEAKS = [
+    ("INTERNAL", re.compile(r'"athaus/code":\s*"INTERNAL"')),
+    ("traceback", re.compile(r'Traceback|File \\?"')),
+    ("SQL", re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b|\bFROM [a-z_]+\b|sqlite3|psycopg|sqlalche\.me")),
+    ("host:port", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}\b|localhost:\d+|\bport \d{2,5}\b")),
+    ("internal id", re.compile(r"\b(office_id|user_id|seeker_id|account_id)\b")),
+]
+
+
+def mutated(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid arguments, or valid arguments with one property (or an unknown one) replaced by an odd value."""
+    valid = from_schema(schema)
+    names = sorted(schema.get("properties", {})) or ["x"]
+
+    @st.composite
+    def broken(draw: st.DrawFn) -> dict[str, Any]:
+        arguments = dict(draw(valid))
+        arguments[draw(st.sampled_from([*names, "unbekannt"]))] = draw(ODD_VALUE)
+        return arguments
+
+    return st.one_of(valid, broken())
+
+
+def leaks_in(answer: Any, public_url: str) -> list[str]:
+    if isinstance(answer, MCPError):
+        wire = json.dumps({"message": answer.error.message, "data": answer.error.data}, ensure_ascii=False)
+    else:
+        wire = answer.model_dump_json(by_alias=True)
+    wire = wire.replace(public_url, "")  # the public URL in a sign-in challenge is the server's own, not a leak
+    return [name for name, pattern in LEAKS if pattern.search(wire)]
+
+
+def token_for(db: Any, email: str, server: ServerSpec) -> str:
+    with db.unit_of_work() as session:
+        user_id = session.scalar(select(User.id).where(User.email == email))
+        resource = Settings().resource_url(server.name.value)
+        return mint_access_token(session, user_id=user_id, client_id="fuzz", resource=resource, scopes=list(server.scopes)).access_token
+
+
+async def _session_call(base_url: str, server: ServerSpec, token: str | None, mode: str, use: Any) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        async with Client(streamable_http_client(f"{base_url}{server.path}", http_client=http), mode=mode) as client:
+            try:
+                return await use(client)
+            except MCPError as error:
+                return error
+
+
+# Athaus für Makler answers 401 to a request without a token before any tool; its tools are fuzzed signed in.
+CASES = [(server, tool.name, as_) for server in (SEARCH, BROKER) for tool in server.tools for as_ in ("login", "anonymous")]
+CASES = [(server, tool, as_) for server, tool, as_ in CASES if server is SEARCH or as_ == "login"]
+
+
+@pytest.fixture(scope="module")
+def tokens(demo_db: Any) -> dict[str, str]:
+    return {SEARCH.path: token_for(demo_db, SEEKER.email, SEARCH), BROKER.path: token_for(demo_db, OWNER.email, BROKER)}
+
+
+@pytest.mark.parametrize(("server", "tool", "as_"), CASES, ids=[f"{s.name.value}-{t}-{a}" for s, t, a in CASES])
+def test_tools_never_leak(live_server: LiveServer, tokens: dict[str, str], server: ServerSpec, tool: str, as_: str) -> None:
+    spec = next(t for t in server.tools if t.name == tool)
+    token = tokens[server.path] if as_ == "login" else None
+    public_url = Settings().public_url.rstrip("/")
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(arguments=mutated(spec.input_schema()), mode=st.sampled_from(ERAS))
+    def fuzz(arguments: dict[str, Any], mode: str) -> None:
+        answer = anyio.run(_session_call, live_server.base_url, server, token, mode, lambda c: c.call_tool(tool, arguments))
+        assert not leaks_in(answer, public_url), (arguments, mode, answer)
+
+    fuzz()
+
+
+def _completion_refs(server: ServerSpec) -> list[tuple[Any, str]]:
+    refs: list[tuple[Any, str]] = [
+        (types.PromptReference(type="ref/prompt", name=p.name), a.name) for p in server.prompts for a in p.arguments
+    ]
+    refs += [
+        (types.ResourceTemplateReference(type="ref/resource", uri=r.uri_template), name)
+        for r in server.resources
+        for name in re.findall(r"{(\w+)}", r.uri_template)
+    ]
+    return refs
+
+
+@pytest.mark.parametrize("server", [SEARCH, BROKER], ids=["suche", "makler"])
+def test_completions_resources_and_prompts_never_leak(live_server: LiveServer, tokens: dict[str, str], server: ServerSpec) -> None:
+    public_url = Settings().public_url.rstrip("/")
+    refs = _completion_refs(server)
+    odd_text = ODD_TEXT.filter(lambda v: "\x00" not in v or True)
+
+    @settings(max_examples=EXAMPLES * 4, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(
+        ref=st.sampled_from(refs) if refs else st.none(),
+        value=st.one_of(odd_text, st.text(max_size=20)),
+        template=st.sampled_from(server.resources) if server.resources else st.none(),
+        prompt=st.sampled_from(server.prompts) if server.prompts else st.none(),
+        mode=st.sampled_from(ERAS),
+        login=st.booleans() if server is SEARCH else st.just(True),
+    )
+    def fuzz(ref: Any, value: str, template: Any, prompt: Any, mode: str, login: bool) -> None:
+        token = tokens[server.path] if login else None
+        if ref is not None:
+            reference, argument = ref
+            answer = anyio.run(
+                _session_call, live_server.base_url, server, token, mode, lambda c: c.complete(reference, {"name": argument, "value": value})
+            )
+            assert not leaks_in(answer, public_url), ("complete", ref, value, answer)
+        if template is not None:
+            uri = re.sub(r"{\w+}", lambda _: value.replace("/", "%2F"), template.uri_template)
+            try:
+                types.ReadResourceRequestParams(uri=uri)
+            except ValueError:
+                uri = re.sub(r"{\w+}", "A-0000001%00", template.uri_template)
+            answer = anyio.run(_session_call, live_server.base_url, server, token, mode, lambda c: c.read_resource(uri))
+            assert not leaks_in(answer, public_url), ("read", uri, answer)
+        if prompt is not None:
+            arguments = {a.name: value for a in prompt.arguments}
+            answer = anyio.run(_session_call, live_server.base_url, server, token, mode, lambda c: c.get_prompt(prompt.name, arguments))
+            if not isinstance(answer, MCPError):  # a prompt echoes its arguments: only an error has to be clean
+                return
+            assert not leaks_in(answer, public_url), ("prompt", arguments, answer)
+
+    fuzz()
+
+
+def test_lone_surrogates_on_the_wire_are_refused_without_a_leak(live_server: LiveServer) -> None:
+    """The official client cannot send a lone surrogate at all; a raw one gets a parse error, nothing else."""
+    body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_listings","arguments":{"city":"Leip\\ud800zig"}}}'
+    response = httpx2.post(
+        f"{live_server.base_url}/suche/mcp",
+        content=body,
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+    )
+    assert response.status_code in (200, 400)
+    assert not any(pattern.search(response.text) for _, pattern in LEAKS), response.text

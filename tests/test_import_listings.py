@@ -1,0 +1,342 @@
+"""import_listings: an OpenImmo transfer into the office's stock, on the real database (SQLite and PostgreSQL).
+
+Fixtures: tests/fixtures/openimmo/*.xml are written by hand after the OpenImmo 1.2.7 schema (each says so in its
+header); larger transfers come from shared/demo/openimmo.py (generated, says so in its XML comment). The feed is
+served by respx; one test goes over real HTTP with the official MCP client and its progress callback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import threading
+
+import anyio
+import httpx
+import httpx2
+import mcp_types as types
+import pytest
+import respx
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import func, select, update
+
+from athaus.app import create_app
+from broker_server.server import DEFINITION as BROKER
+from shared.auth.principal import Principal
+from shared.db.models import AuditEntry, Listing, Office, OfficeMember
+from shared.db.session import Database
+from shared.demo import DEMO_ACCOUNTS
+from shared.demo.openimmo import object_xml, transfer
+from shared.settings import Settings
+from tests.conftest import Caller, LiveServer, make_context, seeded_database
+from tests.test_broker_http import token_for
+
+FIXTURES = Path(__file__).parent / "fixtures" / "openimmo"
+RESOURCE = "http://127.0.0.1:8000/makler/mcp"
+FEED_URL = "https://feed.example.org/office-1/openimmo.xml"
+OFFICE = 1
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def broker(db: Database, scopes: frozenset[str] = frozenset({"makler:schreiben"}), office_id: int = OFFICE) -> Caller:
+    with db.read_only() as session:
+        user = session.scalar(select(OfficeMember.user_id).where(OfficeMember.office_id == office_id).order_by(OfficeMember.user_id).limit(1))
+    principal = Principal(user_id=user, kind="broker", office_id=office_id, office_role="owner", scopes=scopes, resource=RESOURCE)
+    return Caller(BROKER, make_context(db), principal)
+
+
+def stock(db: Database, feed_prefix: str = "openimmo") -> dict[str, tuple[str, float | None, float | None]]:
+    """objektnr_extern → (status, price, living_area) of the office's imported listings."""
+    with db.read_only() as session:
+        rows = session.execute(
+            select(Listing.external_id, Listing.status, Listing.price, Listing.living_area)
+            .where(Listing.office_id == OFFICE, Listing.feed.like(f"{feed_prefix}%"))
+        ).all()
+    return {key: (status, price, area) for key, status, price, area in rows}
+
+
+def outcomes(result: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(r["objektnr_extern"], r["outcome"]) for r in result["results"]]
+
+
+def keys(n: int, start: int = 0) -> list[str]:
+    return [f"T-{i:03d}" for i in range(start, start + n)]
+
+
+def flats(names: list[str], scope: str, **kw: Any) -> str:
+    return transfer([object_xml(k, i, **kw) for i, k in enumerate(names)], scope=scope)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Any:
+    with seeded_database(tmp_path, "imports", listings=60) as database:
+        yield database
+
+
+# --- a full transfer, then the same one again -------------------------------------------------------------------
+
+
+def test_full_transfer_creates_each_object_and_twice_changes_nothing(db: Database) -> None:
+    call = broker(db)
+    first = call("import_listings", {"xml": fixture("voll_drei.xml")})
+    assert (first["scope"], first["source"], first["objects_read"]) == ("full", "upload", 3)
+    assert first["counts"] == {"created": 3, "changed": 0, "unchanged": 0, "withdrawn": 0, "refused": 0}
+    assert outcomes(first) == [("W-101", "created"), ("H-202", "created"), ("W-303", "created")]
+    assert first["withdrawn_missing"] == [] and first["excluded_values"] == []
+    assert stock(db) == {
+        "W-101": ("draft", 420000.0, 78.5), "H-202": ("draft", 2150.0, 132.0), "W-303": ("draft", None, 165.0)
+    }
+    with db.read_only() as session:
+        audit_rows = session.scalar(select(func.count()).select_from(AuditEntry))
+    again = call("import_listings", {"xml": fixture("voll_drei.xml")})
+    assert again["counts"] == {"created": 0, "changed": 0, "unchanged": 3, "withdrawn": 0, "refused": 0}
+    assert outcomes(again) == [("W-101", "unchanged"), ("H-202", "unchanged"), ("W-303", "unchanged")]
+    with db.read_only() as session:
+        assert session.scalar(select(func.count()).select_from(AuditEntry)) == audit_rows  # nothing written twice
+
+
+def test_new_objects_that_pass_the_check_are_published_others_stay_draft_with_the_reason(db: Database) -> None:
+    result = broker(db)("import_listings", {"xml": flats(keys(2), "TEIL")})
+    assert [r["reason"] for r in result["results"]] == ["Angelegt und veröffentlicht."] * 2
+    assert {k: v[0] for k, v in stock(db).items()} == {"T-000": "published", "T-001": "published"}
+    short = broker(db)("import_listings", {"xml": fixture("voll_drei.xml"), "publish": True})
+    assert all(r["reason"].startswith("Als Entwurf angelegt, nicht veröffentlicht: ") for r in short["results"])
+
+
+# --- TEIL keeps what VOLL withdraws ------------------------------------------------------------------------------
+
+
+def test_partial_transfer_never_withdraws_what_it_omits(db: Database) -> None:
+    call = broker(db)
+    call("import_listings", {"xml": flats(keys(6), "VOLL")})
+    result = call("import_listings", {"xml": flats(keys(3), "TEIL")})
+    assert result["counts"] == {"created": 0, "changed": 0, "unchanged": 3, "withdrawn": 0, "refused": 0}
+    assert result["withdrawn_missing"] == []
+    assert {k: v[0] for k, v in stock(db).items()} == dict.fromkeys(keys(6), "published")
+
+
+def test_full_transfer_withdraws_only_missing_listings_of_its_feed_and_names_them(db: Database) -> None:
+    call = broker(db)
+    call("import_listings", {"xml": flats(keys(6), "VOLL")})
+    other_feed = transfer([object_xml("T-003", 3)], scope="VOLL", provider="ANDERER")  # same key, another feed
+    call("import_listings", {"xml": other_feed})
+    with db.read_only() as session:
+        by_hand = session.scalar(select(func.count()).select_from(Listing).where(Listing.office_id == OFFICE, Listing.feed.is_(None), Listing.status == "published"))
+    result = call("import_listings", {"xml": flats(keys(3), "VOLL")})
+    assert result["withdrawn_missing"] == ["T-003", "T-004", "T-005"]
+    assert result["counts"] == {"created": 0, "changed": 0, "unchanged": 3, "withdrawn": 3, "refused": 0}
+    assert outcomes(result)[3:] == [("T-003", "withdrawn"), ("T-004", "withdrawn"), ("T-005", "withdrawn")]
+    assert {k: v[0] for k, v in stock(db, "openimmo:DEMO01").items()} == {
+        "T-000": "published", "T-001": "published", "T-002": "published",
+        "T-003": "withdrawn", "T-004": "withdrawn", "T-005": "withdrawn",
+    }
+    assert stock(db, "openimmo:ANDERER")["T-003"][0] == "published"
+    with db.read_only() as session:  # listings made in Athaus are never touched by an import
+        assert session.scalar(select(func.count()).select_from(Listing).where(Listing.office_id == OFFICE, Listing.feed.is_(None), Listing.status == "published")) == by_hand
+        withdrawn = session.scalar(select(Listing.ref).where(Listing.external_id == "T-004"))
+    # a withdrawn listing stays in the office's stock and leaves the catalog
+    read = broker(db, frozenset({"makler:lesen"}))
+    assert read("get_listing", {"listing_id": withdrawn})["status"] == "withdrawn"
+    again = call("import_listings", {"xml": flats(keys(3), "VOLL")})
+    assert (again["withdrawn_missing"], again["counts"]["withdrawn"]) == ([], 0)
+
+
+def test_full_transfer_with_an_object_without_key_withdraws_nothing(db: Database) -> None:
+    call = broker(db)
+    call("import_listings", {"xml": flats(keys(4), "VOLL")})
+    keyless = object_xml("X", 9).replace("<objektnr_extern>X</objektnr_extern>", "")
+    result = call("import_listings", {"xml": transfer([object_xml("T-000", 0), keyless], scope="VOLL")})
+    assert result["withdrawn_missing"] == []
+    assert result["warnings"] == [
+        "1 Objekt hat keine objektnr_extern; weil nicht zu erkennen ist, welches Objekt im Bestand gemeint ist, wurde "
+        "trotz umfang VOLL nichts zurückgezogen."
+    ]
+    assert {k: v[0] for k, v in stock(db).items()} == dict.fromkeys(keys(4), "published")
+
+
+# --- CHANGE and DELETE per object ----------------------------------------------------------------------------------
+
+
+def test_change_and_delete_act_per_object(db: Database) -> None:
+    call = broker(db)
+    call("import_listings", {"xml": flats(keys(3), "VOLL")})
+    changed = object_xml("T-000", 0, price=199000, action="CHANGE")
+    deleted = object_xml("T-001", 1, action="DELETE")
+    unknown = object_xml("T-999", 1, action="DELETE")
+    result = call("import_listings", {"xml": transfer([changed, deleted, unknown], scope="TEIL")})
+    assert outcomes(result) == [("T-000", "changed"), ("T-001", "withdrawn"), ("T-999", "refused")]
+    assert result["results"][2]["reason"] == "Löschung eines Objekts, das im Bestand aus diesem Feed nicht vorkommt; nichts zurückgezogen."
+    assert stock(db) == {
+        "T-000": ("published", 199000.0, 45.5), "T-001": ("withdrawn", 151000.0, 46.5), "T-002": ("published", 152000.0, 47.5)
+    }
+    again = call("import_listings", {"xml": transfer([changed, deleted, unknown], scope="TEIL")})
+    assert outcomes(again) == [("T-000", "unchanged"), ("T-001", "unchanged"), ("T-999", "refused")]
+
+
+# --- rule 14: a non-number is declared, a number is stored; rule 13: a collision names both ---------------------
+
+
+def test_non_numbers_are_declared_with_counts_and_numbers_are_stored(db: Database) -> None:
+    result = broker(db)("import_listings", {"xml": fixture("odd_names.xml")})
+    assert result["counts"] == {"created": 2, "changed": 0, "unchanged": 0, "withdrawn": 0, "refused": 0}
+    assert result["excluded_values"] == [
+        {"field": "bedrooms", "reason": "out_of_range", "count": 1, "example": "2.5"},
+        {"field": "living_area", "reason": "approximate", "count": 1, "example": "ca. 85"},
+        {"field": "plot_area", "reason": "on_request", "count": 1, "example": "auf Anfrage"},
+        {"field": "price", "reason": "approximate", "count": 1, "example": "ca. 85"},
+        {"field": "service_charges", "reason": "approximate", "count": 1, "example": "ca. 400"},
+        {"field": "year_built", "reason": "approximate", "count": 1, "example": "ca. 1905"},
+    ]
+    assert [r["excluded_fields"] for r in result["results"]] == [
+        ["bedrooms", "plot_area", "service_charges", "year_built"], ["living_area", "price"]
+    ]
+    assert stock(db) == {"K-1": ("draft", 1250000.0, 85.5), "K-2": ("draft", None, None)}
+    with db.read_only() as session:
+        k1 = session.execute(select(Listing.plot_area, Listing.year_built, Listing.service_charges, Listing.rooms).where(Listing.external_id == "K-1")).one()
+    assert tuple(k1) == (None, None, None, 3.5)
+
+
+def test_two_spellings_of_one_element_refuse_that_object_only(db: Database) -> None:
+    result = broker(db)("import_listings", {"xml": fixture("collision.xml")})
+    assert outcomes(result) == [("C-1", "refused"), ("C-2", "created")]
+    assert result["results"][0]["reason"] == (
+        "In ‹immobilie/flaechen› stehen ‹wohnflaeche› und ‹WohnFlaeche›, die beide ‹wohnflaeche› bedeuten; welcher "
+        "Wert gilt, ist nicht zu entscheiden."
+    )
+    assert set(stock(db)) == {"C-2"}
+
+
+# --- refused transfers change nothing ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("xml", "code"),
+    [
+        ('<!DOCTYPE openimmo [<!ENTITY a "a">]><openimmo><uebertragung umfang="VOLL"/></openimmo>', "INVALID_ARGUMENT"),
+        ("<openimmo><anbieter/></openimmo>", "UPSTREAM_SCHEMA"),
+        ('<openimmo><uebertragung umfang="VOLL"/><anbieter>', "INVALID_ARGUMENT"),
+    ],
+)
+def test_an_unreadable_transfer_changes_nothing(db: Database, xml: str, code: str) -> None:
+    call = broker(db)
+    call("import_listings", {"xml": flats(keys(2), "VOLL")})
+    before = stock(db)
+    got, message = call.error("import_listings", {"xml": xml})
+    assert got == code
+    assert message.endswith(" Nichts wurde geändert.")
+    assert stock(db) == before
+
+
+def test_exactly_one_source_and_the_write_right(db: Database) -> None:
+    assert broker(db).error("import_listings", {}) == (
+        "INVALID_ARGUMENT",
+        "Bitte genau eine Quelle angeben: die Übertragung als xml oder from_feed true für die Feed-Adresse des Büros.",
+    )
+    assert broker(db).error("import_listings", {"xml": "<openimmo/>", "from_feed": True})[0] == "INVALID_ARGUMENT"
+    assert broker(db, frozenset({"makler:lesen"})).error("import_listings", {"xml": "<openimmo/>"})[0] == "MISSING_RIGHT"
+
+
+# --- the office's feed URL (respx) --------------------------------------------------------------------------------
+
+
+def set_feed(db: Database, url: str | None) -> None:
+    with db.unit_of_work() as session:
+        session.execute(update(Office).where(Office.id == OFFICE).values(openimmo_feed_url=url))
+
+
+@respx.mock
+def test_feed_url_is_fetched_and_imported(db: Database) -> None:
+    set_feed(db, FEED_URL)
+    route = respx.get(FEED_URL).mock(return_value=httpx.Response(200, content=fixture("voll_drei.xml").encode()))
+    result = broker(db)("import_listings", {"from_feed": True})
+    assert route.call_count == 1
+    assert (result["source"], result["counts"]["created"]) == ("feed", 3)
+
+
+@respx.mock
+@pytest.mark.parametrize(
+    ("response", "code", "message"),
+    [
+        (httpx.Response(503), "SOURCE_UNAVAILABLE",
+         "Die Feed-Adresse des Büros antwortet mit HTTP 503 statt mit der Übertragung; nichts wurde geändert: bitte die "
+         "Feed-Adresse des Büros prüfen oder die Übertragung als xml übergeben."),
+        (httpx.ConnectTimeout("timeout"), "SOURCE_UNAVAILABLE",
+         "Die Feed-Adresse des Büros hat nicht innerhalb von 30 Sekunden geantwortet; nichts wurde geändert: bitte später "
+         "erneut versuchen oder die Übertragung als xml übergeben."),
+        (httpx.ConnectError("refused"), "SOURCE_UNAVAILABLE",
+         "Die Feed-Adresse des Büros ist nicht erreichbar; nichts wurde geändert: bitte die Feed-Adresse des Büros "
+         "prüfen oder die Übertragung als xml übergeben."),
+    ],
+)
+def test_feed_failures_say_what_and_name_no_host(db: Database, response: Any, code: str, message: str) -> None:
+    set_feed(db, FEED_URL)
+    if isinstance(response, Exception):
+        respx.get(FEED_URL).mock(side_effect=response)
+    else:
+        respx.get(FEED_URL).mock(return_value=response)
+    assert broker(db).error("import_listings", {"from_feed": True}) == (code, message)
+
+
+@respx.mock
+def test_feed_larger_than_the_limit_is_refused(db: Database) -> None:
+    set_feed(db, FEED_URL)
+    respx.get(FEED_URL).mock(return_value=httpx.Response(200, content=b"<openimmo>" + b" " * (11 * 1024 * 1024)))
+    code, message = broker(db).error("import_listings", {"from_feed": True})
+    assert code == "INVALID_ARGUMENT"
+    assert message.startswith("Die Übertragung ist größer als die erlaubten 10 MB; nichts wurde geändert.")
+
+
+def test_without_a_feed_url_the_tool_says_how_to_go_on(db: Database) -> None:
+    set_feed(db, None)
+    assert broker(db).error("import_listings", {"from_feed": True})[0] == "INVALID_ARGUMENT"
+
+
+# --- over real HTTP with the official client: result and progress notifications ----------------------------------
+
+
+class StreamingServer(LiveServer):
+    """The real app with ATHAUS_STREAM_RESPONSES on: results that send notifications come as an SSE stream."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        settings = Settings(database_url=str(db.engine.url), secret_key="live-test-secret", stream_responses=True)
+        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+
+def test_progress_reaches_the_handler_reporter(db: Database) -> None:
+    call = broker(db)
+    seen: list[tuple[float, float | None, str | None]] = []
+    params = types.CallToolRequestParams(name="import_listings", arguments={"xml": flats(keys(3), "TEIL")})
+    result = anyio.run(call.runner.call, params, None, call.principal, lambda *a: seen.append(a))
+    assert not result.is_error
+    assert seen[-1] == (3, 3, "3 von 3 Objekten verarbeitet")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_import_over_http_reports_progress(tmp_path: Path, mode: str) -> None:
+    owner = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+    with seeded_database(tmp_path, "imports_http", listings=60) as db, StreamingServer(db) as server:
+        token = token_for(db, owner.email, ["makler:schreiben"])
+        xml = flats(keys(150), "VOLL")
+        seen: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, total, message))
+
+        async def use() -> Any:
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
+                async with Client(streamable_http_client(f"{server.base_url}/makler/mcp", http_client=http), mode=mode) as client:
+                    return await client.call_tool("import_listings", {"xml": xml}, progress_callback=on_progress)
+
+        result = anyio.run(use)
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content["counts"]["created"] == 150
+    assert seen[-1] == (150, 150, "150 von 150 Objekten verarbeitet")

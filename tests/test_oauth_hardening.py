@@ -1,0 +1,192 @@
+"""The built-in authorization server under attack: development tokens, single-use authorization requests, redirect
+URIs, client metadata documents from private addresses, login throttling, registration bounds, expiry and cleanup."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urljoin
+
+import anyio
+import httpx
+import httpx2
+import pytest
+import respx
+from sqlalchemy import select
+
+from shared.auth import fetch as fetch_module
+from shared.auth.fetch import FetchRefused, _PinnedTransport, address_is_global, fetch_public
+from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, mint_access_token
+from shared.db.models import User
+from shared.db.session import Database
+from tests.test_oauth import (
+    BROKER,
+    CHATGPT_REDIRECT,
+    Browser,
+    OAuthServer,
+    authorization_url,
+    form_fields,
+    fresh_accounts,
+    mcp_status,
+    pkce,
+    register,
+    serve,
+    token_request,
+)
+
+
+@pytest.fixture(scope="module")
+def accounts_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    yield from fresh_accounts(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def athaus_server(accounts_db: Database) -> Iterator[OAuthServer]:
+    yield from serve(accounts_db)
+
+
+@pytest.fixture(scope="module")
+def production_server(accounts_db: Database) -> Iterator[OAuthServer]:
+    """The same database served with development mode off."""
+    yield from serve(accounts_db, development=False)
+
+
+def development_token(db: Database, server: OAuthServer) -> str:
+    with db.unit_of_work() as session:
+        user = session.scalars(select(User).where(User.email == BROKER)).one()
+        resource = server.resource("makler")
+        return mint_access_token(session, user_id=user.id, client_id=DEVELOPMENT_CLIENT_ID, resource=resource, scopes=["makler:lesen"]).access_token
+
+
+def test_development_tokens_work_only_in_development_mode(
+    athaus_server: OAuthServer, production_server: OAuthServer, accounts_db: Database
+) -> None:
+    assert mcp_status(athaus_server.resource("makler"), development_token(accounts_db, athaus_server)) == 200
+    assert mcp_status(production_server.resource("makler"), development_token(accounts_db, production_server)) == 401
+
+
+def consent_form(athaus: OAuthServer, **params: str | None) -> tuple[Browser, dict[str, Any], str, dict[str, Any]]:
+    """A registered client at the consent page: the browser, the client, the PKCE verifier and the form to send."""
+    client = register(athaus.base_url).json()
+    verifier, challenge = pkce()
+    browser = Browser(BROKER)
+    page = browser.sign_in(authorization_url(athaus.base_url, client, challenge, resource=athaus.resource("makler"), **params))
+    assert page.status_code == 200, page.text
+    return browser, client, verifier, {**form_fields(page.text), "entscheidung": "erlauben", "scope": ["makler:lesen"]}
+
+
+def test_an_authorization_request_is_decided_once(athaus_server: OAuthServer) -> None:
+    browser, _, _, form = consent_form(athaus_server)
+    first = browser.http.post(urljoin(athaus_server.base_url, "/oauth/zustimmung"), data=form)
+    assert first.status_code == 303 and "code=" in first.headers["location"]
+    replay = browser.http.post(urljoin(athaus_server.base_url, "/oauth/zustimmung"), data=form)
+    assert replay.status_code == 400 and "Über diese Anmeldung wurde schon entschieden" in replay.text
+
+
+def redeem(athaus: OAuthServer, browser: Browser, client: dict[str, Any], verifier: str, form: dict[str, Any], **extra: str) -> httpx2.Response:
+    answer = browser.http.post(urljoin(athaus.base_url, "/oauth/zustimmung"), data=form)
+    code = dict(pair.split("=", 1) for pair in answer.headers["location"].split("?", 1)[1].split("&"))["code"]
+    return token_request(athaus.base_url, client, grant_type="authorization_code", code=code, code_verifier=verifier, **extra)
+
+
+def test_redirect_uri_is_required_at_the_token_endpoint_when_it_was_sent(athaus_server: OAuthServer) -> None:
+    without = redeem(athaus_server, *consent_form(athaus_server))
+    assert without.status_code == 400 and without.json()["error"] == "invalid_grant"
+    assert "redirect_uri ist Pflicht" in without.json()["error_description"]
+    given = redeem(athaus_server, *consent_form(athaus_server), redirect_uri=CHATGPT_REDIRECT)
+    assert given.status_code == 200 and given.json()["access_token"]
+
+
+def test_redirect_uri_may_be_left_out_at_both_ends(athaus_server: OAuthServer) -> None:
+    response = redeem(athaus_server, *consent_form(athaus_server, redirect_uri=None))
+    assert response.status_code == 200 and response.json()["scope"] == "makler:lesen"
+
+
+def test_a_redirect_uri_with_a_fragment_is_refused(athaus_server: OAuthServer) -> None:
+    client = register(athaus_server.base_url, "http://127.0.0.1:33418/callback").json()
+    _, challenge = pkce()
+    for uri in ("http://127.0.0.1:40000/callback#frag", "http://127.0.0.1:33418/callback#"):
+        page = httpx2.get(authorization_url(athaus_server.base_url, client, challenge, redirect_uri=uri, resource=athaus_server.resource("makler")))
+        assert page.status_code == 400 and "Ungültige Rücksprungadresse" in page.text, uri
+    assert register(athaus_server.base_url, "https://app.example/cb#x").status_code == 400
+
+
+# --- client metadata documents: never from a private address ----------------------------------------------
+
+PRIVATE_DOCUMENT_URLS = [
+    "https://127.1:9443/client.json",
+    "https://2130706433/client.json",
+    "https://0x7f000001/client.json",
+    "https://0177.0.0.1/client.json",
+    "https://0.0.0.0/client.json",
+    "https://10.0.0.8/client.json",
+    "https://169.254.169.254/latest/meta-data",
+    "https://100.64.0.1/client.json",
+    "https://[::1]/client.json",
+    "https://[::ffff:127.0.0.1]/client.json",
+    "https://[::ffff:7f00:1]/client.json",
+    "https://[fe80::1]/client.json",
+    "https://[fd00::1]/client.json",
+    "https://[2002:7f00:1::]/client.json",
+    "https://[64:ff9b::a00:1]/client.json",
+    "https://internal.example/client.json",
+    "https://mixed.example/client.json",
+    "https://metadata.example/client.json",
+    "https://localhost/client.json",
+    "https://nothing.invalid/client.json",
+]
+MALFORMED_DOCUMENT_URLS = [
+    "https://[::1/client.json",
+    "https://client.example:99999/client.json",
+    "https://client.example:abc/client.json",
+    "https://user@client.example/client.json",
+    "https://client.example/" + "x" * 600,
+    "https://client.example/client.json#frag",
+]
+
+
+@pytest.mark.parametrize("url", PRIVATE_DOCUMENT_URLS + MALFORMED_DOCUMENT_URLS)
+def test_client_documents_are_never_fetched_from_private_or_malformed_addresses(athaus_server: OAuthServer, url: str) -> None:
+    _, challenge = pkce()
+    client = {"client_id": url, "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"]}
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
+        route = mock.route().respond(json={"client_id": url, "client_name": "Böse", "redirect_uris": client["redirect_uris"]})
+        response = httpx2.get(authorization_url(athaus_server.base_url, client, challenge, resource=athaus_server.resource("suche")))
+        token = token_request(athaus_server.base_url, client, grant_type="authorization_code", code="x", code_verifier="y")
+    assert response.status_code == 400 and "Unbekannte Anwendung" in response.text
+    assert token.status_code == 401 and token.json()["error"] == "invalid_client"
+    assert not route.called
+
+
+def test_every_hidden_form_of_a_private_address_is_not_global() -> None:
+    for address in ("127.0.0.1", "::1", "::ffff:10.0.0.1", "2002:a00:1::", "64:ff9b::7f00:1", "2001:0:4136:e378:8000:63bf:f5ff:fffe", "ff02::1", "224.0.0.1"):
+        assert not address_is_global(address), address
+    for address in ("93.184.215.14", "2606:4700::1111"):
+        assert address_is_global(address), address
+
+
+def test_the_fetch_connects_to_the_checked_address(athaus_server: OAuthServer) -> None:
+    """Whatever the URL's host resolves to later, the connection goes to the pinned address."""
+
+    async def fetch() -> int:
+        async with httpx.AsyncClient(transport=_PinnedTransport("127.0.0.1"), trust_env=False) as http:
+            response = await http.get(f"http://elsewhere.invalid:{athaus_server.port}/healthz")
+            return response.status_code
+
+    assert anyio.run(fetch) == 200
+
+
+def test_a_slow_document_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await anyio.sleep(10)
+
+    monkeypatch.setattr(fetch_module, "lookup", slow)
+
+    async def attempt() -> str:
+        try:
+            await fetch_public("https://client.example/client.json", max_bytes=100, timeout=0.2)
+        except FetchRefused as refused:
+            return str(refused)
+        return "fetched"
+
+    assert anyio.run(attempt) == "timed out"

@@ -270,7 +270,7 @@ def test_only_the_office_owner_allows_kinds_without_a_click(db: Database) -> Non
 
     saved = owner.post("/app/ohne-klick", data={"csrf_token": hidden(page, "csrf_token"), "ohne_klick": ["send_reply"]})
     assert saved.status_code == 303
-    assert "Gespeichert: ohne Klick laufen jetzt Antworten auf Anfragen an das Büro senden" in owner.get(saved.headers["location"]).text
+    assert "Gespeichert. Ohne Klick laufen jetzt: Antworten auf Anfragen an das Büro senden." in owner.get(saved.headers["location"]).text
     with db.read_only() as session:
         assert [allowed_without_click(session, 1, kind) for kind in ("send_reply", "decide_proposal")] == [True, False]
         assert session.get(Office, 1).send_without_click == ["send_reply"]
@@ -286,6 +286,7 @@ def test_only_the_office_owner_allows_kinds_without_a_click(db: Database) -> Non
 
     page = owner.get("/app/").text
     assert 'value="send_reply" checked>' in page
-    owner.post("/app/ohne-klick", data={"csrf_token": hidden(page, "csrf_token")})
+    cleared = owner.post("/app/ohne-klick", data={"csrf_token": hidden(page, "csrf_token")})
+    assert "Gespeichert. Alles wartet jetzt auf einen Klick." in owner.get(cleared.headers["location"]).text
     with db.read_only() as session:
         assert session.get(Office, 1).send_without_click == []

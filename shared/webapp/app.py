@@ -59,7 +59,7 @@ NOTICES = {
     "discarded": Notice("info", "Verworfen: {id} geht nicht hinaus."),
     "replayed": Notice("info", "Schon erledigt: {id} war bereits entschieden; es ging nichts ein zweites Mal hinaus."),
     "logged_out": Notice("info", "Du bist abgemeldet."),
-    "saved": Notice("done", "Gespeichert: {id}"),
+    "saved": Notice("done", "Gespeichert. {id}"),
 }
 # How a refused click answers: unknown or not yours is 404 (nothing about whose it is), changed since shown 409.
 FAILURE_STATUS = {"CONFIRMATION_INVALID": 404, "CONFLICT": 409, "CONFIRMATION_EXPIRED": 410}
@@ -166,7 +166,7 @@ class WebApp:
             kept = await anyio.to_thread.run_sync(self._save_without_click, user, chosen)
         except ToolFailure as failure:
             return error_page("Nicht gespeichert", failure.message, 403 if failure.code.value == "MISSING_RIGHT" else 400)
-        summary = "ohne Klick laufen jetzt " + ", ".join(kept) if kept else "alles wartet auf einen Klick"
+        summary = f"Ohne Klick laufen jetzt: {'; '.join(kept)}." if kept else "Alles wartet jetzt auf einen Klick."
         return see_other(self._with_notice(APP_PATH, "saved", summary))
 
     # ---- data ----------------------------------------------------------------------------------------------

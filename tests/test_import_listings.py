@@ -340,3 +340,21 @@ def test_import_over_http_reports_progress(tmp_path: Path, mode: str) -> None:
     assert not result.is_error, result.content[0].text
     assert result.structured_content["counts"]["created"] == 150
     assert seen[-1] == (150, 150, "150 von 150 Objekten verarbeitet")
+
+
+# --- the console command (SPEC section 10) ---------------------------------------------------------------------
+
+
+def test_console_command_imports_a_file(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from athaus.cli import main
+
+    path = tmp_path / "transfer.xml"
+    path.write_text(fixture("odd_names.xml"), encoding="utf-8")
+    monkeypatch.setenv("ATHAUS_DATABASE_URL", db.engine.url.render_as_string(hide_password=False))
+    assert main(["import", "openimmo", str(path), "--office", str(OFFICE), "--drafts"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "2 Objekte gelesen (Teilübertragung (TEIL)): 2 angelegt. 6 Werte waren keine Zahl und wurden nicht gespeichert."
+    )
+    assert stock(db) == {"K-1": ("draft", 1250000.0, 85.5), "K-2": ("draft", None, None)}
+    path.write_text("<openimmo/>", encoding="utf-8")
+    assert main(["import", "openimmo", str(path), "--office", str(OFFICE)]) == 1

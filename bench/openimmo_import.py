@@ -31,6 +31,7 @@ from shared.db.migrate import upgrade
 from shared.db.session import Database
 from shared.demo import DEMO_NOW, seed_demo
 from shared.demo.openimmo import write_transfer
+from shared.openimmo import ParsedObject, read_transfer
 from shared.stock_import import import_transfer
 
 OFFICE = 1
@@ -72,6 +73,18 @@ def run_once(db: Database, path: Path, now: dt.datetime, publish: bool) -> tuple
     return elapsed, peak / 1024 / 1024, result.counts.model_dump()
 
 
+def read_only(path: Path) -> tuple[float, float, int]:
+    """The reader alone (no database): seconds, tracemalloc peak in MB, objects read."""
+    tracemalloc.start()
+    started = time.perf_counter()
+    with path.open("rb") as source:
+        objects = sum(1 for item in read_transfer(source, max_bytes=MAX_BYTES) if isinstance(item, ParsedObject))
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return elapsed, peak / 1024 / 1024, objects
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--objects", type=int, nargs="+", default=[1000, 10000])
@@ -80,6 +93,7 @@ def main() -> None:
         "--publish", action="store_true",
         help="publish each new listing (runs check_listing and matches every saved search: much slower)",
     )
+    parser.add_argument("--read-only", action="store_true", help="only the reader, no database (a quick check of flat memory)")
     parser.add_argument("--single", action="store_true", help=argparse.SUPPRESS)  # one size in this process
     args = parser.parse_args()
     if not args.single:  # each size in its own process, so the peak RSS is that size's own
@@ -88,6 +102,7 @@ def main() -> None:
         for size in args.objects:
             extra = ["--database-url", args.database_url] if args.database_url else []
             extra += ["--publish"] if args.publish else []
+            extra += ["--read-only"] if args.read_only else []
             subprocess.run([sys.executable, "-m", "bench.openimmo_import", "--single", "--objects", str(size), *extra], check=True)
         return
     now = DEMO_NOW + dt.timedelta(days=1)
@@ -98,6 +113,11 @@ def main() -> None:
             with path.open("wb") as out:
                 write_transfer(out, (f"B-{i:06d}" for i in range(size)), scope="VOLL", provider="BENCH01")
             megabytes = path.stat().st_size / 1024 / 1024
+            if args.read_only:
+                elapsed, peak, objects = read_only(path)
+                print(f"{size:>8} {megabytes:>8.1f} {'read':>6} {elapsed:>8.1f} {size / elapsed:>7.0f} {peak:>22.1f} "
+                      f"{peak_rss_mb():>12.0f}  read {objects}", flush=True)
+                continue
             db, drop = fresh_database(args.database_url, tmp, size)
             try:
                 upgrade(db.engine)

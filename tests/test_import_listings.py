@@ -334,11 +334,13 @@ def test_import_over_http_reports_progress(tmp_path: Path, mode: str) -> None:
         async def use() -> Any:
             async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
                 async with Client(streamable_http_client(f"{server.base_url}/makler/mcp", http_client=http), mode=mode) as client:
-                    return await client.call_tool("import_listings", {"xml": xml}, progress_callback=on_progress)
+                    first = await client.call_tool("import_listings", {"xml": xml}, progress_callback=on_progress)
+                    return first, await client.call_tool("import_listings", {"xml": xml})
 
-        result = anyio.run(use)
+        result, again = anyio.run(use)
     assert not result.is_error, result.content[0].text
     assert result.structured_content["counts"]["created"] == 150
+    assert again.structured_content["counts"] == {"created": 0, "changed": 0, "unchanged": 150, "withdrawn": 0, "refused": 0}
     assert seen[-1] == (150, 150, "150 von 150 Objekten verarbeitet")
 
 

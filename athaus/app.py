@@ -24,6 +24,7 @@ from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
 from shared.db.session import Database
+from shared.matching.notify import Listener, deliver
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
@@ -61,6 +62,11 @@ def token_resolver(settings: Settings, db: Database) -> TokenResolver:
     if settings.oauth_issuer and settings.oauth_jwks_url:
         return JwtTokenResolver(settings, db, JwksKeys(settings.oauth_jwks_url))
     return StoredTokenResolver(settings, db)
+
+
+def _on_listing_event(payload: dict[str, object]) -> None:
+    log.info('{"event": "listing_event", "kind": "%s", "listing": "%s"}', payload.get("kind"), payload.get("listing"))
+    deliver(payload)
 
 
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
@@ -122,6 +128,11 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
+            if db.engine.dialect.name == "postgresql":
+                # Listing events of every instance on this database (shared/matching/notify.py): logged, and handed
+                # to this instance's subscribers.
+                listener = Listener(db.engine.url.render_as_string(hide_password=False), _on_listing_event)
+                stack.callback(listener.stop)
             yield
 
     return Starlette(routes=routes, lifespan=lifespan)

@@ -6,17 +6,22 @@ import datetime as dt
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func
+from sqlalchemy.orm import Session
 
 from broker_server.lists import freshness, office_key, office_scope, removal, request_of
 from broker_server.lookups import member_names, own_listing_id
+from contract.broker_writes import SaveValuationInput, SaveValuationOutput
 from contract.broker_inquiries import ListValuationsInput, ValuationSummary
 from contract.catalog import Money
 from contract.envelope import AbsenceReason, Absent, Page
 from contract.vocabulary import MarketingType, PropertyType, ValuationSubject
+from shared import german
 from shared.db.models import Listing, Valuation
 from shared.paging.walk import ordered, walk
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
+from shared.stock_writes import save_valuation
+from shared.write_log import in_one_transaction
 
 
 def valuation_summary(valuation: Valuation, listing_ref: str | None, listing_title: str | None, creator: str | None) -> ValuationSummary:
@@ -101,4 +106,31 @@ def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[Valuati
     )
 
 
-HANDLERS: dict[str, Handler] = {"list_valuations": list_valuations}
+def save_valuation_tool(args: SaveValuationInput, ctx: ToolContext) -> SaveValuationOutput:
+    office = ctx.office()
+    caller = ctx.caller
+    assert caller is not None
+    now = ctx.now()
+    values = args.model_dump(mode="json", exclude={"listing_id", "request_id"}, exclude_none=True)
+
+    def write(session: Session) -> SaveValuationOutput:
+        outcome = save_valuation(
+            session, office_id=office.office_id, user_id=caller.user_id, client_id=caller.client_id, values=values,
+            listing_ref=args.listing_id, idempotency_key=args.request_id, now=now,
+        )
+        valuation, listing = outcome.valuation, outcome.listing
+        creator = member_names(session, office, {valuation.created_by}).get(valuation.created_by or 0)
+        summary = valuation_summary(valuation, listing.ref if listing else None, listing.title if listing else None, creator)
+        subject = f"{listing.ref}" if listing else f"den Eigentümer-Kontakt in {valuation.postal_code} {valuation.city}"
+        sentence = (
+            f"Bewertung {valuation.ref} für {subject} gespeichert: {german.euro(valuation.value_low)} bis "
+            f"{german.euro(valuation.value_high)}; list_valuations zeigt sie."
+        )
+        if outcome.replayed:
+            sentence = "Wiederholung (request_id): nichts doppelt gespeichert. " + sentence
+        return SaveValuationOutput(**dict(summary), replayed=outcome.replayed, summary=sentence)
+
+    return in_one_transaction(ctx.db, write)
+
+
+HANDLERS: dict[str, Handler] = {"list_valuations": list_valuations, "save_valuation": save_valuation_tool}

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from contract.broker_writes import SaveListingInput, SaveListingOutput, UpdateListingStatusInput, UpdateListingStatusOutput
@@ -15,20 +11,8 @@ from shared.catalog.search import PUBLIC_STATUSES
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.stock_writes import change_status, save_listing
-
-T = TypeVar("T")
-
-
-def in_one_transaction(ctx: ToolContext, write: Callable[[Session], T]) -> T:
-    """Run a write in one transaction; a concurrent request with the same request_id loses the race on the key's
-    unique constraint, and is run once more to find the winner's stored outcome."""
-    try:
-        with ctx.db.unit_of_work() as session:
-            return write(session)
-    except IntegrityError:
-        with ctx.db.unit_of_work() as session:
-            return write(session)
-
+from shared.stock_writes.fields import field_labels
+from shared.write_log import in_one_transaction
 
 def _made_text(matches: int, proposals: int = 0) -> str:
     parts = []
@@ -64,9 +48,9 @@ def save_listing_tool(args: SaveListingInput, ctx: ToolContext) -> SaveListingOu
         elif outcome.result is WriteResult.created:
             sentence = f"{listing.ref} ist als Entwurf angelegt (Version {listing.version})."
         else:
-            sentence = f"{listing.ref} ist geändert (Version {listing.version}): {', '.join(outcome.changed_fields)}."
+            sentence = f"{listing.ref} ist geändert (Version {listing.version}): {', '.join(field_labels(outcome.changed_fields))}."
         if outcome.replayed:
-            sentence = f"Wiederholung von request_id {args.request_id!r}: nichts erneut geändert. " + sentence
+            sentence = "Wiederholung (request_id): nichts erneut geändert. " + sentence
         if failed:
             sentence += " Zum Veröffentlichen fehlt noch: " + ", ".join(r.rule_label for r in failed) + "."
         elif listing.status == ListingStatus.draft.value:
@@ -76,6 +60,7 @@ def save_listing_tool(args: SaveListingInput, ctx: ToolContext) -> SaveListingOu
             **labelled("result", outcome.result),
             version=listing.version,
             changed_fields=outcome.changed_fields,
+            changed_field_labels=field_labels(outcome.changed_fields),
             **labelled("status", ListingStatus(listing.status)),
             publishable=not failed,
             failed_rule_labels=[r.rule_label for r in failed],
@@ -84,7 +69,7 @@ def save_listing_tool(args: SaveListingInput, ctx: ToolContext) -> SaveListingOu
             summary=sentence + _made_text(outcome.made.matches),
         )
 
-    return in_one_transaction(ctx, write)
+    return in_one_transaction(ctx.db, write)
 
 
 def update_listing_status(args: UpdateListingStatusInput, ctx: ToolContext) -> UpdateListingStatusOutput:
@@ -115,7 +100,7 @@ def update_listing_status(args: UpdateListingStatusInput, ctx: ToolContext) -> U
             where = "steht im Katalog" if in_catalog else "ist nicht im Katalog und bleibt im Bestand deines Büros"
             sentence = f"{listing.ref}: {label(old)} → {label(new)}; es {where}."
         if outcome.replayed:
-            sentence = f"Wiederholung von request_id {args.request_id!r}: nichts erneut geändert. " + sentence
+            sentence = "Wiederholung (request_id): nichts erneut geändert. " + sentence
         return UpdateListingStatusOutput(
             listing_id=listing.ref,
             **labelled("result", outcome.result),
@@ -130,7 +115,7 @@ def update_listing_status(args: UpdateListingStatusInput, ctx: ToolContext) -> U
             summary=sentence + _made_text(outcome.made.matches, outcome.made.proposals),
         )
 
-    return in_one_transaction(ctx, write)
+    return in_one_transaction(ctx.db, write)
 
 
 HANDLERS: dict[str, Handler] = {"save_listing": save_listing_tool, "update_listing_status": update_listing_status}

@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from contract.broker_inquiries import ValuationSummary
 from contract.catalog import ListingId
 from contract.envelope import ContractModel
 from contract.fields import lenient, normalise_ref
@@ -107,7 +108,8 @@ class SaveListingOutput(ContractModel):
     result: Annotated[WriteResult, Label("Ergebnis")]
     result_label: str
     version: Annotated[int, Label("Version")] = Field(description="Für die nächste Änderung mitsenden.")
-    changed_fields: Annotated[list[str], Label("geänderte Felder")] = Field(description="Geänderte Felder (beim Anlegen: die gesetzten); leer bei unchanged.")
+    changed_fields: Annotated[list[str], NOT_IN_TEXT] = Field(description="Geänderte Felder (beim Anlegen: die gesetzten); leer bei unchanged.")
+    changed_field_labels: Annotated[list[str], Label("geändert")] = Field(description="Dieselben deutsch.")
     status: Annotated[ListingStatus, Label("Status")]
     status_label: str
     publishable: Annotated[bool, Label("veröffentlichbar")]
@@ -144,6 +146,47 @@ class UpdateListingStatusOutput(ContractModel):
     summary: Annotated[str, Label("Zusammenfassung", bare=True)]
 
 
+# --- save_valuation --------------------------------------------------------------------------------------------
+
+LEAD_FIELDS = ("owner_name", "address", "postal_code", "city", "property_type", "marketing_type", "living_area")
+
+
+class SaveValuationInput(ContractModel):
+    listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Objekt deines Bestands; seine Daten gelten.")
+    owner_name: Annotated[str | None, Label("Eigentümer/in")] = Field(default=None, max_length=200, description="Ohne listing_id: Eigentümer-Kontakt.")
+    address: Annotated[str | None, Label("Adresse")] = Field(default=None, max_length=300)
+    postal_code: Annotated[str | None, Label("PLZ")] = Field(default=None, pattern=r"^\d{5}$")
+    city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100)
+    property_type: Annotated[lenient(PropertyType) | None, Label("Objektart")] = None  # type: ignore[valid-type]
+    marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = None  # type: ignore[valid-type]
+    living_area: Annotated[float | None, Label("Wohnfläche")] = Field(default=None, gt=0)
+    value_low: Annotated[float, Label("Wert von")] = Field(gt=0, description="EUR, etwa aus estimate_value.")
+    value_high: Annotated[float, Label("Wert bis")] = Field(gt=0)
+    method: Annotated[str | None, Label("Methode")] = Field(default=None, max_length=300)
+    comparables: Annotated[list[ListingId] | None, Label("Vergleichsobjekte")] = Field(default=None, description="Inseratsnummern.")
+    note: Annotated[str | None, Label("Notiz")] = Field(default=None, max_length=2000)
+    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = REQUEST_ID
+
+    _normalise = field_validator("listing_id", mode="before")(normalise_ref)
+
+    @model_validator(mode="after")
+    def _subject(self) -> SaveValuationInput:
+        if self.value_low > self.value_high:
+            raise ValueError(f"value_low ({self.value_low:g}) ist größer als value_high ({self.value_high:g})")
+        given = [name for name in LEAD_FIELDS if getattr(self, name) is not None]
+        if self.listing_id is not None and given:
+            raise ValueError("mit listing_id gelten die Daten des Objekts; bitte ohne " + ", ".join(given) + " senden")
+        missing = [name for name in ("postal_code", "city", "property_type", "marketing_type") if getattr(self, name) is None]
+        if self.listing_id is None and missing:
+            raise ValueError("ohne listing_id (Eigentümer-Kontakt) fehlt: " + ", ".join(missing))
+        return self
+
+
+class SaveValuationOutput(ValuationSummary):
+    replayed: Annotated[bool, Label("Wiederholung")] = Field(description="true: request_id war schon gespeichert, nichts doppelt.")
+    summary: Annotated[str, Label("Zusammenfassung", bare=True)]
+
+
 TOOLS: list[ToolSpec] = [
     ToolSpec(
         name="save_listing",
@@ -170,6 +213,18 @@ TOOLS: list[ToolSpec] = [
         input_model=UpdateListingStatusInput,
         output_model=UpdateListingStatusOutput,
         effect=Effect.update,
+        right=BROKER_WRITE,
+    ),
+    ToolSpec(
+        name="save_valuation",
+        title="Bewertung speichern",
+        description=(
+            "Speichert eine Wertspanne für ein Objekt deines Bestands (listing_id) oder einen Eigentümer-Kontakt "
+            "(PLZ, Ort, Objekt- und Vermarktungsart), etwa das Ergebnis von estimate_value; list_valuations zeigt sie."
+        ),
+        input_model=SaveValuationInput,
+        output_model=SaveValuationOutput,
+        effect=Effect.save,
         right=BROKER_WRITE,
     ),
 ]

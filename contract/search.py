@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contract import catalog, purchase_costs, seeker_account
+from contract import catalog, purchase_costs, seeker_account, seeker_writes
 from contract.envelope import HOW_TO_READ
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
 from contract.rights import SEARCH_ACCOUNT_READ, SEARCH_PUBLIC, ServerName
@@ -51,7 +51,7 @@ SERVER = declare_server(
     title=TITLE,
     summary=SUMMARY,
     instructions=INSTRUCTIONS,
-    tools=[*catalog.TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS],
+    tools=[*catalog.TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS, *seeker_writes.TOOLS],
     resources=(LISTING_RESOURCE, OWN_INQUIRY_RESOURCE),
     prompts=(START_SEARCH_PROMPT,),
     docs_page="suche.md",

@@ -332,7 +332,22 @@ GERMAN_ALIASES: dict[type[StrEnum], dict[str, str]] = {
     },
     InquirySort: {"neueste": "newest", "neu": "newest", "aelteste": "oldest", "älteste": "oldest", "alt": "oldest"},
     ProposalStatus: {"offen": "open", "angenommen": "accepted", "abgelehnt": "rejected"},
-    SearchOrderStatus: {"aktiv": "active", "pausiert": "paused", "angehalten": "paused", "beendet": "ended"},
+    SearchOrderStatus: {
+        "aktiv": "active",
+        "fortsetzen": "active",
+        "pausiert": "paused",
+        "pausieren": "paused",
+        "angehalten": "paused",
+        "beendet": "ended",
+        "beenden": "ended",
+    },
+    AlertFrequency: {
+        "sofort": "instant",
+        "täglich": "daily",
+        "taeglich": "daily",
+        "wöchentlich": "weekly",
+        "woechentlich": "weekly",
+    },
     MatchKind: {
         "neues inserat": "new_listing",
         "neu": "new_listing",

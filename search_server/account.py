@@ -70,7 +70,7 @@ def _office_names(session: Session, ids: Iterable[int]) -> dict[int, str]:
     return {row.id: row.name for row in session.execute(select(Office.id, Office.name).where(Office.id.in_(wanted)))}
 
 
-def _search_order_item(order: SearchOrder, new_matches: int) -> SearchOrderItem:
+def search_order_item(order: SearchOrder, new_matches: int) -> SearchOrderItem:
     criteria = criteria_of(order.criteria)
     return SearchOrderItem(
         search_order_id=order.ref,
@@ -105,7 +105,7 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
         }
         account_has_orders = total > 0 or count_rows(session, seeker.search_orders()) > 0
         scope = account_scope(session, seeker)
-        items = [_search_order_item(order, new_counts.get(order.id, 0)) for order in orders]
+        items = [search_order_item(order, new_counts.get(order.id, 0)) for order in orders]
     incomplete = []
     if total > len(items):
         incomplete.append(
@@ -123,7 +123,7 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
         if not account_has_orders:
             hint = (
                 "Dein Konto hat keinen Suchauftrag. Im Katalog suchen kannst du mit search_listings; einen Suchauftrag "
-                "anlegen kann dieser Server noch nicht."
+                "legt save_search_order an."
             )
         else:
             hint = f"Keiner deiner Suchaufträge hat den Status {labels_text(statuses)}."

@@ -11,7 +11,7 @@ from contract import search as contract
 from contract.catalog import GetListingInput, ListingDetail
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
-from search_server import account, catalog, costs, matches
+from search_server import account, account_writes, catalog, costs, matches
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
 from shared.db.models import Inquiry, Listing, Place
@@ -81,7 +81,7 @@ def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:
 
 DEFINITION = ServerDefinition(
     spec=contract.SERVER,
-    handlers=bind(catalog.HANDLERS, costs.HANDLERS, account.HANDLERS, matches.HANDLERS),
+    handlers=bind(catalog.HANDLERS, costs.HANDLERS, account.HANDLERS, matches.HANDLERS, account_writes.HANDLERS),
     readers={
         contract.LISTING_RESOURCE.name: read_listing,
         contract.OWN_INQUIRY_RESOURCE.name: read_own_inquiry,

@@ -15,13 +15,35 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from typing import Any
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from contract.errors import ErrorCode, ToolFailure
 from shared.db.models import AuditEntry, IdempotencyKey
+from shared.db.session import Database
+
+T = TypeVar("T")
+
+
+def in_one_transaction(db: Database, write: Callable[[Session], T]) -> T:
+    """Run a write in one transaction. A concurrent request with the same idempotency key loses the race on the
+    key's unique constraint (its whole transaction rolls back) and is run once more, to find the winner's outcome."""
+    try:
+        with db.unit_of_work() as session:
+            return write(session)
+    except IntegrityError:
+        with db.unit_of_work() as session:
+            return write(session)
+
+
+def temporary_ref() -> str:
+    """A unique placeholder until a new row has its id (refs are derived from ids: `A-0000042`, `S-000012`)."""
+    return "tmp-" + uuid.uuid4().hex[:16]
 
 
 def json_safe(value: Any) -> Any:

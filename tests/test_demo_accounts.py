@@ -331,6 +331,9 @@ def test_offices_one_and_two_have_a_status_history(engine: Engine) -> None:
 # --- the catalog stays as it was, the accounts are deterministic ---
 
 
+COLUMNS_ADDED_LATER = frozenset({"version", "feed", "external_id", "openimmo_feed_url"})
+
+
 def _catalog_digest(engine: Engine) -> str:
     digest = hashlib.sha256()
     with engine.connect() as connection:
@@ -341,7 +344,9 @@ def _catalog_digest(engine: Engine) -> str:
             (Office, [Office.id]),
             (Place, [Place.id]),
         ):
-            for row in connection.execute(select(model).order_by(*keys)):
+            # columns added after the digest was taken (the write side: version, import origin) are left out
+            columns = [c for c in model.__table__.columns if c.name not in COLUMNS_ADDED_LATER]
+            for row in connection.execute(select(*columns).order_by(*keys)):
                 # Times as naive UTC: the digest was taken of the stored values, before they were read back aware.
                 plain = tuple(v.astimezone(dt.UTC).replace(tzinfo=None) if isinstance(v, dt.datetime) else v for v in row)
                 digest.update(repr(plain).encode())

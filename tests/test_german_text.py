@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import typing
+from pathlib import Path
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any
@@ -28,7 +29,8 @@ from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.demo.openimmo import object_xml, transfer
-from tests.conftest import Caller, make_context
+from tests.conftest import Caller, make_context, seeded_database
+from tests.test_stock_writes import complete_fields
 
 BROKER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
 SEEKER = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
@@ -163,8 +165,19 @@ def all_cases(db: Database) -> Iterator[tuple[Caller, ServerSpec, str, dict[str,
         yield broker, BROKER.spec, name, args
 
 
+# Tools that write are read on a catalog of their own (test_every_write_text_is_german), as they change it.
+WRITE_CASES = {
+    ("makler", "save_listing"),
+    ("makler", "update_listing_status"),
+    ("makler", "save_valuation"),
+    ("suche", "save_search_order"),
+    ("suche", "update_search_order"),
+    ("suche", "update_match"),
+}
+
+
 def test_every_tool_of_both_servers_has_a_case(demo_db: Database) -> None:
-    covered = {(spec.name.value, name) for _, spec, name, _ in all_cases(demo_db)}
+    covered = {(spec.name.value, name) for _, spec, name, _ in all_cases(demo_db)} | WRITE_CASES
     declared = {(spec.name.value, tool.name) for spec in (SEARCH.spec, BROKER.spec) for tool in spec.tools}
     assert declared - covered == set()
 
@@ -199,3 +212,54 @@ def test_years_are_written_without_thousands_separator_and_long_waits_in_days(de
     broker = next(c for c, spec, name, _ in all_cases(demo_db) if name == "show_situation_report")
     report = broker.raw("show_situation_report", {}).content[0].text
     assert "(Stunden)" not in report and re.search(r"\d+ Tage", report)
+
+
+def test_every_write_text_is_german(tmp_path: Path) -> None:
+    with seeded_database(tmp_path, "german", listings=200) as db:
+        context = make_context(db)
+        broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)))
+        seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)))
+        words = forbidden_words(BROKER.spec)
+        problems: list[str] = []
+        called: set[tuple[str, str]] = set()
+
+        def run(caller: Caller, spec: ServerSpec, name: str, args: dict[str, Any]) -> dict[str, Any]:
+            result = caller.raw(name, args)
+            text = result.content[0].text
+            assert not result.is_error, (name, args, text)
+            found = english_in(text, words if spec is BROKER.spec else forbidden_words(spec), set(spec.tool(name).input_model.model_fields))
+            if found:
+                problems.append(f"{spec.name.value}/{name} {args}: {found}")
+            called.add((spec.name.value, name))
+            return result.structured_content
+
+        order = run(
+            seeker,
+            SEARCH.spec,
+            "save_search_order",
+            {"criteria": {"city": "Leipzig", "query": "Parkblick", "marketing_type": "buy"}, "approachable": True, "frequency": "sofort"},
+        )["search_order_id"]
+        run(seeker, SEARCH.spec, "save_search_order", {"search_order_id": order, "frequency": "weekly", "name": "Leipzig mit Parkblick"})
+        run(seeker, SEARCH.spec, "update_search_order", {"search_order_id": order, "status": "paused"})
+        run(seeker, SEARCH.spec, "update_search_order", {"search_order_id": order, "status": "active"})
+        created = run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db, title="Wohnung mit Parkblick"), "request_id": "german-text-0001"})
+        run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db, title="Wohnung mit Parkblick"), "request_id": "german-text-0001"})
+        ref = created["listing_id"]
+        run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "version": 1, "fields": {"price": 250000, "title": "Ruhige Wohnung mit Parkblick"}})
+        run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "fields": {"price": 250000}})
+        run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "published"})
+        treffer = run(seeker, SEARCH.spec, "list_matches", {"search_order_id": order})["items"]
+        assert treffer, "publishing made a Treffer for the fitting search"
+        run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
+        run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
+        run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "withdrawn", "reason": "Eigentümer verkauft privat"})
+        run(broker, BROKER.spec, "save_valuation", {"listing_id": ref, "value_low": 240000, "value_high": 265000})
+        run(
+            broker,
+            BROKER.spec,
+            "save_valuation",
+            {"owner_name": "Familie Berger", "postal_code": "04109", "city": "Leipzig", "property_type": "house", "marketing_type": "buy",
+             "living_area": 140, "value_low": 390000, "value_high": 430000, "request_id": "german-text-0002"},
+        )
+    assert called - {("suche", "list_matches")} == WRITE_CASES
+    assert problems == [], "\n".join(problems)

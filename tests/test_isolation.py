@@ -8,6 +8,7 @@ in a result must belong to the caller, or be public catalog data (published list
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from sqlalchemy import select
 
 from broker_server.server import DEFINITION as BROKER
 from contract.rights import RIGHTS, ServerName
+from contract.tool import Effect
 from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.models import (
@@ -32,8 +34,9 @@ from shared.db.models import (
     User,
     Valuation,
 )
+from shared.db.session import Database
 from shared.runtime.definition import ServerDefinition
-from tests.conftest import Caller, make_context
+from tests.conftest import Caller, make_context, seeded_database
 from tests.schema_strategies import from_schema
 
 REF = re.compile(r"\b[AIVPSTC]-\d{6,7}\b")
@@ -60,7 +63,11 @@ class Ownership:
 
 @pytest.fixture(scope="module")
 def ownership(demo_db: Any) -> Ownership:
-    with demo_db.read_only() as s:
+    return ownership_of(demo_db)
+
+
+def ownership_of(db: Any) -> Ownership:
+    with db.read_only() as s:
         order_user = dict(s.execute(select(SearchOrder.id, SearchOrder.user_id)).all())
         inquiries = {r: (o, u) for r, o, u in s.execute(select(Inquiry.ref, Inquiry.office_id, Inquiry.seeker_id))}
         shared = {r: set(EMAIL.findall(str(p))) for r, p in s.execute(select(Inquiry.ref, Inquiry.shared_profile))}
@@ -154,20 +161,62 @@ def arguments(schema: dict[str, Any], refs: list[str]) -> st.SearchStrategy[dict
     return st.tuples(from_schema(rest), id_values).map(lambda pair: {**pair[0], **pair[1]})
 
 
-def tool_cases() -> list[tuple[ServerDefinition, str]]:
-    return [(d, spec.name) for d in (BROKER, SEARCH) for spec in d.spec.tools if spec.right.scope is not None]
+WRITES = (Effect.save, Effect.update)
+
+
+def tool_cases(writes: bool = False) -> list[tuple[ServerDefinition, str]]:
+    """The tools that need a login; the reading ones (on the shared demo catalog) or the writing ones (on their own)."""
+    return [
+        (d, spec.name) for d in (BROKER, SEARCH) for spec in d.spec.tools if spec.right.scope is not None and (spec.effect in WRITES) == writes
+    ]
+
+
+@pytest.fixture(scope="module")
+def write_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    with seeded_database(tmp_path_factory.mktemp("isolation-writes"), "isolationwrites", listings=300) as db:
+        yield db
 
 
 @pytest.mark.parametrize(("definition", "tool"), tool_cases(), ids=lambda v: v if isinstance(v, str) else v.spec.name.value)
 def test_no_tool_returns_foreign_data(definition: ServerDefinition, tool: str, demo_db: Any, ownership: Ownership) -> None:
+    check_tool(definition, tool, demo_db, lambda: ownership)
+
+
+@pytest.mark.parametrize(("definition", "tool"), tool_cases(writes=True), ids=lambda v: v if isinstance(v, str) else v.spec.name.value)
+def test_no_write_tool_returns_or_changes_foreign_data(definition: ServerDefinition, tool: str, write_db: Database) -> None:
+    """The writing tools, on a catalog of their own; what they create belongs to the caller (ownership read after)."""
+    check_tool(definition, tool, write_db, lambda: ownership_of(write_db), foreign_state)
+
+
+def foreign_state(db: Any, who: Principal) -> tuple[Any, ...]:
+    """What the caller must not change: other offices' listings and valuations, other seekers' searches and Treffer."""
+    with db.read_only() as s:
+        return (
+            s.execute(select(Listing.ref, Listing.version, Listing.status, Listing.price).where(Listing.office_id != (who.office_id or 0)).order_by(Listing.id)).all(),
+            s.execute(select(Valuation.ref).where(Valuation.office_id != (who.office_id or 0)).order_by(Valuation.id)).all(),
+            s.execute(select(SearchOrder.ref, SearchOrder.status, SearchOrder.criteria).where(SearchOrder.user_id != who.user_id).order_by(SearchOrder.id)).all(),
+            s.execute(
+                select(Match.ref, Match.state).join(SearchOrder, Match.search_order_id == SearchOrder.id)
+                .where(SearchOrder.user_id != who.user_id, Match.kind != "proposal").order_by(Match.id)
+            ).all() if who.office_id is None else (),
+        )
+
+
+def check_tool(
+    definition: ServerDefinition, tool: str, db: Any, owned: Callable[[], Ownership], untouched: Callable[[Any, Principal], Any] | None = None
+) -> None:
     spec = next(s for s in definition.spec.tools if s.name == tool)
-    callers = [p for p in principals(demo_db) if (p.office_id is not None) == (definition is BROKER)]
-    refs = ownership.all_refs()
+    callers = [p for p in principals(db) if (p.office_id is not None) == (definition is BROKER)]
+    refs = owned().all_refs()
 
     @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
     @given(args=arguments(spec.input_schema(), refs), who=st.sampled_from(callers))
     def check(args: dict[str, Any], who: Principal) -> None:
-        result = Caller(definition, make_context(demo_db), who).raw(tool, args)
+        before = untouched(db, who) if untouched else None
+        result = Caller(definition, make_context(db), who).raw(tool, args)
+        if untouched:
+            assert untouched(db, who) == before, f"{tool} as {who.kind} {who.office_id or who.user_id} changed foreign data"
+        ownership = owned()
         text = str(getattr(result, "structured_content", None)) + " ".join(
             c.text for c in getattr(result, "content", []) if hasattr(c, "text")
         )

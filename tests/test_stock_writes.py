@@ -237,3 +237,66 @@ def test_a_status_retry_with_the_same_request_id_changes_nothing(broker: Caller,
     assert (again["replayed"], again["result"], first["version"]) == (True, "changed", 2)
     assert broker("get_listing", {"listing_id": ref})["status"] == "reserved"
     assert [e.action for e in audit_rows(db, ref)] == ["listing.create", "listing.status", "listing.status"]
+
+
+def test_a_valuation_is_stored_for_a_listing_or_an_owner_lead_once_per_request_id(broker: Caller, db: Database) -> None:
+    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
+    for_listing = broker("save_valuation", {"listing_id": ref, "value_low": 270000, "value_high": 295000, "comparables": ["A-0000001"]})
+    assert (for_listing["subject"], for_listing["listing_id"], for_listing["postal_code"], for_listing["comparables_count"]) == (
+        "listing", ref, complete_fields(db)["postal_code"], 1
+    )
+    assert for_listing["living_area"] == 78.5 and for_listing["replayed"] is False
+    lead = {"owner_name": "Familie Berger", "postal_code": "04109", "city": "Leipzig", "property_type": "Haus", "marketing_type": "buy",
+            "value_low": 390000, "value_high": 430000, "request_id": request_id()}
+    first = broker("save_valuation", lead)
+    again = broker("save_valuation", lead)
+    assert (first["subject"], first["owner_name"], first["replayed"]) == ("owner_lead", "Familie Berger", False)
+    assert again["valuation_id"] == first["valuation_id"] and again["replayed"] is True
+    other = broker("save_valuation", {**lead, "request_id": request_id()})
+    assert other["valuation_id"] != first["valuation_id"]
+    listed = broker("list_valuations", {"listing_id": ref})
+    assert [v["valuation_id"] for v in listed["items"]] == [for_listing["valuation_id"]]
+    [entry] = audit_rows(db, first["valuation_id"])
+    assert (entry.action, entry.before, entry.after["owner_name"], entry.client_id) == ("valuation.save", None, "Familie Berger", "test-client")
+
+
+def test_a_valuation_needs_its_subject_and_an_ordered_range(broker: Caller, db: Database) -> None:
+    code, text = broker.error("save_valuation", {"value_low": 1000, "value_high": 2000})
+    assert code == "INVALID_ARGUMENT" and "postal_code" in text
+    code, text = broker.error("save_valuation", {"listing_id": "A-0000001", "city": "Leipzig", "value_low": 1000, "value_high": 2000})
+    assert code == "INVALID_ARGUMENT" and "city" in text
+    code, text = broker.error("save_valuation", {"postal_code": "04109", "city": "Leipzig", "property_type": "house", "marketing_type": "buy", "value_low": 3000, "value_high": 2000})
+    assert code == "INVALID_ARGUMENT" and "value_low" in text
+    with db.read_only() as session:
+        foreign = session.scalar(select(Listing.ref).where(Listing.office_id == 2).limit(1))
+    assert broker.error("save_valuation", {"listing_id": foreign, "value_low": 1000, "value_high": 2000})[0] == "NOT_FOUND"
+
+
+def test_a_changed_text_is_found_by_its_new_words_and_no_longer_by_the_old(broker: Caller, public: Caller, db: Database) -> None:
+    ref = broker("save_listing", {"fields": complete_fields(db, title="Wohnung mit Gingkohof")})["listing_id"]
+    broker("update_listing_status", {"listing_id": ref, "status": "published"})
+    assert [i["listing_id"] for i in public("search_listings", {"query": "Gingkohof"})["items"]] == [ref]
+    broker("save_listing", {"listing_id": ref, "fields": {"title": "Wohnung mit Lindenhof", "features": ["garden"]}})
+    assert public("search_listings", {"query": "Gingkohof"})["total"] == 0
+    assert [i["listing_id"] for i in public("search_listings", {"query": "Lindenhof", "features": ["Garten"]})["items"]] == [ref]
+    assert public("search_listings", {"query": "Lindenhof", "features": ["balcony"]})["total"] == 0
+
+
+def test_the_import_finds_its_listings_by_feed_and_external_id(db: Database) -> None:
+    from shared.stock_writes import change_status, feed_refs, listing_by_external_id, save_listing
+
+    now = make_context(db).now()
+    with db.unit_of_work() as session:
+        first = save_listing(session, office_id=1, user_id=None, client_id=None, fields=complete_fields(db), listing_ref=None,
+                             expected_version=None, idempotency_key=None, now=now, feed="feed-a", external_id="OBJ-1")
+        save_listing(session, office_id=1, user_id=None, client_id=None, fields=complete_fields(db), listing_ref=None,
+                     expected_version=None, idempotency_key=None, now=now, feed="feed-a", external_id="OBJ-2")
+        ref = first.listing.ref
+    with db.unit_of_work() as session:
+        assert listing_by_external_id(session, office_id=1, feed="feed-a", external_id="OBJ-1").ref == ref
+        assert listing_by_external_id(session, office_id=2, feed="feed-a", external_id="OBJ-1") is None
+        assert sorted(feed_refs(session, office_id=1, feed="feed-a")) == ["OBJ-1", "OBJ-2"]
+        change_status(session, office_id=1, user_id=None, client_id=None, listing_ref=ref, status="withdrawn", reason="VOLL", now=now)
+    with db.unit_of_work() as session:
+        assert sorted(feed_refs(session, office_id=1, feed="feed-a")) == ["OBJ-2"]
+        assert audit_rows(db, ref)[-1].user_id is None

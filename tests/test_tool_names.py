@@ -166,6 +166,7 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("update_listing_status", {"listing_id": draft, "status": "sold"}),
         ("import_listings", {"xml": NOTHING_TO_IMPORT}),
         ("import_listings", {"from_feed": True}),
+        ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2}),
     ]
 
 
@@ -177,6 +178,9 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
     inquiry = first(db, select(Inquiry.ref).where(Inquiry.seeker_id == user_id).order_by(Inquiry.id))
     order = first(db, select(SearchOrder.ref).where(SearchOrder.user_id == user_id).order_by(SearchOrder.id))
     me, nobody = seeker(user_id), seeker(NOBODY)
+    writer = Principal(
+        user_id=user_id, kind="seeker", office_id=None, office_role=None, scopes=frozenset({"suche:konto", "suche:konto.schreiben"}), resource="suche"
+    )
     return [
         (None, "search_listings", {"city": "Leipzig"}),
         (None, "search_listings", {"query": "Schlossgespenst"}),
@@ -198,6 +202,12 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
         (nobody, "list_inquiries", {}),
         (me, "get_inquiry", {"inquiry_id": inquiry}),
         (nobody, "get_inquiry", {"inquiry_id": inquiry}),
+        # the write side, called so that nothing is written to the shared demo catalog
+        (writer, "save_search_order", {"name": "ohne Kriterien"}),
+        (writer, "save_search_order", {"criteria": {"city": "Xyzzyhausen"}}),
+        (me, "save_search_order", {"criteria": {"city": "Leipzig"}}),
+        (writer, "update_search_order", {"search_order_id": "S-999999", "status": "paused"}),
+        (writer, "update_match", {"match_id": "T-999999", "state": "seen"}),
     ]
 
 

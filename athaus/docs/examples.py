@@ -30,7 +30,7 @@ from contract.rights import ServerName
 from shared.auth.access import account_by_email, allowed_scopes, build_principal
 from shared.auth.principal import Principal
 from shared.db.migrate import upgrade
-from shared.db.models import Inquiry, Listing, User
+from shared.db.models import Inquiry, Listing, Match, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS, DEMO_NOW, seed_demo
 from shared.demo.openimmo import object_xml
@@ -57,6 +57,8 @@ class Picks:
     office_listing: str  # a published listing of the demo broker's office
     office_draft: str  # a draft of that office (or its published listing when it has none)
     office_inquiry: str  # an inquiry to that office
+    seeker_order: str  # an active saved search of the demo seeker
+    seeker_match: str  # a Treffer of the demo seeker
 
 
 Arguments = Callable[[Picks], dict[str, Any]]
@@ -78,6 +80,18 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "list_matches": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
         "list_inquiries": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
         "get_inquiry": Example(lambda p: {"inquiry_id": p.seeker_inquiry}, SEEKER_LOGIN.email),
+        "save_search_order": Example(
+            lambda p: {
+                "name": "3 Zimmer mit Balkon in Leipzig",
+                "criteria": {"marketing_type": "rent", "city": "Leipzig", "min_rooms": 3, "max_price": 1100, "features": ["balcony"]},
+                "frequency": "täglich",
+                "approachable": True,
+                "request_id": "beispiel-suche-0001",
+            },
+            SEEKER_LOGIN.email,
+        ),
+        "update_search_order": Example(lambda p: {"search_order_id": p.seeker_order, "status": "paused"}, SEEKER_LOGIN.email),
+        "update_match": Example(lambda p: {"match_id": p.seeker_match, "state": "interesting"}, SEEKER_LOGIN.email),
     },
     ServerName.broker: {
         "show_situation_report": Example(lambda p: {}, BROKER_LOGIN.email),
@@ -105,6 +119,20 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
                     "features": ["balcony", "cellar"],
                 },
                 "request_id": "beispiel-2026-0001",
+            },
+            BROKER_LOGIN.email,
+        ),
+        "save_valuation": Example(
+            lambda p: {
+                "owner_name": "Familie Berger",
+                "postal_code": "04109",
+                "city": "Leipzig",
+                "property_type": "house",
+                "marketing_type": "buy",
+                "living_area": 140,
+                "value_low": 390000,
+                "value_high": 430000,
+                "method": "Vergleichswert aus estimate_value",
             },
             BROKER_LOGIN.email,
         ),
@@ -176,6 +204,12 @@ def _picks(db: Database) -> Picks:
             office_listing=office_listing,
             office_draft=session.scalar(own.where(Listing.status == "draft")) or office_listing,
             office_inquiry=session.scalar(select(Inquiry.ref).where(Inquiry.office_id == office_id).order_by(Inquiry.ref).limit(1)),
+            seeker_order=session.scalar(
+                select(SearchOrder.ref).where(SearchOrder.user_id == seeker, SearchOrder.status == "active").order_by(SearchOrder.ref).limit(1)
+            ),
+            seeker_match=session.scalar(
+                select(Match.ref).join(SearchOrder, Match.search_order_id == SearchOrder.id).where(SearchOrder.user_id == seeker).order_by(Match.ref).limit(1)
+            ),
         )
 
 

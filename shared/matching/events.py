@@ -22,7 +22,6 @@ instances publishing the same listing at once make one event; the constraints ca
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +33,11 @@ from contract.vocabulary import MatchKind, ProposalStatus, SearchOrderStatus
 from shared.catalog import places
 from shared.catalog import search as engine
 from shared.catalog.scope import filter_conditions, parse_query
+from shared.catalog.text import normalise
 from shared.db.models import Listing, ListingEvent, Match, Proposal, SearchOrder
 from shared.matching.notify import notify
 from shared.saved_search import criteria_of
+from shared.write_log import temporary_ref
 
 PUBLISHED = "published"
 PRICE_DROP = "price_drop"
@@ -52,17 +53,18 @@ class MatchCounts:
         return MatchCounts(self.matches + other.matches, self.proposals + other.proposals)
 
 
-def temporary_ref() -> str:
-    """A unique placeholder until the row has its id (refs are derived from ids: `A-0000042`)."""
-    return "tmp-" + uuid.uuid4().hex[:16]
-
-
 def fits(session: Session, listing: Listing, criteria: dict[str, Any] | None) -> bool:
     """Whether the listing meets the saved criteria, whatever its status (the event decides about status)."""
     filters = criteria_of(criteria)
     if filters.marketing_type is not None and filters.marketing_type.value != listing.marketing_type:
         return False
     if filters.property_types and listing.property_type not in {p.value for p in filters.property_types}:
+        return False
+    # the same tests the catalog's SQL makes on city and postal codes (shared.catalog.search.base_conditions), in
+    # Python first: most saved searches look elsewhere, and need no query
+    if filters.city and normalise(filters.city.strip()) != listing.city_key:
+        return False
+    if filters.postal_codes and not any(listing.postal_code.startswith(code) for code in filters.postal_codes):
         return False
     try:
         parsed = parse_query(filters)

@@ -15,6 +15,15 @@ from sqlalchemy.orm import Session
 
 CHANNEL = "athaus_listing_events"
 
+# Called per notification by the listener the app starts on PostgreSQL (athaus/app.py): an outbox or a cache of this
+# instance subscribes here to hear about events another instance made.
+SUBSCRIBERS: list[Callable[[dict[str, Any]], None]] = []
+
+
+def deliver(payload: dict[str, Any]) -> None:
+    for subscriber in list(SUBSCRIBERS):
+        subscriber(payload)
+
 
 def notify(session: Session, payload: dict[str, Any]) -> None:
     if session.get_bind().dialect.name != "postgresql":

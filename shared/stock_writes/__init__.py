@@ -46,12 +46,28 @@ Status rules (change_status): publishing refuses a listing that fails a blocking
 draft only from withdrawn; the first publication sets `published_at`. A withdrawn listing is out of the catalog
 (not published) and stays in the office's stock. The same status again is `unchanged`.
 
+For the import: `listing_by_external_id(session, office_id=, feed=, external_id=)` finds the listing a feed's object
+became (pass its ref as `listing_ref` to change it), `feed_refs(session, office_id=, feed=)` maps external_id → ref of
+the feed's listings that are not withdrawn (a VOLL transfer withdraws the missing ones with change_status).
+
+`save_valuation(session, *, office_id, user_id, client_id, values, listing_ref, idempotency_key, now)` stores a
+valuation (for a listing of the office, whose data then apply, or for an owner lead), with audit row and key.
+
 Errors are `contract.errors.ToolFailure` (NOT_FOUND for a listing outside the office, also another office's).
 """
 
 from shared.matching.events import MatchCounts
 from shared.stock_writes.fields import WRITABLE, state_of
-from shared.stock_writes.listings import SaveOutcome, StatusOutcome, change_status, locked_listing, save_listing
+from shared.stock_writes.listings import (
+    SaveOutcome,
+    StatusOutcome,
+    change_status,
+    feed_refs,
+    listing_by_external_id,
+    locked_listing,
+    save_listing,
+)
+from shared.stock_writes.valuations import ValuationOutcome, save_valuation
 
 __all__ = [
     "WRITABLE",
@@ -59,7 +75,11 @@ __all__ = [
     "SaveOutcome",
     "StatusOutcome",
     "change_status",
+    "feed_refs",
+    "listing_by_external_id",
     "locked_listing",
     "save_listing",
+    "save_valuation",
     "state_of",
+    "ValuationOutcome",
 ]

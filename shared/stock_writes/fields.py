@@ -12,11 +12,16 @@ from sqlalchemy.orm import Session
 
 from contract.broker_writes import REQUIRED_ON_CREATE, ListingFields
 from contract.errors import ErrorCode, ToolFailure
+from contract.labels import label_of
 from shared.db.models import Listing, Place
 from shared.runtime.validation import german_message
 from shared.write_log import json_safe
 
 WRITABLE: tuple[str, ...] = tuple(ListingFields.model_fields)
+FIELD_LABELS: dict[str, str] = {
+    **{name: (label_of(info).text or name) if label_of(info) else name for name, info in ListingFields.model_fields.items()},
+    "status": "Status",
+}
 TEXT_FIELDS = frozenset({"title", "description", "city", "district", "property_subtype", "features"})
 DEFAULTS_ON_CREATE: dict[str, Any] = {
     "description": "",
@@ -27,6 +32,16 @@ DEFAULTS_ON_CREATE: dict[str, Any] = {
     "features": [],
 }
 NOT_NULL = frozenset({*REQUIRED_ON_CREATE, *DEFAULTS_ON_CREATE, "state", "latitude", "longitude"}) - {"photos", "features"}
+
+
+def field_labels(names: list[str]) -> list[str]:
+    """The German labels of listing fields, in the given order."""
+    return [FIELD_LABELS.get(name, name) for name in names]
+
+
+def named(names: list[str]) -> str:
+    """Fields for a sentence that tells the caller what to send: "Preis (price), Titel (title)"."""
+    return ", ".join(f"{FIELD_LABELS.get(name, name)} ({name})" for name in names)
 
 
 def invalid(message: str) -> ToolFailure:

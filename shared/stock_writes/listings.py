@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm.attributes import flag_modified
 
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ListingStatus, MarketingType, WriteResult, label
@@ -15,9 +16,9 @@ from shared import publishing
 from shared.catalog.indexing import bump_revision, search_fields, term_rows
 from shared.catalog.text import normalise
 from shared.db.models import AuditEntry, Listing, ListingFeature, ListingStatusChange, ListingTerm
-from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event, temporary_ref
-from shared.stock_writes.fields import TEXT_FIELDS, WRITABLE, merged, state_of, validated
-from shared.write_log import audit, changed_keys, remember, replayed
+from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event
+from shared.stock_writes.fields import TEXT_FIELDS, WRITABLE, merged, named, state_of, validated
+from shared.write_log import audit, changed_keys, remember, replayed, temporary_ref
 
 NOT_IN_STOCK = (
     "Dieses Objekt gibt es im Bestand deines Büros nicht: bitte die Inseratsnummer prüfen oder das Objekt mit "
@@ -60,6 +61,26 @@ def locked_listing(session: Session, office_id: int, listing_ref: str) -> Listin
     return listing
 
 
+def listing_by_external_id(session: Session, *, office_id: int, feed: str, external_id: str) -> Listing | None:
+    """The office's listing imported from `feed` under `external_id` (objektnr_extern), if any."""
+    return session.scalar(
+        select(Listing)
+        .where(Listing.office_id == office_id, Listing.feed == feed, Listing.external_id == external_id)
+        .order_by(Listing.id)
+        .limit(1)
+    )
+
+
+def feed_refs(session: Session, *, office_id: int, feed: str) -> dict[str, str]:
+    """external_id → listing ref of every listing the office imported from `feed` that is not withdrawn (for VOLL)."""
+    rows = session.execute(
+        select(Listing.external_id, Listing.ref).where(
+            Listing.office_id == office_id, Listing.feed == feed, Listing.external_id.is_not(None), Listing.status != ListingStatus.withdrawn.value
+        )
+    ).all()
+    return {external_id: ref for external_id, ref in rows}
+
+
 def _check_version(session: Session, listing: Listing, expected_version: int | None) -> None:
     if expected_version is None or expected_version == listing.version:
         return
@@ -74,7 +95,7 @@ def _check_version(session: Session, listing: Listing, expected_version: int | N
         .order_by(AuditEntry.id)
     ).all()
     changed = list(dict.fromkeys(k for e in entries for k in changed_keys(e.before, e.after)))
-    what = ", ".join(changed) if changed else "unbekannte Felder"
+    what = named(changed) if changed else "unbekannte Felder"
     raise ToolFailure(
         ErrorCode.CONFLICT,
         f"{listing.ref} wurde inzwischen geändert (Version {expected_version} → {listing.version}; geändert: {what}). Bitte "
@@ -168,6 +189,7 @@ def save_listing(
         if not creating:
             listing.version += 1
         listing.updated_at = now
+        flag_modified(listing, "updated_at")  # written even when equal, or onupdate would take the real clock
         if creating:
             session.add(ListingStatusChange(listing_id=listing.id, old_status=None, new_status=listing.status, changed_by=user_id, changed_at=now))
         if creating or TEXT_FIELDS.intersection(changed):
@@ -262,6 +284,7 @@ def change_status(
             first_publication = False
         listing.version += 1
         listing.updated_at = now
+        flag_modified(listing, "updated_at")
         session.add(ListingStatusChange(listing_id=listing.id, old_status=old.value, new_status=new.value, changed_by=user_id, changed_at=now, reason=reason))
         bump_revision(session, now)
         audit(

@@ -203,6 +203,33 @@ def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
         time.sleep(settings.outbox_poll_seconds)
 
 
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    import datetime as dt
+
+    from contract.errors import ToolFailure
+    from contract.vocabulary import TransferSource
+    from shared.stock_import import import_transfer
+
+    db = _database(settings)
+    upgrade(db.engine)
+    try:
+        with Path(args.file).open("rb") as source:
+            result = import_transfer(
+                db, source, source_kind=TransferSource.upload, office_id=args.office, user_id=None, client_id="athaus-cli",
+                max_bytes=settings.openimmo_max_bytes, publish=not args.drafts, now=dt.datetime.now(dt.UTC),
+            )
+    except (ToolFailure, OSError) as refused:
+        print(f"Nicht importiert: {getattr(refused, 'message', refused)}", file=sys.stderr)
+        return 1
+    for item in result.results:
+        reason = "" if not isinstance(item.reason, str) else f" – {item.reason}"
+        print(f"{item.objektnr_extern if isinstance(item.objektnr_extern, str) else '(ohne Nummer)'}: {item.outcome_label}{reason}")
+    for warning in result.warnings:
+        print(f"Hinweis: {warning}")
+    print(result.summary)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="athaus", description="Athaus MCP-Server")
     commands = root.add_subparsers(dest="command", required=True)
@@ -234,6 +261,14 @@ def parser() -> argparse.ArgumentParser:
     outbox.add_argument("action", choices=["run"])
     outbox.add_argument("--once", action="store_true", help="Eine Runde, dann beenden")
     outbox.set_defaults(run=cmd_outbox)
+
+
+    imports = commands.add_parser("import", help="OpenImmo-Übertragung in den Bestand eines Büros importieren")
+    imports.add_argument("format", choices=["openimmo"])
+    imports.add_argument("file", help="OpenImmo-XML-Datei (Version 1.2.x)")
+    imports.add_argument("--office", type=int, required=True, help="Nummer des Büros")
+    imports.add_argument("--drafts", action="store_true", help="neue Objekte als Entwurf lassen, nicht veröffentlichen")
+    imports.set_defaults(run=cmd_import)
 
     token = commands.add_parser("token", help="Zugangstoken für ein Konto ausgeben (nur im Entwicklungsmodus)")
     token.add_argument("--user", required=True, help="E-Mail-Adresse des Kontos")

@@ -2,7 +2,7 @@
 
 For each size this writes a full transfer (umfang="VOLL") of N flats to a temporary file, streams it, imports it
 into a fresh migrated SQLite database (or PostgreSQL with --database-url, one database per size) as office 1 of a
-small demo catalog, and prints the wall time, objects per second, and the peak memory: Python's allocations
+small demo catalog (new listings stay drafts unless --publish), and prints the wall time, objects per second, and the peak memory: Python's allocations
 (tracemalloc) during the import and the process's peak RSS. It then imports the same transfer again and prints
 that nothing changed. Memory stays flat because the reader keeps one `<immobilie>` at a time and the writes commit
 in batches; what grows with N is the set of objektnr_extern a VOLL transfer must remember to know what is missing.
@@ -31,6 +31,7 @@ from shared.db.migrate import upgrade
 from shared.db.session import Database
 from shared.demo import DEMO_NOW, seed_demo
 from shared.demo.openimmo import write_transfer
+from shared.openimmo import ParsedObject, read_transfer
 from shared.stock_import import import_transfer
 
 OFFICE = 1
@@ -58,13 +59,13 @@ def fresh_database(base_url: str | None, tmp: Path, size: int) -> tuple[Database
     return Database.from_url(make_url(base_url).set(database=name).render_as_string(hide_password=False)), drop
 
 
-def run_once(db: Database, path: Path, now: dt.datetime) -> tuple[float, float, dict[str, int]]:
+def run_once(db: Database, path: Path, now: dt.datetime, publish: bool) -> tuple[float, float, dict[str, int]]:
     tracemalloc.start()
     started = time.perf_counter()
     with path.open("rb") as source:
         result = import_transfer(
             db, source, source_kind=TransferSource.upload, office_id=OFFICE, user_id=None, client_id="bench",
-            max_bytes=MAX_BYTES, publish=True, now=now,
+            max_bytes=MAX_BYTES, publish=publish, now=now,
         )
     elapsed = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
@@ -72,10 +73,27 @@ def run_once(db: Database, path: Path, now: dt.datetime) -> tuple[float, float, 
     return elapsed, peak / 1024 / 1024, result.counts.model_dump()
 
 
+def read_only(path: Path) -> tuple[float, float, int]:
+    """The reader alone (no database): seconds, tracemalloc peak in MB, objects read."""
+    tracemalloc.start()
+    started = time.perf_counter()
+    with path.open("rb") as source:
+        objects = sum(1 for item in read_transfer(source, max_bytes=MAX_BYTES) if isinstance(item, ParsedObject))
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return elapsed, peak / 1024 / 1024, objects
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--objects", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--database-url", default=None, help="PostgreSQL server URL; default: SQLite files")
+    parser.add_argument(
+        "--publish", action="store_true",
+        help="publish each new listing (runs check_listing and matches every saved search: much slower)",
+    )
+    parser.add_argument("--read-only", action="store_true", help="only the reader, no database (a quick check of flat memory)")
     parser.add_argument("--single", action="store_true", help=argparse.SUPPRESS)  # one size in this process
     args = parser.parse_args()
     if not args.single:  # each size in its own process, so the peak RSS is that size's own
@@ -83,6 +101,8 @@ def main() -> None:
               f"{'peak RSS MB':>12}  counts", flush=True)
         for size in args.objects:
             extra = ["--database-url", args.database_url] if args.database_url else []
+            extra += ["--publish"] if args.publish else []
+            extra += ["--read-only"] if args.read_only else []
             subprocess.run([sys.executable, "-m", "bench.openimmo_import", "--single", "--objects", str(size), *extra], check=True)
         return
     now = DEMO_NOW + dt.timedelta(days=1)
@@ -93,12 +113,17 @@ def main() -> None:
             with path.open("wb") as out:
                 write_transfer(out, (f"B-{i:06d}" for i in range(size)), scope="VOLL", provider="BENCH01")
             megabytes = path.stat().st_size / 1024 / 1024
+            if args.read_only:
+                elapsed, peak, objects = read_only(path)
+                print(f"{size:>8} {megabytes:>8.1f} {'read':>6} {elapsed:>8.1f} {size / elapsed:>7.0f} {peak:>22.1f} "
+                      f"{peak_rss_mb():>12.0f}  read {objects}", flush=True)
+                continue
             db, drop = fresh_database(args.database_url, tmp, size)
             try:
                 upgrade(db.engine)
                 seed_demo(db.engine, listings=50)
                 for run in ("first", "again"):
-                    elapsed, peak, counts = run_once(db, path, now)
+                    elapsed, peak, counts = run_once(db, path, now, args.publish)
                     shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
                     print(f"{size:>8} {megabytes:>8.1f} {run:>6} {elapsed:>8.1f} {size / elapsed:>7.0f} {peak:>22.1f} "
                           f"{peak_rss_mb():>12.0f}  {shown}", flush=True)

@@ -334,9 +334,29 @@ def test_import_over_http_reports_progress(tmp_path: Path, mode: str) -> None:
         async def use() -> Any:
             async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
                 async with Client(streamable_http_client(f"{server.base_url}/makler/mcp", http_client=http), mode=mode) as client:
-                    return await client.call_tool("import_listings", {"xml": xml}, progress_callback=on_progress)
+                    first = await client.call_tool("import_listings", {"xml": xml}, progress_callback=on_progress)
+                    return first, await client.call_tool("import_listings", {"xml": xml})
 
-        result = anyio.run(use)
+        result, again = anyio.run(use)
     assert not result.is_error, result.content[0].text
     assert result.structured_content["counts"]["created"] == 150
+    assert again.structured_content["counts"] == {"created": 0, "changed": 0, "unchanged": 150, "withdrawn": 0, "refused": 0}
     assert seen[-1] == (150, 150, "150 von 150 Objekten verarbeitet")
+
+
+# --- the console command (SPEC section 10) ---------------------------------------------------------------------
+
+
+def test_console_command_imports_a_file(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from athaus.cli import main
+
+    path = tmp_path / "transfer.xml"
+    path.write_text(fixture("odd_names.xml"), encoding="utf-8")
+    monkeypatch.setenv("ATHAUS_DATABASE_URL", db.engine.url.render_as_string(hide_password=False))
+    assert main(["import", "openimmo", str(path), "--office", str(OFFICE), "--drafts"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "2 Objekte gelesen (Teilübertragung (TEIL)): 2 angelegt. 6 Werte waren keine Zahl und wurden nicht gespeichert."
+    )
+    assert stock(db) == {"K-1": ("draft", 1250000.0, 85.5), "K-2": ("draft", None, None)}
+    path.write_text("<openimmo/>", encoding="utf-8")
+    assert main(["import", "openimmo", str(path), "--office", str(OFFICE)]) == 1

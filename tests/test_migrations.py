@@ -18,6 +18,14 @@ from tests.conftest import _fresh_database_url
 EXPRESSION_INDEXES = {
     "ix_listings_newest": {"postgresql": "published_at DESC NULLS LAST, id", "sqlite": "published_at DESC, id"},
     "ix_listings_price_desc": {"postgresql": "(status, price DESC NULLS LAST, id)", "sqlite": "(status, price DESC, id)"},
+    "ix_listings_kind_price_desc": {
+        "postgresql": "(status, marketing_type, price DESC NULLS LAST, id)",
+        "sqlite": "(status, marketing_type, price DESC, id)",
+    },
+    "ix_listings_type_price_desc": {
+        "postgresql": "(status, marketing_type, property_type, price DESC NULLS LAST, id)",
+        "sqlite": "(status, marketing_type, property_type, price DESC, id)",
+    },
     "ix_listings_area_desc": {"postgresql": "(status, living_area DESC NULLS LAST, id)", "sqlite": "(status, living_area DESC, id)"},
     "ix_listings_warm_rent": {
         "postgresql": "(status, marketing_type, (((price + service_charges) + heating_costs)), id)",

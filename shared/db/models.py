@@ -179,6 +179,11 @@ Index("ix_listings_newest", Listing.status, Listing.published_at.desc(), Listing
 for _name, _column in (("ix_listings_price_desc", Listing.price), ("ix_listings_area_desc", Listing.living_area)):
     Index(_name, Listing.status, _column.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
     Index(_name, Listing.status, _column.desc(), Listing.id).ddl_if(dialect="sqlite")
+# Price orders within a marketing type (a search sorted by price names one; rents never mix with purchase prices).
+for _name, _kind in (("ix_listings_kind_price", (Listing.marketing_type,)), ("ix_listings_type_price", (Listing.marketing_type, Listing.property_type))):
+    Index(_name, Listing.status, *_kind, Listing.price, Listing.id)
+    Index(f"{_name}_desc", Listing.status, *_kind, Listing.price.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
+    Index(f"{_name}_desc", Listing.status, *_kind, Listing.price.desc(), Listing.id).ddl_if(dialect="sqlite")
 
 # A rental's warm rent: cold rent + service charges + heating costs, NULL unless every part is known (SQL's + does
 # exactly that). An expression rather than a stored column, so no writer can leave it disagreeing with its parts;

@@ -17,7 +17,9 @@ from contract.rights import BROKER_WRITE
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ImportAction, ImportOutcome, TransferScope, TransferSource, ValueExclusion
 
-MAX_XML_CHARS = 10_000_000
+# An inline transfer travels in one MCP request, whose body the edge bounds (ATHAUS_MAX_REQUEST_BYTES, 1 MiB):
+# larger transfers come from the office's feed URL, bounded by ATHAUS_OPENIMMO_MAX_BYTES.
+MAX_XML_CHARS = 900_000
 IMPORT_TIME_BUDGET_SECONDS = 600.0  # a full transfer of a large office; progress notifications say how far it got
 RESULTS_SHOWN = 200  # per-object results listed; the counts are always complete
 
@@ -26,7 +28,7 @@ class ImportListingsInput(ContractModel):
     xml: Annotated[str | None, Label("OpenImmo-XML")] = Field(
         default=None,
         max_length=MAX_XML_CHARS,
-        description="Die Übertragung als OpenImmo-XML (Version 1.2.x). Weggelassen: from_feed.",
+        description="Die Übertragung als OpenImmo-XML (1.2.x), bis 900.000 Zeichen; größere über from_feed.",
     )
     from_feed: Annotated[bool, Label("von der Feed-Adresse")] = Field(
         default=False, description="true: von der eingestellten Feed-Adresse des Büros laden statt xml."

@@ -3,6 +3,8 @@ loopback only. `athaus serve` runs as typed, with only uvicorn.run replaced by a
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,8 +34,18 @@ def serve(monkeypatch: pytest.MonkeyPatch, *argv: str) -> dict[str, Any]:
     """Runs `athaus serve ARGV`; returns what it handed to uvicorn."""
     ran: dict[str, Any] = {}
     monkeypatch.setattr("uvicorn.run", lambda app, **options: ran.update(app=app, **options))
+    for name in ("ATHAUS_HOST", "ATHAUS_PORT", "ATHAUS_SERVE_ONLY", "ATHAUS_SERVE_WORKERS"):
+        monkeypatch.delenv(name, raising=False)  # what a multi-worker start hands its workers is undone after the test
+    if "--workers" not in argv:
+        argv = (*argv, "--workers", "1")  # one process: uvicorn gets the app itself
     assert cli.main(["serve", *argv]) == 0
     return ran
+
+
+def test_workers_get_the_bind_so_the_public_url_follows_it_there_too(database_env: pytest.MonkeyPatch) -> None:
+    ran = serve(database_env, "--port", "8741", "--workers", "2")
+    assert (ran["app"], ran["factory"], ran["workers"], ran["port"]) == ("athaus.app:app_from_environment", True, 2, 8741)
+    assert (os.environ["ATHAUS_HOST"], os.environ["ATHAUS_PORT"]) == ("127.0.0.1", "8741")
 
 
 def test_the_public_url_follows_the_port(database_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

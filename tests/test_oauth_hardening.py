@@ -22,7 +22,7 @@ from shared.auth.models import IssuedToken, OAuthClient, OAuthCode, OAuthGrant
 from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS
 from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest, mint_access_token, store_code
 from shared.db.models import User, utcnow
-from shared.web import consent as consent_module
+from shared.auth import access as access_module
 from shared.db.session import Database
 from tests.test_oauth import (
     BROKER,
@@ -225,8 +225,8 @@ class LoginForm:
 
 def test_login_is_throttled_per_account_before_the_password_is_hashed(fresh_server: OAuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
     hashed: list[str] = []
-    real = consent_module.verify_password
-    monkeypatch.setattr(consent_module, "verify_password", lambda password, stored: hashed.append(password) or real(password, stored))
+    real = access_module.verify_password
+    monkeypatch.setattr(access_module, "verify_password", lambda password, stored: hashed.append(password) or real(password, stored))
     login_attempt = LoginForm(fresh_server)
     for _ in range(LOGIN_PER_ACCOUNT.attempts):
         assert login_attempt(BROKER).status_code == 400

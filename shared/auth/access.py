@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -10,8 +11,10 @@ from sqlalchemy.orm import Session
 
 from contract.rights import Right, ServerName
 from contract.servers import SERVERS
+from shared.auth.passwords import hash_password, verify_password
 from shared.auth.principal import Principal
 from shared.db.models import OfficeMember, User
+from shared.db.session import Database
 
 SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
 
@@ -76,3 +79,19 @@ def build_principal(account: Account, scopes: Iterable[str], server: ServerName,
         resource=resource,
         client_id=client_id,
     )
+
+
+@functools.lru_cache(maxsize=1)
+def _decoy_hash() -> str:
+    return hash_password("decoy")
+
+
+def check_credentials(db: Database, email: str, password: str) -> int | None:
+    """The account id for this e-mail and password, or None. An unknown address is verified against a decoy hash, so
+    its answer takes as long as a wrong password's and tells nothing about which addresses exist."""
+    with db.read_only() as session:
+        found = session.execute(select(User.id, User.password_hash).where(func.lower(User.email) == email.strip().lower())).one_or_none()
+    if found is None:
+        verify_password(password, _decoy_hash())
+        return None
+    return found.id if verify_password(password, found.password_hash) else None

@@ -17,7 +17,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 import anyio.to_thread
 from mcp.server.auth.routes import AUTHORIZATION_PATH
-from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -26,9 +25,8 @@ from starlette.routing import BaseRoute, Route
 
 from contract.rights import ServerName
 from shared.auth import throttle, tokens
-from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
+from shared.auth.access import check_credentials, SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
 from shared.auth.clients import LOOPBACK_HOSTS
-from shared.auth.passwords import hash_password, verify_password
 from shared.auth.models import UsedAuthorizationRequest
 from shared.auth.server import PENDING_TTL_SECONDS, AuthorizationServer, PendingAuthorization, ShownError
 from shared.auth.signing import Signer
@@ -68,12 +66,6 @@ class _Visit:
     form: FormData | None
     request_token: str
     pending: PendingAuthorization
-
-
-@functools.cache
-def _decoy_hash() -> str:
-    # Verifying against a real hash for unknown addresses keeps their response time equal to a wrong password.
-    return hash_password("decoy")
 
 
 class SignInPages:
@@ -241,14 +233,7 @@ class SignInPages:
             throttle.count(session, checks, utcnow())
 
     def _check_credentials(self, email: str, password: str) -> int | None:
-        with self.server.db.read_only() as session:
-            found = session.execute(
-                select(User.id, User.password_hash).where(func.lower(User.email) == email.strip().lower())
-            ).one_or_none()
-        if found is None:
-            verify_password(password, _decoy_hash())
-            return None
-        return found.id if verify_password(password, found.password_hash) else None
+        return check_credentials(self.server.db, email, password)
 
     def _session_user(self, request: Request) -> int | None:
         payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))

@@ -10,14 +10,12 @@ of an office also finds there the office's setting of which kinds run without a 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import hmac
 import secrets
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import anyio.to_thread
-from sqlalchemy import func, select
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -25,9 +23,8 @@ from starlette.routing import BaseRoute, Route
 
 from contract.errors import ToolFailure
 from shared.auth.clients import LOOPBACK_HOSTS
-from shared.auth.passwords import hash_password, verify_password
 from shared.auth.signing import Signer
-from shared.auth.access import Account, account_of
+from shared.auth.access import check_credentials, Account, account_of
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
@@ -63,12 +60,6 @@ NOTICES = {
 }
 # How a refused click answers: unknown or not yours is 404 (nothing about whose it is), changed since shown 409.
 FAILURE_STATUS = {"CONFIRMATION_INVALID": 404, "CONFLICT": 409, "CONFIRMATION_EXPIRED": 410}
-
-
-@functools.cache
-def _decoy_hash() -> str:
-    # Verifying against a real hash for unknown addresses keeps their response time equal to a wrong password.
-    return hash_password("decoy")
 
 
 class WebApp:
@@ -206,14 +197,7 @@ class WebApp:
         return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
 
     def _check_credentials(self, email: str, password: str) -> int | None:
-        with self.db.read_only() as session:
-            found = session.execute(
-                select(User.id, User.password_hash).where(func.lower(User.email) == email.strip().lower())
-            ).one_or_none()
-        if found is None:
-            verify_password(password, _decoy_hash())
-            return None
-        return found.id if verify_password(password, found.password_hash) else None
+        return check_credentials(self.db, email, password)
 
     # ---- cookies, CSRF, notices ----------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
 from athaus.servers import DEFINITIONS
+from athaus.transport import ProgressAwareTransport
 from shared.auth.challenge import RightsMap
 from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.external import JwksKeys, JwtTokenResolver
@@ -127,14 +128,15 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
     for name, definition in DEFINITIONS.items():
         if only and name.value != only:
             continue
-        manager = StreamableHTTPSessionManager(
-            app=build_server(definition, context, version()), stateless=True,
-            json_response=not settings.stream_responses,
-            security_settings=security,
+        server = build_server(definition, context, version())
+        # One low-level server, two answer forms (athaus/transport.py): JSON, or a stream when progress is asked for.
+        as_json, as_stream = (
+            StreamableHTTPSessionManager(app=server, stateless=True, json_response=json_form, security_settings=security)
+            for json_form in (not settings.stream_responses, False)
         )
-        managers.append(manager)
+        managers += [as_json, as_stream]
         endpoint = BearerAuthentication(
-            StreamableHTTPASGIApp(manager),
+            ProgressAwareTransport(StreamableHTTPASGIApp(as_json), StreamableHTTPASGIApp(as_stream)),
             server=name,
             settings=settings,
             resolver=resolver,

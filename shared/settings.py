@@ -91,8 +91,8 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     stream_responses: bool = Field(
         default=False,
-        description="Answer MCP requests as an SSE stream when a tool sends notifications (progress of import_listings); "
-        "false: one JSON response per request, progress notifications are not delivered.",
+        description="Answer every MCP request as an SSE stream; false: one JSON response, except for a call that asks for "
+        "progress (a progressToken), which is streamed so its notifications arrive (athaus/transport.py).",
     )
     openimmo_max_bytes: int = Field(
         default=10 * 1024 * 1024, description="Largest OpenImmo transfer import_listings reads (argument or feed), in bytes."

@@ -7,10 +7,9 @@ served by respx; one test goes over real HTTP with the official MCP client and i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
-
-import threading
 
 import anyio
 import httpx
@@ -18,19 +17,16 @@ import httpx2
 import mcp_types as types
 import pytest
 import respx
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import func, select, update
 
-from athaus.app import create_app
 from broker_server.server import DEFINITION as BROKER
 from shared.auth.principal import Principal
 from shared.db.models import AuditEntry, Listing, Office, OfficeMember
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.demo.openimmo import object_xml, transfer
-from shared.settings import Settings
 from tests.conftest import Caller, LiveServer, make_context, seeded_database
 from tests.test_broker_http import token_for
 
@@ -298,17 +294,7 @@ def test_without_a_feed_url_the_tool_says_how_to_go_on(db: Database) -> None:
 
 
 # --- over real HTTP with the official client: result and progress notifications ----------------------------------
-
-
-class StreamingServer(LiveServer):
-    """The real app with ATHAUS_STREAM_RESPONSES on: results that send notifications come as an SSE stream."""
-
-    def __init__(self, db: Database) -> None:
-        super().__init__(db)
-        settings = Settings(database_url=str(db.engine.url), secret_key="live-test-secret", stream_responses=True)
-        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+# The server as it ships: a call that asks for progress (a progressToken) is answered as a stream (athaus/transport.py).
 
 
 def test_progress_reaches_the_handler_reporter(db: Database) -> None:
@@ -323,7 +309,7 @@ def test_progress_reaches_the_handler_reporter(db: Database) -> None:
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_import_over_http_reports_progress(tmp_path: Path, mode: str) -> None:
     owner = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
-    with seeded_database(tmp_path, "imports_http", listings=60) as db, StreamingServer(db) as server:
+    with seeded_database(tmp_path, "imports_http", listings=60) as db, LiveServer(db) as server:
         token = token_for(db, owner.email, ["makler:schreiben"])
         xml = flats(keys(150), "VOLL")
         seen: list[tuple[float, float | None, str | None]] = []
@@ -360,3 +346,21 @@ def test_console_command_imports_a_file(db: Database, tmp_path: Path, monkeypatc
     assert stock(db) == {"K-1": ("draft", 1250000.0, 85.5), "K-2": ("draft", None, None)}
     path.write_text("<openimmo/>", encoding="utf-8")
     assert main(["import", "openimmo", str(path), "--office", str(OFFICE)]) == 1
+
+
+def test_only_a_call_that_asks_for_progress_is_answered_as_a_stream(tmp_path: Path) -> None:
+    owner = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+    with seeded_database(tmp_path, "imports_form", listings=60) as db, LiveServer(db) as server:
+        token = token_for(db, owner.email, ["makler:schreiben"])
+        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "import_listings", "arguments": {"xml": flats(keys(2), "TEIL")}}}
+        plain = httpx2.post(f"{server.base_url}/makler/mcp", json=call, headers=headers, timeout=60)
+        call["params"]["_meta"] = {"progressToken": "p-1"}
+        streamed = httpx2.post(f"{server.base_url}/makler/mcp", json=call, headers=headers, timeout=60)
+    assert plain.headers["content-type"].split(";")[0] == "application/json"
+    assert plain.json()["result"]["structuredContent"]["counts"]["created"] == 2
+    assert streamed.headers["content-type"].split(";")[0] == "text/event-stream"
+    events = [json.loads(line[5:]) for line in streamed.text.splitlines() if line.startswith("data:")]
+    progress = [e["params"] for e in events if e.get("method") == "notifications/progress"]
+    assert progress[-1] == {"progressToken": "p-1", "progress": 2, "total": 2, "message": "2 von 2 Objekten verarbeitet"}
+    assert events[-1]["result"]["structuredContent"]["counts"]["unchanged"] == 2

@@ -68,9 +68,9 @@ SETTING_MEANINGS: dict[str, str] = {
         "Dauer)."
     ),
     "stream_responses": (
-        "`true`: eine MCP-Anfrage wird als SSE-Strom beantwortet, sobald das Werkzeug Benachrichtigungen sendet (der "
-        "Fortschritt von `import_listings`); `false` (Vorgabe): eine JSON-Antwort je Anfrage, Fortschrittsmeldungen "
-        "gehen nicht hinaus."
+        "`true`: jede MCP-Anfrage wird als SSE-Strom beantwortet. `false` (Vorgabe): eine JSON-Antwort je Anfrage, "
+        "außer ein Aufruf bittet um Fortschritt (`_meta.progressToken`, etwa bei `import_listings`): der kommt als "
+        "Strom, damit die Fortschrittsmeldungen ankommen."
     ),
     "openimmo_max_bytes": (
         "Größte OpenImmo-Übertragung in Bytes, die `import_listings` liest, als Argument wie von der Feed-Adresse; "

@@ -34,8 +34,9 @@ def serve(monkeypatch: pytest.MonkeyPatch, *argv: str) -> dict[str, Any]:
     """Runs `athaus serve ARGV`; returns what it handed to uvicorn."""
     ran: dict[str, Any] = {}
     monkeypatch.setattr("uvicorn.run", lambda app, **options: ran.update(app=app, **options))
-    for name in ("ATHAUS_HOST", "ATHAUS_PORT", "ATHAUS_SERVE_ONLY", "ATHAUS_SERVE_WORKERS"):
-        monkeypatch.delenv(name, raising=False)  # what a multi-worker start hands its workers is undone after the test
+    # A multi-worker start writes the bind into the environment for its workers: give it a copy, so nothing of it
+    # outlives the test (monkeypatch.delenv of an absent variable records nothing to undo).
+    monkeypatch.setattr(os, "environ", dict(os.environ))
     if "--workers" not in argv:
         argv = (*argv, "--workers", "1")  # one process: uvicorn gets the app itself
     assert cli.main(["serve", *argv]) == 0

@@ -172,3 +172,11 @@ def test_without_a_listing_the_commission_is_unknown_by_default_and_the_text_nam
     )
     text = search.raw("calculate_purchase_costs", {"price": 300000, "state": "Bayern"}).content[0].text
     assert f"Berechnet mit: {result['request_text']}" in text
+
+
+def test_a_price_below_one_euro_is_refused_and_one_euro_is_computed(search: Caller) -> None:
+    """The fuzz found 5e-324 € ending as INTERNAL (a percentage of nothing); a price starts at 1 €."""
+    code, text = search.error("calculate_purchase_costs", {"price": 5e-324, "state": "Bayern"})
+    assert code == "INVALID_ARGUMENT" and "price" in text
+    result = search("calculate_purchase_costs", {"price": 1, "state": "Bayern", "contract_date": "2026-11-30"})
+    assert amount(result["price"]) == 1.0

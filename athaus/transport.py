@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-PEEK_LIMIT = 2 * 1024 * 1024  # the edge bounds bodies already; this only guards a direct mount
+from shared.auth.challenge import peek_body
+
+# The edge bounds every body (ATHAUS_MAX_REQUEST_BYTES); an import with its transfer inline is read whole here too.
+PEEK_LIMIT = 2 * 1024 * 1024
 
 
 class ProgressAwareTransport:
@@ -25,28 +28,9 @@ class ProgressAwareTransport:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.json_app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = bool(message.get("more_body")) and size <= PEEK_LIMIT
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
+        body, replay = await peek_body(receive, PEEK_LIMIT)
         accept = dict(scope.get("headers") or []).get(b"accept", b"").decode("latin-1")
-        wants_stream = "text/event-stream" in accept and asks_for_progress(body)
+        wants_stream = body is not None and "text/event-stream" in accept and asks_for_progress(body)
         await (self.stream_app if wants_stream else self.json_app)(scope, replay, send)
 
 

@@ -222,12 +222,9 @@ def check_tool(
             c.text for c in getattr(result, "content", []) if hasattr(c, "text")
         )
         echoed = set(REF.findall(str(args)))  # the caller's own input may be repeated back; it reveals nothing
-        own = ownership
-        if set(REF.findall(text)) - set(own.all_refs()) - set(own.actions):  # the call created something: whose is it?
-            own = ownership_of(db)
-        foreign = sorted(ref for ref in set(REF.findall(text)) - echoed if not allowed(ref, who, own))
+        foreign = sorted(ref for ref in set(REF.findall(text)) - echoed if not allowed(ref, who, ownership))
         assert not foreign, f"{tool} as {who.kind} {who.office_id or who.user_id} returned {foreign[:5]}"
-        leaked = set(EMAIL.findall(text)) - allowed_emails(who, own)
+        leaked = set(EMAIL.findall(text)) - allowed_emails(who, ownership)
         assert not leaked, f"{tool} returned foreign e-mail addresses {sorted(leaked)[:3]}"
 
     check()

@@ -6,7 +6,9 @@ import argparse
 import json
 import logging
 import os
+import resource
 import sys
+import time
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -50,6 +52,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
+    from athaus.nodelay import NoDelayHTTPProtocol
 
     settings = settings.serving(args.host, args.port)
     announce(settings)
@@ -59,7 +62,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     workers = args.workers or default_workers(settings)
     if workers == 1:
         app = create_app(settings, db, only=args.server)
-        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, http=NoDelayHTTPProtocol)
         return 0
     db.engine.dispose()  # each worker opens its own pool
     # the workers read their settings from the environment: the bind goes with them, so an unset public URL
@@ -67,7 +70,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     log.info('{"event": "serve", "workers": %d}', workers)
     uvicorn.run(
-        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, log_config=None, access_log=False
+        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, log_config=None,
+        access_log=False, http=NoDelayHTTPProtocol,
     )
     return 0
 
@@ -108,12 +112,19 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 
     db = _database(settings)
     upgrade(db.engine)
+    started = time.monotonic()
     try:
         summary = seed_demo(db.engine, listings=args.listings, seed=args.seed)
     except ValueError as refused:
         print(f"Nicht geladen: {refused}", file=sys.stderr)
         return 1
-    print(f"Demodaten geladen: {summary.listings} Inserate ({summary.published} veröffentlicht), {summary.offices} Büros, {summary.places} Orte.")
+    seconds = time.monotonic() - started
+    # Peak resident memory of this process (Linux reports KiB); the term index workers are processes of their own.
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"Demodaten geladen: {summary.listings} Inserate ({summary.published} veröffentlicht), {summary.offices} Büros, "
+        f"{summary.places} Orte, {summary.users} Konten; {seconds:.0f} s, höchstens {peak_mb:.0f} MB Arbeitsspeicher."
+    )
     return 0
 
 

@@ -104,7 +104,7 @@ class Plan:
     @property
     def sorts(self) -> list[str]:
         """Sorts of a match set larger than SMALL_SORT (sorting the handful of a narrow search is no cost)."""
-        if self.hits <= SMALL_SORT:
+        if self.hits < SMALL_SORT:  # the count cap is SMALL_SORT: a capped count says "at least"
             return []
         return [line for line in self.lines if FULL_SORT[self.backend].search(line)]
 
@@ -202,11 +202,38 @@ class Server:
     url: str
     pid: int
 
-    def memory_mb(self) -> tuple[float, float]:
-        """Resident memory of the server process now and at its peak (VmRSS, VmHWM), in MB."""
-        status = Path(f"/proc/{self.pid}/status").read_text()
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        return tuple(int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
+    def memory_mb(self) -> list[tuple[str, float, float]]:
+        """Resident memory now and at its peak (VmRSS, VmHWM, in MB) of each process of the server: the one started
+        and, with `--workers` above 1 (the default on PostgreSQL), uvicorn's worker processes below it."""
+        found = []
+        for pid in _process_tree(self.pid):
+            status = Path(f"/proc/{pid}/status").read_text()
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            role = "main" if pid == self.pid else "tracker" if b"resource_tracker" in command else "worker"
+            found.append((role, *(int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM"))))
+        return found  # type: ignore[return-value]
+
+
+def _process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants (Linux: /proc/<pid>/task/*/children)."""
+    tree = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children = (task / "children").read_text().split()
+        for child in children:
+            tree.extend(_process_tree(int(child)))
+    return tree
+
+
+def memory_line(backend: str, size: int, processes: list[tuple[str, float, float]]) -> str:
+    """The server's memory: the largest process (now and peak), each process, and all of them together."""
+    largest = max(processes, key=lambda process: process[2])
+    each = ", ".join(f"{role} {rss:.0f}/{peak:.0f}" for role, rss, peak in processes)
+    total = sum(rss for _, rss, _ in processes)
+    return (
+        f"{backend:<10} {size:>7} server RSS {largest[1]:.0f} MB (peak {largest[2]:.0f} MB) in its largest process while "
+        f"serving; {len(processes)} processes (MB now/peak: {each}), {total:.0f} MB together"
+    )
 
 
 @contextlib.contextmanager
@@ -293,7 +320,7 @@ def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | No
         conditions = list(scope.conditions)
         if position is not None:
             conditions.append(engine.SORTS[args.sort].after(position))
-        counted = engine.count_up_to(session, scope.conditions, engine.COUNT_CAP)
+        counted = engine.count_up_to(session, scope.count_alternatives(session), engine.COUNT_CAP)
         total = counted.counted
         rows = list(
             session.scalars(
@@ -457,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress(f"{backend} {size}: {options.requests} calls per scenario over HTTP")
                 with serve(db) as server:
                     mcp = anyio.run(measure_mcp, server.url, published_listing_id(db), options.requests)
-                    rss, peak = server.memory_mb()
+                    processes = server.memory_mb()
                 progress(f"{backend} {size}: {options.requests} calls per scenario in SQL")
                 sql = anyio.run(measure_sql, db, options.requests)
                 for layer, measurements in (("mcp", mcp), ("sql", sql)):
@@ -467,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     raise RuntimeError(f"{backend} {size}: the SQL layer is not the handler's search, totals differ for {disagreeing}")
                 summaries.extend(summary_rows(backend, size, mcp, sql))
                 p95.update({(backend, size, s.name): p(mcp[s.name], 95) for s in SCENARIOS})
-                memory.append(f"{backend:<10} {size:>7} server RSS {rss:.0f} MB (peak {peak:.0f} MB) while serving")
+                memory.append(memory_line(backend, size, processes))
                 print(memory[-1], flush=True)
                 for s in SCENARIOS:
                     plans.append(explain(db, backend, size, s))

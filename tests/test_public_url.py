@@ -14,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from athaus import cli
+from athaus.nodelay import NoDelayHTTPProtocol
 from shared.settings import Settings
 from tests.conftest import _fresh_database_url
 from tests.test_oauth import CHATGPT_REDIRECT, pkce
@@ -47,6 +48,12 @@ def test_workers_get_the_bind_so_the_public_url_follows_it_there_too(database_en
     ran = serve(database_env, "--port", "8741", "--workers", "2")
     assert (ran["app"], ran["factory"], ran["workers"], ran["port"]) == ("athaus.app:app_from_environment", True, 2, 8741)
     assert (os.environ["ATHAUS_HOST"], os.environ["ATHAUS_PORT"]) == ("127.0.0.1", "8741")
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_every_connection_gets_tcp_nodelay_with_any_number_of_workers(database_env: pytest.MonkeyPatch, workers: str) -> None:
+    """uvicorn gets the HTTP protocol that switches Nagle off per connection (tests/test_nodelay.py)."""
+    assert serve(database_env, "--workers", workers)["http"] is NoDelayHTTPProtocol
 
 
 def test_the_public_url_follows_the_port(database_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

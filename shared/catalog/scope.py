@@ -27,6 +27,7 @@ from shared import german
 from shared.catalog import places
 from shared.catalog import search as engine
 from shared.catalog.query import ParsedQuery, parse
+from shared.catalog.spelled import MAX_ALTERNATIVES, spelled_out
 from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
@@ -187,6 +188,15 @@ class ListingScope:
         counts = self.word_counts(session)
         return empty_hint(self.filters, self.centre, counts), suggestions_for(self.filters, counts)
 
+    def count_alternatives(self, session: Session) -> list[list[ColumnElement[bool]]]:
+        """Condition sets whose matches together are this scope's matches: the full text spelled out into exact
+        terms where that makes the capped count cheaper (shared.catalog.spelled), else the scope's conditions."""
+        alternatives = spelled_out(self.parsed, lambda term: engine.index_spellings(session, term, MAX_ALTERNATIVES))
+        if alternatives is None:
+            return [self.conditions]
+        ranges = [c for parts in self.ranges.values() for c in parts]
+        return [[*self._base_conditions(alternative), *ranges] for alternative in alternatives]
+
     def distance_km(self, listing: Listing) -> float | None:
         """Distance from the centre of `near`; None without one."""
         return engine.distance_km(self.centre, listing.latitude, listing.longitude) if self.centre else None
@@ -221,7 +231,7 @@ class ListingScope:
         )
         if count_cap is None:
             return ListingPage(engine.count(session, self.conditions), page.rows, page.next_cursor)
-        counted = engine.count_up_to(session, self.conditions, count_cap)
+        counted = engine.count_up_to(session, self.count_alternatives(session), count_cap)
         if counted.exact:
             return ListingPage(counted.counted, page.rows, page.next_cursor)
         return ListingPage(None, page.rows, page.next_cursor, total_at_least=counted.counted)

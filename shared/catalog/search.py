@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, literal, or_, select, union_all
+from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, literal, or_, select, union, union_all
 from sqlalchemy.orm import Session, aliased
 
 from contract.catalog import CatalogFilters, SortOrder
@@ -213,11 +213,35 @@ class CappedCount:
     exact: bool  # False: there are at least `counted` matches (the count stopped there)
 
 
-def count_up_to(session: Session, conditions: list[ColumnElement[bool]], cap: int) -> CappedCount:
-    """The exact number of matches if below `cap`, else the lower bound `cap`: a count over at most `cap` rows."""
-    matches = select(Listing.id).where(*conditions).limit(cap).subquery()
-    counted = int(session.scalar(select(func.count()).select_from(matches)) or 0)
+def count_up_to(session: Session, alternatives: list[list[ColumnElement[bool]]], cap: int) -> CappedCount:
+    """The exact number of matches if below `cap`, else the lower bound `cap`. `alternatives` are condition sets whose
+    matches together are the matches (a listing may meet several; shared.catalog.spelled); mostly there is one.
+
+    Each alternative's first `cap` matches, united: while the union holds fewer than `cap` listings, no alternative
+    reached `cap`, so each was counted whole and the union is exact; otherwise there are at least `cap`. Each
+    alternative reads at most `cap` matches."""
+    if not alternatives:
+        return CappedCount(0, True)
+    firsts = [select(Listing.id.label("id")).where(*conditions).limit(cap).subquery() for conditions in alternatives]
+    matches = union(*(select(first.c.id) for first in firsts)).subquery() if len(firsts) > 1 else firsts[0]
+    counted = min(cap, int(session.scalar(select(func.count()).select_from(matches)) or 0))
     return CappedCount(counted, counted < cap)
+
+
+def index_spellings(session: Session, term: Term, limit: int) -> list[str] | None:
+    """The distinct index terms starting with a prefix term's text, or None when they are more than `limit`: one
+    seek in the term index per term found, never a read of their postings."""
+    upper = _upper_bound(term.text)
+    found: list[str] = []
+    while len(found) <= limit:
+        after = ListingTerm.term > found[-1] if found else ListingTerm.term >= term.text
+        following = session.scalar(
+            select(ListingTerm.term).where(after, ListingTerm.term < upper).order_by(ListingTerm.term).limit(1)
+        )
+        if following is None:
+            return found
+        found.append(following)
+    return None
 
 
 def unknown_value_counts(

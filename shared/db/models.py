@@ -184,6 +184,9 @@ for _name, _kind in (("ix_listings_kind_price", (Listing.marketing_type,)), ("ix
     Index(_name, Listing.status, *_kind, Listing.price, Listing.id)
     Index(f"{_name}_desc", Listing.status, *_kind, Listing.price.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
     Index(f"{_name}_desc", Listing.status, *_kind, Listing.price.desc(), Listing.id).ddl_if(dialect="sqlite")
+# A place's listings by status, marketing type and price: the capped count of a city with a price range reads only
+# its matches (migration 0017).
+Index("ix_listings_city_kind_price", Listing.city_key, Listing.status, Listing.marketing_type, Listing.price, Listing.id)
 
 # A rental's warm rent: cold rent + service charges + heating costs, NULL unless every part is known (SQL's + does
 # exactly that). An expression rather than a stored column, so no writer can leave it disagreeing with its parts;

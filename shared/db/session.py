@@ -73,12 +73,19 @@ def _watch_and_ping(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     at = deadline.at()
     if at is not None:
         watchdog.watch(dbapi_connection, at)
+    # psycopg would open a transaction for the ping and hand the connection out inside it (no isolation level or
+    # autocommit could be set on it any more): ping in autocommit, as SQLAlchemy's own pre-ping does.
+    autocommit = getattr(dbapi_connection, "autocommit", None)
     try:
+        if autocommit is False:
+            dbapi_connection.autocommit = True
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("SELECT 1")
         finally:
             cursor.close()
+            if autocommit is False:
+                dbapi_connection.autocommit = False
     except Exception as error:
         watchdog.release(dbapi_connection)
         raise sa_exc.DisconnectionError("database connection failed its ping") from error

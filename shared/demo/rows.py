@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
 from sqlalchemy import Connection, insert
@@ -12,6 +13,11 @@ Row = dict[str, Any]
 CHUNK_SIZE = 2_000
 
 
-def insert_in_chunks(connection: Connection, model: Any, rows: Sequence[Row]) -> None:
-    for start in range(0, len(rows), CHUNK_SIZE):
-        connection.execute(insert(model), rows[start:start + CHUNK_SIZE])
+def insert_in_chunks(connection: Connection, model: Any, rows: Iterable[Row]) -> int:
+    """Insert `rows` (a list, or a generator that is consumed as it goes), CHUNK_SIZE at a time; how many."""
+    written = 0
+    iterator = iter(rows)
+    while chunk := list(islice(iterator, CHUNK_SIZE)):
+        connection.execute(insert(model), chunk)
+        written += len(chunk)
+    return written

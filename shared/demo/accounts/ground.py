@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 
 from shared.demo.accounts.people import People
-from shared.demo.accounts.stock import DemoListing, Stock
+from shared.demo.accounts.stock import DemoListing, ListingIds, Stock
 from shared.demo.offices import DemoOffice
 
 
@@ -17,4 +17,9 @@ class Ground:
     people: People
     stock: Stock
     pool: list[DemoListing]  # published listings in random order, for searches and inquiries
-    office_listings: dict[int, list[DemoListing]]  # every listing of the offices 1 and 2, by id
+    office_listings: dict[int, ListingIds]  # every listing of the offices 1 and 2, by id
+
+    def published_of(self, office_id: int) -> ListingIds:
+        """The published listings of office 1 or 2 (none if the catalog lacks the office)."""
+        listings = self.office_listings.get(office_id) or ListingIds(self.stock, [])
+        return listings.where(lambda lst: lst.status == "published")

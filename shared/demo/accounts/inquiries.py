@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,13 +47,12 @@ class Inquiries:
         rng = ground.rng
         seekers = ground.people.seekers
         documented = {s.email.split("@")[0]: s for s in seekers if is_documented(s.email)}
-        one = [lst for lst in ground.office_listings.get(1, []) if lst.status == "published"]
-        two = [lst for lst in ground.office_listings.get(2, []) if lst.status == "published"]
+        one, two = ground.published_of(1), ground.published_of(2)
         others = [s for s in seekers if s.email not in {d.email for d in documented.values()}] or seekers
         # Each plan: (seekers to pick from, listings to pick from, status, age range in days of an open one)
         lena, tobias = documented.get("suchende"), documented.get("suchender")
-        old_enough = [lst for lst in one if lst.published_at and lst.published_at < DEMO_NOW - dt.timedelta(days=11)]
-        plans: list[tuple[list[DemoUser], list[DemoListing], str, tuple[float, float] | None]] = []
+        old_enough = one.where(lambda lst: lst.published_at is not None and lst.published_at < DEMO_NOW - dt.timedelta(days=11))
+        plans: list[tuple[list[DemoUser], Sequence[DemoListing], str, tuple[float, float] | None]] = []
         if lena:
             plans += [([lena], old_enough, "open", (3.5, 5)), ([lena], one, "answered", None),
                       ([lena], ground.pool, "closed", None), ([lena], ground.pool, "answered", None)]

@@ -33,11 +33,11 @@ class SavedSearches:
         residential = [lst for lst in ground.pool if lst.property_type in ("apartment", "house")] or ground.pool
         seeds = iter(residential)
         office_seeds = {
-            office_id: [lst for lst in listings if lst.status == "published" and lst.property_type in ("apartment", "house")]
+            office_id: listings.where(lambda lst: lst.status == "published" and lst.property_type in ("apartment", "house"))
             for office_id, listings in ground.office_listings.items()
         }
         home_seeds = {  # in the office's own city, where it has the most listings
-            office_id: [lst for lst in listings if lst.city == ground.offices[office_id].place.name] or listings
+            office_id: listings.where(lambda lst, city=ground.offices[office_id].place.name: lst.city == city) or listings
             for office_id, listings in office_seeds.items()
         }
 

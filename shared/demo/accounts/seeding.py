@@ -71,7 +71,7 @@ def seed_accounts(connection: Connection, offices: Sequence[DemoOffice], seed: i
         stock=stock,
         pool=stock.published_sample(rng, inquiry_target + 400),
         office_listings={
-            office_id: stock.listings(Listing.office_id == office_id)
+            office_id: stock.office_stock(office_id)
             for office_id in (1, 2)
             if office_id in offices_by_id
         },
@@ -81,9 +81,12 @@ def seed_accounts(connection: Connection, offices: Sequence[DemoOffice], seed: i
     inquiries = Inquiries(ground, searches)
     inquiries.draw(inquiry_target)
     valuations = Valuations(ground).draw()
-    status_changes = status_history(ground, searches.matches.events)
+    _write(connection, people, searches, inquiries, valuations)
+    # The history grows with the offices' stock (every listing of offices 1 and 2): written as it is drawn, never
+    # held whole. It draws from `rng` before the confirmations, as it always has.
+    status_changes = insert_in_chunks(connection, ListingStatusChange, status_history(ground, searches.matches.events))
     pending = pending_confirmations(ground, inquiries.threads)
-    _write(connection, people, searches, inquiries, valuations, status_changes, pending)
+    insert_in_chunks(connection, PendingAction, pending)
     return AccountsSummary(
         users=len(people.users),
         search_orders=len(searches.orders),
@@ -92,7 +95,7 @@ def seed_accounts(connection: Connection, offices: Sequence[DemoOffice], seed: i
         messages=sum(len(thread.messages) for thread in inquiries.threads),
         valuations=len(valuations),
         proposals=len(searches.proposals.rows),
-        status_changes=len(status_changes),
+        status_changes=status_changes,
         pending_actions=len(pending),
     )
 
@@ -103,8 +106,6 @@ def _write(
     searches: SavedSearches,
     inquiries: Inquiries,
     valuations: list[Row],
-    status_changes: list[Row],
-    pending: list[Row],
 ) -> None:
     # scrypt costs ~50–150 ms per hash, so each distinct demo password is hashed once and that hash string is
     # shared by every user with the password (the salt travels inside the hash, so it verifies for all).
@@ -155,7 +156,5 @@ def _write(
         (Inquiry, inquiry_rows),
         (InquiryMessage, messages),
         (Valuation, valuations),
-        (ListingStatusChange, status_changes),
-        (PendingAction, pending),
     ):
         insert_in_chunks(connection, model, rows)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import ColumnElement, Connection, func, select
 
@@ -25,10 +26,11 @@ _COLUMNS = (
     Listing.service_charges, Listing.heating_costs, Listing.living_area, Listing.rooms, Listing.energy_status,
     Listing.available_from, Listing.availability_note, Listing.published_at, Listing.created_at, Listing.updated_at,
 )
+STREAMED_ROWS = 2_000
 _SEARCH_FIELDS = {"city", "near", "marketing_type", "property_types", "min_price", "max_price", "min_rooms", "max_rooms"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DemoListing:
     """A listing as read back: only what the accounts need."""
 
@@ -64,6 +66,17 @@ class Stock:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.known: dict[int, DemoListing] = {}  # every listing `fitting` found, by id
+        self._picked: dict[int, DemoListing] = {}  # every listing read by id (ListingIds), by id
+
+    def office_stock(self, office_id: int) -> ListingIds:
+        """Every listing of an office, by id, held as ids: an office's stock grows with the catalog."""
+        ids = self.connection.scalars(select(Listing.id).where(Listing.office_id == office_id).order_by(Listing.id))
+        return ListingIds(self, list(ids))
+
+    def by_id(self, listing_id: int) -> DemoListing:
+        if listing_id not in self._picked:
+            [self._picked[listing_id]] = self.listings(Listing.id == listing_id)
+        return self._picked[listing_id]
 
     def published_count(self) -> int:
         return self.connection.scalar(
@@ -109,10 +122,11 @@ class Stock:
             keys = [normalise((filters.city or "").strip())]
         types = {p.value for p in filters.property_types or []}
         marketing = filters.marketing_type.value if filters.marketing_type is not None else None
-        rows = self.connection.execute(
+        rows = self.connection.execute(  # streamed: a big city is a tenth of the catalog
             select(Listing.id, Listing.office_id, Listing.status, Listing.marketing_type, Listing.property_type,
                    Listing.price, Listing.rooms, Listing.latitude, Listing.longitude, Listing.published_at)
             .where(Listing.city_key.in_(keys))
+            .execution_options(yield_per=STREAMED_ROWS)
         )
         hits = []
         for row in rows:
@@ -141,6 +155,37 @@ class Stock:
             select(func.avg(Place.latitude), func.avg(Place.longitude)).where(Place.name_key == normalise(place.strip()))
         ).one()
         return None if latitude is None else (float(latitude), float(longitude))
+
+
+class ListingIds(Sequence[DemoListing]):
+    """Listings in id order, held as their ids and read when used: an item by id, the whole in chunks. What the
+    accounts keep of an office's whole stock, so their memory does not grow with the catalog."""
+
+    CHUNK = 2_000
+
+    def __init__(self, stock: Stock, ids: list[int]) -> None:
+        self.stock = stock
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> DemoListing: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[DemoListing]: ...
+    def __getitem__(self, index: int | slice) -> DemoListing | Sequence[DemoListing]:
+        if isinstance(index, slice):
+            return ListingIds(self.stock, self.ids[index])
+        return self.stock.by_id(self.ids[index])
+
+    def __iter__(self) -> Iterator[DemoListing]:
+        for start in range(0, len(self.ids), self.CHUNK):
+            chunk = self.ids[start:start + self.CHUNK]
+            yield from self.stock.listings(Listing.id.in_(chunk))
+
+    def where(self, keep: Callable[[DemoListing], bool]) -> ListingIds:
+        return ListingIds(self.stock, [lst.id for lst in self if keep(lst)])
 
 
 def _within(low: float | None, high: float | None, value: float | None) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import math
 from typing import Any
 
@@ -12,7 +13,7 @@ from shared.catalog.text import normalise
 from shared.db.models import Listing
 from shared.demo.accounts.ground import Ground
 from shared.demo.accounts.people import draw_person
-from shared.demo.accounts.stock import DemoListing
+from shared.demo.accounts.stock import STREAMED_ROWS, DemoListing
 from shared.demo.clock import DEMO_NOW
 from shared.demo.german import de_number
 from shared.demo.names import STREETS
@@ -24,7 +25,6 @@ from shared.demo.rows import Row
 class Valuations:
     def __init__(self, ground: Ground) -> None:
         self.ground = ground
-        self.comparable_rows: dict[tuple[str, str, str], list[Any]] = {}  # (city, marketing, type) → listings
 
     def draw(self) -> list[Row]:
         """2–6 per office: of one of its own flats or houses, or for an owner (a lead)."""
@@ -49,22 +49,21 @@ class Valuations:
 
     def _comparables(self, city: str, marketing: str, property_type: str, area: float, exclude: int | None) -> list[Any]:
         """The published listings of the place closest in living area (3–6 of them)."""
-        key = (city, marketing, property_type)
-        if key not in self.comparable_rows:
-            # Only the city key in SQL: the index SQLite picks reliably; the rest is filtered here.
-            self.comparable_rows[key] = [
-                row
-                for row in self.ground.stock.connection.execute(
-                    select(Listing.id, Listing.ref, Listing.status, Listing.marketing_type, Listing.property_type,
-                           Listing.price, Listing.living_area)
-                    .where(Listing.city_key == normalise(city)).order_by(Listing.id)
-                )
-                if row.status == "published" and row.marketing_type == marketing
-                and row.property_type == property_type and row.price is not None and (row.living_area or 0) > 0
-            ]
-        rows = [row for row in self.comparable_rows[key] if row.id != exclude]
-        rows.sort(key=lambda row: (abs(row.living_area - area), row.id))
-        return rows[: self.ground.rng.randint(3, 6)]
+        wanted = self.ground.rng.randint(3, 6)
+        # Only the city key in SQL (the index SQLite picks reliably), the rest filtered here, streamed: a big city is
+        # a tenth of the catalog.
+        rows = self.ground.stock.connection.execute(
+            select(Listing.id, Listing.ref, Listing.status, Listing.marketing_type, Listing.property_type,
+                   Listing.price, Listing.living_area)
+            .where(Listing.city_key == normalise(city))
+            .execution_options(yield_per=STREAMED_ROWS)
+        )
+        comparable = (
+            row for row in rows
+            if row.status == "published" and row.marketing_type == marketing and row.property_type == property_type
+            and row.price is not None and (row.living_area or 0) > 0 and row.id != exclude
+        )
+        return heapq.nsmallest(wanted, comparable, key=lambda row: (abs(row.living_area - area), row.id))
 
     def _value(self, place: DemoPlace, marketing: str, property_type: str, area: float, exclude: int | None) -> Row:
         rng = self.ground.rng

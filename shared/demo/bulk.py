@@ -177,7 +177,7 @@ def fast_sqlite_writes(connection: Connection) -> Iterator[None]:
     journal = raw.execute("PRAGMA journal_mode").fetchone()[0]  # type: ignore[union-attr]
     raw.execute("PRAGMA synchronous = OFF")  # type: ignore[union-attr]
     raw.execute("PRAGMA journal_mode = MEMORY")  # type: ignore[union-attr]
-    raw.execute("PRAGMA cache_size = -200000")  # type: ignore[union-attr]
+    raw.execute("PRAGMA cache_size = -64000")  # type: ignore[union-attr]
     try:
         yield
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import threading
 import time
@@ -17,10 +18,12 @@ import httpx
 import pytest
 import uvicorn
 from mcp import Client
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from athaus.app import create_app
 from shared.db.session import Database
+from shared.matching.notify import CHANNEL, Listener
 from shared.settings import Settings
 from tests.conftest import _free_port
 from tests.test_fuzz_surface import SEEKER, token_for
@@ -169,3 +172,34 @@ def test_health_check_on_a_hung_database_holds_nothing_else(proxied: tuple[Proxy
         proxy.set("pass")
     with contextlib.suppress(Exception):
         httpx.get(f"{base_url}/healthz", timeout=10)
+
+
+def test_the_listing_events_listener_listens_again_after_the_connection_is_lost(demo_db: Database) -> None:
+    """A dropped connection (here the proxy going down, as in a database restart) must not end the listener: once the
+    database is reachable again, notifications of other instances arrive again (shared/matching/notify.py)."""
+    url = demo_db.engine.url
+    proxy = Proxy(url.host or "127.0.0.1", url.port or 5432)
+    proxied_url = make_url(url.render_as_string(hide_password=False)).set(host="127.0.0.1", port=proxy.port)
+    heard: list[dict[str, Any]] = []
+    listener = Listener(proxied_url.render_as_string(hide_password=False), heard.append)
+    try:
+        assert _heard_after_notifying(demo_db, heard, "before")
+        proxy.set("down")
+        time.sleep(1.0)  # the listener notices, and its first tries to connect again fail
+        assert not _heard_after_notifying(demo_db, heard, "while down", seconds=1.0)
+        proxy.set("pass")
+        assert _heard_after_notifying(demo_db, heard, "after", seconds=15.0)
+    finally:
+        listener.stop()
+
+
+def _heard_after_notifying(db: Database, heard: list[dict[str, Any]], marker: str, seconds: float = 5.0) -> bool:
+    """NOTIFY `marker` on the listing events channel (directly, not through the proxy) until the listener hears it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with db.engine.begin() as connection:
+            connection.execute(text("SELECT pg_notify(:c, :p)"), {"c": CHANNEL, "p": json.dumps({"marker": marker})})
+        time.sleep(0.2)
+        if {"marker": marker} in heard:
+            return True
+    return False

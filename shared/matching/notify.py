@@ -4,7 +4,9 @@ back per notification (to wake an outbox, refresh a cache). On SQLite there is o
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 CHANNEL = "athaus_listing_events"
+log = logging.getLogger(__name__)
 
 # Called per notification by the listener the app starts on PostgreSQL (athaus/app.py): an outbox or a cache of this
 # instance subscribes here to hear about events another instance made.
@@ -37,22 +40,57 @@ def conninfo(database_url: str) -> str:
 
 
 class Listener:
-    """LISTEN on CHANNEL in a thread of its own; `callback(payload)` per notification until `stop()`."""
+    """LISTEN on CHANNEL in a thread of its own; `callback(payload)` per notification until `stop()`.
+
+    A lost connection (a database restart, a dropped network path) is opened again, after 0.5 s and then up to
+    RECONNECT_MAX_SECONDS between tries, and LISTENs again: the instance hears the others again without a restart.
+    What was notified while it was gone is not heard (NOTIFY keeps nothing); subscribers poll as well."""
+
+    RECONNECT_FIRST_SECONDS = 0.5
+    RECONNECT_MAX_SECONDS = 30.0
 
     def __init__(self, database_url: str, callback: Callable[[dict[str, Any]], None]) -> None:
-        import psycopg  # only PostgreSQL deployments listen
-
-        self._connection = psycopg.connect(conninfo(database_url), autocommit=True)
-        self._connection.execute(f"LISTEN {CHANNEL}")
+        self._conninfo = conninfo(database_url)
         self._callback = callback
         self._stopped = threading.Event()
+        self._connection = self._connect()
         self._thread = threading.Thread(target=self._run, name="athaus-listing-events", daemon=True)
         self._thread.start()
 
+    def _connect(self) -> Any:
+        import psycopg  # only PostgreSQL deployments listen
+
+        connection = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
+        connection.execute(f"LISTEN {CHANNEL}")
+        return connection
+
     def _run(self) -> None:
+        import psycopg
+
         while not self._stopped.is_set():
-            for note in self._connection.notifies(timeout=0.2):
-                self._callback(json.loads(note.payload))
+            try:
+                for note in self._connection.notifies(timeout=0.2):
+                    self._callback(json.loads(note.payload))
+            except psycopg.OperationalError as lost:
+                if self._stopped.is_set():
+                    return
+                log.warning('{"event": "listing_events_connection_lost", "detail": %s}', json.dumps(str(lost).splitlines()[0]))
+                self._reconnect()
+
+    def _reconnect(self) -> None:
+        import psycopg
+
+        with contextlib.suppress(psycopg.Error):
+            self._connection.close()
+        delay = self.RECONNECT_FIRST_SECONDS
+        while not self._stopped.wait(delay):
+            try:
+                self._connection = self._connect()
+            except psycopg.Error:
+                delay = min(delay * 2, self.RECONNECT_MAX_SECONDS)
+                continue
+            log.info('{"event": "listing_events_listening_again"}')
+            return
 
     def stop(self) -> None:
         self._stopped.set()

@@ -317,7 +317,7 @@ def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | No
     with db.read_only() as session:
         engine.snapshot(session)
         scope = Scope(session, args)
-        conditions = list(scope.conditions)
+        conditions = list(scope.page_conditions)
         if position is not None:
             conditions.append(engine.SORTS[args.sort].after(position))
         counted = engine.count_up_to(session, scope.count_alternatives(session), engine.COUNT_CAP)
@@ -388,7 +388,7 @@ def explain(db: Database, backend: str, size: int, scenario: Scenario) -> Plan:
     args = SearchListingsInput.model_validate(scenario.arguments)
     position = search_sql(db, args, None)[1] if scenario.second_page else None
     with db.read_only() as session:
-        conditions = list(Scope(session, args).conditions)
+        conditions = list(Scope(session, args).page_conditions)
         if position is not None:
             conditions.append(engine.SORTS[args.sort].after(position))
         statement, parameters = driver_statement(session, page_query(conditions, args))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import ColumnElement, select
@@ -26,7 +26,8 @@ from contract.vocabulary import MarketingType, PropertyType
 from shared import german
 from shared.catalog import places
 from shared.catalog import search as engine
-from shared.catalog.query import ParsedQuery, parse
+from shared.catalog.query import ParsedQuery, Term, parse
+from shared.catalog.probing import TermFrequency
 from shared.catalog.spelled import MAX_ALTERNATIVES, spelled_out
 from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
@@ -113,13 +114,15 @@ def _is_status_scope(condition: Any) -> bool:
     return getattr(left, "key", None) == "status" and getattr(left, "table", None) is Listing.__table__
 
 
-def filter_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: engine.Centre | None) -> list[ColumnElement[bool]]:
+def filter_conditions(
+    filters: CatalogFilters, parsed: ParsedQuery, centre: engine.Centre | None, probed: frozenset[str] = frozenset()
+) -> list[ColumnElement[bool]]:
     """`engine.base_conditions` without its fixed public status scope: only what the filters ask for.
 
     Fails loudly if the engine's conditions no longer carry exactly one status scope, so a change there
     can never silently widen or narrow an office's stock.
     """
-    conditions = engine.base_conditions(filters, parsed, centre)
+    conditions = engine.base_conditions(filters, parsed, centre, probed)
     kept = [c for c in conditions if not _is_status_scope(c)]
     if len(kept) != len(conditions) - 1:
         raise RuntimeError("engine.base_conditions must carry exactly one status condition (the public scope)")
@@ -156,11 +159,52 @@ class ListingScope:
         self.filters, self.centre, self.place_warnings = resolved.filters, resolved.centre, resolved.warnings
         self.base: list[ColumnElement[bool]] = self._base_conditions(self.parsed)
         self.ranges = engine.range_conditions(self.filters)
-        self.conditions = [*self.base, *(c for parts in self.ranges.values() for c in parts)]
+        self.conditions = [*self.base, *self._range_list()]
         self.excluded = engine.unknown_value_counts(session, self.base, self.ranges)
+        self.frequency = TermFrequency(session, engine.COUNT_CAP)
+        self._spellings: dict[str, list[str] | None] = {}
 
-    def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
+    def _base_conditions(self, parsed: ParsedQuery, probed: frozenset[str] = frozenset()) -> list[ColumnElement[bool]]:
         raise NotImplementedError
+
+    def _range_list(self) -> list[ColumnElement[bool]]:
+        return [c for parts in self.ranges.values() for c in parts]
+
+    def _probed_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
+        """The conditions of `parsed` with its frequent words looked up per listing (shared.catalog.probing): for
+        what stops early, a page or the capped count. Exact counts keep `conditions` (they read every match anyway).
+        Where words are probed, a prefix is probed as the exact terms it stands for (when they are few)."""
+        if not self.frequency.probing:
+            return [*self._base_conditions(parsed), *self._range_list()]
+        parsed = self._prefixes_spelled(parsed)
+        probed = self.frequency.frequent(t for c in parsed.clauses for t in c.terms)
+        return [*self._base_conditions(parsed, probed), *self._range_list()]
+
+    def _prefixes_spelled(self, parsed: ParsedQuery) -> ParsedQuery:
+        """`parsed` with each prefix of a one-word clause as its exact index terms (the first, the rest as other
+        spellings): the same matches; a prefix with more than MAX_ALTERNATIVES terms or none stays a prefix."""
+        groups = []
+        for group in parsed.groups:
+            clauses = []
+            for clause in group:
+                [term, *more] = clause.terms
+                spellings = self.spellings(term) if term.prefix and not more and clause.closed is None else None
+                if spellings:
+                    clause = replace(clause, terms=(Term(spellings[0], also=tuple(spellings[1:])),))
+                clauses.append(clause)
+            groups.append(clauses)
+        return ParsedQuery(groups=groups, ignored=parsed.ignored)
+
+    def spellings(self, term: Term) -> list[str] | None:
+        """The exact index terms of a prefix term (None: more than MAX_ALTERNATIVES), looked up once per request."""
+        if term.text not in self._spellings:
+            self._spellings[term.text] = engine.index_spellings(self.frequency.session, term, MAX_ALTERNATIVES)
+        return self._spellings[term.text]
+
+    @property
+    def page_conditions(self) -> list[ColumnElement[bool]]:
+        """The conditions a page is read with: the same matches as `conditions`, in the plan that stops early."""
+        return self._probed_conditions(self.parsed)
 
     def executed(self, args: ArgsT) -> ArgsT:
         """`args` as executed: every place as the catalog spells it (the warnings say which were short forms)."""
@@ -191,11 +235,10 @@ class ListingScope:
     def count_alternatives(self, session: Session) -> list[list[ColumnElement[bool]]]:
         """Condition sets whose matches together are this scope's matches: the full text spelled out into exact
         terms where that makes the capped count cheaper (shared.catalog.spelled), else the scope's conditions."""
-        alternatives = spelled_out(self.parsed, lambda term: engine.index_spellings(session, term, MAX_ALTERNATIVES))
+        alternatives = spelled_out(self.parsed, self.spellings)
         if alternatives is None:
-            return [self.conditions]
-        ranges = [c for parts in self.ranges.values() for c in parts]
-        return [[*self._base_conditions(alternative), *ranges] for alternative in alternatives]
+            return [self.page_conditions]
+        return [self._probed_conditions(alternative) for alternative in alternatives]
 
     def distance_km(self, listing: Listing) -> float | None:
         """Distance from the centre of `near`; None without one."""
@@ -216,7 +259,7 @@ class ListingScope:
         to `binding` and the catalog `revision`. With `count_cap` the total is counted only up to that many
         (engine.count_up_to); beyond, `total` is None and `total_at_least` the bound."""
         statement = (
-            select(Listing).where(*self.conditions).options(selectinload(Listing.office), selectinload(Listing.features))
+            select(Listing).where(*self.page_conditions).options(selectinload(Listing.office), selectinload(Listing.features))
         )
         page = keyset_page(
             session,
@@ -240,8 +283,8 @@ class ListingScope:
 class PublicScope(ListingScope):
     """The public catalog: published listings of every office."""
 
-    def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
-        return engine.base_conditions(self.filters, parsed, self.centre)
+    def _base_conditions(self, parsed: ParsedQuery, probed: frozenset[str] = frozenset()) -> list[ColumnElement[bool]]:
+        return engine.base_conditions(self.filters, parsed, self.centre, probed)
 
 
 class StockScope(ListingScope):
@@ -261,8 +304,8 @@ class StockScope(ListingScope):
         self.also = list(also)
         super().__init__(session, filters)
 
-    def _base_conditions(self, parsed: ParsedQuery) -> list[ColumnElement[bool]]:
+    def _base_conditions(self, parsed: ParsedQuery, probed: frozenset[str] = frozenset()) -> list[ColumnElement[bool]]:
         office_scope = self.office.listings().whereclause
         assert office_scope is not None  # OfficeData always filters by the office
-        conditions = [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, parsed, self.centre)]
+        conditions = [office_scope, Listing.status.in_(self.statuses), *filter_conditions(self.filters, parsed, self.centre, probed)]
         return [*conditions, *self.also]

@@ -89,18 +89,26 @@ def _listing_ids(terms: tuple[Term, ...], step: int) -> Select[Any]:
     )
 
 
-def _clause_condition(clause: Clause) -> ColumnElement[bool]:
+def _clause_condition(clause: Clause, probed: frozenset[str] = frozenset()) -> ColumnElement[bool]:
     """A hyphenated word matches however the text spells the compound: as separate words in order ("DG-Wohnung",
-    "Dachgeschoss Wohnung"), closed ("Dachgeschosswohnung") or as parts of a longer compound the index split."""
+    "Dachgeschoss Wohnung"), closed ("Dachgeschosswohnung") or as parts of a longer compound the index split.
+
+    A single exact word in `probed` is looked up per listing (EXISTS) instead of through the list of its postings
+    (shared.catalog.probing): the same matches, the plan SQLite needs for a frequent word."""
+    [term, *more] = clause.terms
+    if not more and clause.closed is None and not term.prefix and term.text in probed:
+        posted = select(ListingTerm.listing_id).where(_term_condition(ListingTerm, term), ListingTerm.listing_id == Listing.id)
+        return ~posted.exists() if clause.excluded else posted.exists()
     matches = Listing.id.in_(_listing_ids(clause.terms, 1))
     if clause.closed is not None:
         matches = or_(matches, Listing.id.in_(_listing_ids((clause.closed,), 1)), Listing.id.in_(_listing_ids(clause.terms, 0)))
     return ~matches if clause.excluded else matches
 
 
-def text_conditions(parsed: ParsedQuery) -> list[ColumnElement[bool]]:
-    """The full text as conditions: one per clause without OR; with OR one condition over the alternatives."""
-    groups = [[_clause_condition(clause) for clause in group] for group in parsed.groups]
+def text_conditions(parsed: ParsedQuery, probed: frozenset[str] = frozenset()) -> list[ColumnElement[bool]]:
+    """The full text as conditions: one per clause without OR; with OR one condition over the alternatives. Words in
+    `probed` are looked up per listing (_clause_condition)."""
+    groups = [[_clause_condition(clause, probed) for clause in group] for group in parsed.groups]
     if len(groups) == 1:
         return groups[0]
     return [or_(*(and_(*group) for group in groups))] if groups else []
@@ -152,8 +160,11 @@ def range_conditions(filters: CatalogFilters) -> dict[str, list[ColumnElement[bo
     return conditions
 
 
-def base_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: Centre | None) -> list[ColumnElement[bool]]:
-    """Every filter except the ranges (those are kept apart to count what they exclude)."""
+def base_conditions(
+    filters: CatalogFilters, parsed: ParsedQuery, centre: Centre | None, probed: frozenset[str] = frozenset()
+) -> list[ColumnElement[bool]]:
+    """Every filter except the ranges (those are kept apart to count what they exclude); words in `probed` are looked
+    up per listing (_clause_condition)."""
     conditions: list[ColumnElement[bool]] = [Listing.status.in_(PUBLIC_STATUSES)]
     if filters.marketing_type is not None:
         conditions.append(Listing.marketing_type == filters.marketing_type.value)
@@ -178,7 +189,7 @@ def base_conditions(filters: CatalogFilters, parsed: ParsedQuery, centre: Centre
         conditions.append(
             Listing.id.in_(select(ListingFeature.listing_id).where(ListingFeature.feature == feature))
         )
-    conditions.extend(text_conditions(parsed))
+    conditions.extend(text_conditions(parsed, probed))
     return conditions
 
 

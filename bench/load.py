@@ -77,7 +77,12 @@ def _server(database_url: str, workers: int | None) -> Iterator[tuple[str, str]]
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_LOG_LEVEL": "WARNING", "ATHAUS_DEVELOPMENT": "true"}
+    # The bind goes into the environment of `athaus token` too: a token is issued for the server's public URL, which
+    # follows the bind (without it the token names port 8000 and every call is refused).
+    env = {
+        **os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_LOG_LEVEL": "WARNING", "ATHAUS_DEVELOPMENT": "true",
+        "ATHAUS_HOST": "127.0.0.1", "ATHAUS_PORT": str(port),
+    }
     command = [sys.executable, "-m", "athaus.cli", "serve", "--port", str(port)] + (["--workers", str(workers)] if workers else [])
     process = subprocess.Popen(command, env=env)
     try:
@@ -109,6 +114,7 @@ async def _client(url: str, token: str, seconds: float, seed: int, listing_ids: 
     errors = 0
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"} if token else {}, timeout=60) as http:
         async with Client(streamable_http_client(f"{url}/suche/mcp", http_client=http), mode="2026-07-28") as client:
+            await client.list_tools()  # a 2026-07-28 client calls only tools it has listed
             end = time.monotonic() + seconds
             while time.monotonic() < end:
                 tool = only or rng.choices(tools, weights)[0]
@@ -157,6 +163,8 @@ def measure(url: str, token: str, client_counts: list[int], seconds: float) -> l
     listing_ids = anyio.run(_listing_ids, url)
     rows = [anyio.run(_run, url, token, 1, min(seconds, 10), listing_ids, "get_listing")]
     rows[0]["clients"] = "floor"
+    if rows[0]["errors"] == rows[0]["calls"]:  # nothing to measure: a refused call is fast and would pass for speed
+        raise SystemExit(f"every call of the floor failed ({rows[0]['calls']}): check the server and the token")
     for clients in client_counts:
         rows.append(anyio.run(_run, url, token, clients, seconds, listing_ids))
     return rows

@@ -1,7 +1,8 @@
 """Catalog search: filters and full text to SQL, a total order, keyset pages, counts and facets.
 
 Everything runs in the database through indexes (the inverted term index, status/price/area and
-geo indexes); nothing loads the catalog into memory. The SQL is the same on SQLite and PostgreSQL.
+geo indexes); nothing loads the catalog into memory. The SQL is the same on SQLite and PostgreSQL, except that on
+SQLite a frequent word of a page or a capped count is looked up per listing (shared.catalog.probing).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from shared.logging import configure
 from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
 from shared.outbox.worker import SmtpMailer, deliver_due
-from shared.identity import version
+from shared.identity import announce, version
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
@@ -113,6 +113,7 @@ WORKERS_ENV = "ATHAUS_SERVE_WORKERS"
 def create_app(settings: Settings, db: Database, only: str | None = None) -> FastAPI:
     """One FastAPI app: the HTTP routes of the rooms (OAuth, sign-in pages, web app, health) with their OpenAPI
     document, the MCP endpoints and the docs site mounted on it."""
+    announce(settings.public_url)  # outbound requests name this deployment (shared/identity.py)
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins

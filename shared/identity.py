@@ -1,25 +1,27 @@
-"""Who this software is: one version, read from the installed package's metadata, and the User-Agent every outbound
-request carries. Both MCP servers (serverInfo.version), `athaus --version`, `/healthz` and the OpenAPI document say
-the same version."""
+"""Who this deployment is: its version (from the package metadata) and the User-Agent of every outbound request."""
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 
-DISTRIBUTION = "athaus-mcp"
-# A source checkout that was never installed has no metadata: say so instead of pretending to be a release.
-SOURCE_VERSION = "0.0.0+source"
+SOURCE_VERSION = "0.0.0+source"  # a source checkout without installed metadata
+_public_url = ""
 
 
-@functools.cache
 def version() -> str:
     try:
-        return importlib.metadata.version(DISTRIBUTION)
+        return importlib.metadata.version("athaus-mcp")
     except importlib.metadata.PackageNotFoundError:
         return SOURCE_VERSION
 
 
-def user_agent(public_url: str) -> str:
-    """`athaus-mcp/<version> (+<public URL>)`: a feed or metadata host can tell who fetches and where to ask."""
-    return f"{DISTRIBUTION}/{version()} (+{public_url.rstrip('/')})"
+def announce(public_url: str) -> None:
+    """The public URL outbound requests name (set once when the app is built)."""
+    global _public_url
+    _public_url = public_url.rstrip("/")
+
+
+def user_agent() -> str:
+    """`athaus-mcp/<version> (+<public URL>)`: what every outbound request (feed, metadata, JWKS) says it is."""
+    base = f"athaus-mcp/{version()}"
+    return f"{base} (+{_public_url})" if _public_url else base

@@ -138,6 +138,9 @@ PRIVATE_DOCUMENT_URLS = [
     "https://[fd00::1]/client.json",
     "https://[2002:7f00:1::]/client.json",
     "https://[64:ff9b::a00:1]/client.json",
+    "https://[::127.0.0.1]/client.json",
+    "https://[::ffff:0:7f00:1]/client.json",
+    "https://[64:ff9b:1::7f00:1]/client.json",
     "https://internal.example/client.json",
     "https://mixed.example/client.json",
     "https://metadata.example/client.json",
@@ -168,7 +171,8 @@ def test_client_documents_are_never_fetched_from_private_or_malformed_addresses(
 
 
 def test_every_hidden_form_of_a_private_address_is_not_global() -> None:
-    for address in ("127.0.0.1", "::1", "::ffff:10.0.0.1", "2002:a00:1::", "64:ff9b::7f00:1", "2001:0:4136:e378:8000:63bf:f5ff:fffe", "ff02::1", "224.0.0.1"):
+    for address in ("127.0.0.1", "::1", "::ffff:10.0.0.1", "2002:a00:1::", "64:ff9b::7f00:1", "2001:0:4136:e378:8000:63bf:f5ff:fffe", "ff02::1", "224.0.0.1",
+                    "::127.0.0.1", "::ffff:0:7f00:1", "::ffff:0:a00:1", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808", "::8.8.8.8"):
         assert not address_is_global(address), address
     for address in ("93.184.215.14", "2606:4700::1111"):
         assert address_is_global(address), address

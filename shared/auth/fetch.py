@@ -1,7 +1,8 @@
 """Fetching a Client ID Metadata Document without becoming a proxy into the private network (SSRF).
 
 The host is resolved first; if any address it resolves to is not global (loopback, private, link-local, shared,
-reserved, multicast, and the same hidden in IPv4-mapped, 6to4, Teredo or NAT64 IPv6 forms), nothing is fetched.
+reserved, multicast, and the same hidden in IPv4-mapped, -compatible or -translated, 6to4, Teredo or NAT64 IPv6 forms;
+the local-use NAT64 prefix 64:ff9b:1::/48 and the deprecated IPv4-compatible ::/96 as a whole), nothing is fetched.
 The resolver is the system's, so every notation of an address (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`,
 `[::ffff:127.0.0.1]`) and every name that resolves to a private address is judged by the address it means. The
 connection then goes to exactly the address that was checked (the hostname stays in the URL, so TLS verifies the
@@ -23,7 +24,10 @@ import httpcore
 import httpx
 
 FETCH_SECONDS = 5.0
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052 well-known prefix: the IPv4 address is the last 32 bits
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215 local-use prefix: translates into the local network
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated ::a.b.c.d (RFC 4291 §2.5.5.1): never a real destination
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # SIIT ::ffff:0:a.b.c.d (RFC 2765)
 lookup = anyio.getaddrinfo  # the system resolver (tests stand in names of their own here)
 
 
@@ -33,8 +37,10 @@ def address_is_global(text: str) -> bool:
     except ValueError:
         return False
     if isinstance(address, ipaddress.IPv6Address):
+        if address in LOCAL_NAT64 or address in IPV4_COMPATIBLE:
+            return False
         embedded = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
-        if embedded is None and address in NAT64:
+        if embedded is None and (address in NAT64 or address in IPV4_TRANSLATED):
             embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
         if embedded is not None and not address_is_global(str(embedded)):
             return False

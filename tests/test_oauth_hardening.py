@@ -15,11 +15,11 @@ import pytest
 import respx
 from sqlalchemy import select, update
 
-from shared.auth import fetch as fetch_module
-from shared.auth.fetch import FetchRefused, _PinnedTransport, address_is_global, fetch_public
+from shared import outbound as fetch_module
+from shared.outbound import FetchRefused, _PinnedTransport, address_is_global, fetch_public
 from shared.auth.cleanup import remove_expired
 from shared.auth.models import IssuedToken, OAuthClient, OAuthCode, OAuthGrant
-from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS
+from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS, METADATA_FETCH_PER_HOST
 from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest, mint_access_token, store_code
 from shared.db.models import User, utcnow
 from shared.auth import access as access_module
@@ -168,6 +168,18 @@ def test_client_documents_are_never_fetched_from_private_or_malformed_addresses(
     assert response.status_code == 400 and "Unbekannte Anwendung" in response.text
     assert token.status_code == 401 and token.json()["error"] == "invalid_client"
     assert not route.called
+
+
+def test_metadata_document_fetches_are_rate_limited(fresh_server: OAuthServer) -> None:
+    """Each new client_id URL at /authorize is a fetch; past the limit per host and minute nothing more is fetched."""
+    _, challenge = pkce()
+    urls = [f"https://client.example/many/{number}.json" for number in range(METADATA_FETCH_PER_HOST.attempts + 5)]
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
+        route = mock.route().respond(404)
+        for url in urls:
+            client = {"client_id": url, "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"]}
+            httpx2.get(authorization_url(fresh_server.base_url, client, challenge, resource=fresh_server.resource("suche")))
+    assert route.call_count == METADATA_FETCH_PER_HOST.attempts
 
 
 def test_every_hidden_form_of_a_private_address_is_not_global() -> None:

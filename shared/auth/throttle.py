@@ -46,7 +46,7 @@ RESET_PER_ADDRESS = Limit("reset-address", 10, dt.timedelta(hours=1))
 # Setting a password from a link (reset, invitation) hashes it: counted per connection like a login.
 NEW_PASSWORD_PER_ADDRESS = Limit("password-address", 30, dt.timedelta(minutes=15))
 # Each new client_id URL at /authorize is a fetch of its metadata document (a cached document is not fetched again).
-METADATA_FETCH_PER_HOST = Limit("metadata-host", 10, dt.timedelta(minutes=1))
+METADATA_FETCH_PER_HOST = Limit("metadata-host", 30, dt.timedelta(minutes=1))
 METADATA_FETCH_OVERALL = Limit("metadata-all", 300, dt.timedelta(minutes=1))
 REGISTRATION_WINDOW = dt.timedelta(minutes=1)  # the number per window is a setting (registrations_per_minute)
 LONGEST_WINDOW = dt.timedelta(hours=1)

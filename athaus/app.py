@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
+import hmac
 import importlib.metadata
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio
 import anyio.to_thread
@@ -19,7 +21,7 @@ from sqlalchemy import text
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -32,18 +34,22 @@ from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
 from shared.auth.server import AuthorizationServer
 from shared.db.session import Database
+from shared.identity import announce
 from shared.logging import configure
 from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
-from shared.outbox.worker import SmtpMailer, deliver_due
+from shared.outbox.worker import SmtpMailer, deliver_due, outbox_counts
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
 from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
 from shared.runtime.failures import in_worker
 from shared.secrets import ensure_secret
-from shared.identity import announce
 from shared.settings import Settings
+from shared.telemetry import tracing
+from shared.telemetry.asgi import Telemetry
+from shared.telemetry.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from shared.telemetry.metrics import exposition, operator_may_read
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
 
@@ -97,6 +103,35 @@ def _on_listing_event(payload: dict[str, object]) -> None:
     deliver(payload)
 
 
+def pseudonym_key(settings: Settings, db: Database) -> bytes:
+    """The key of the pseudonyms in spans and logs: the same on every instance of one database."""
+    if settings.secret_key is not None:
+        return hmac.new(settings.secret_key.encode(), b"pseudonym", hashlib.sha256).digest()
+    with db.unit_of_work() as session:
+        return ensure_secret(session, "pseudonym").encode()
+
+
+def metrics_endpoint(settings: Settings, db: Database) -> Callable[[Request], Awaitable[Response]]:
+    """/metrics for the operator only: 404 unless ATHAUS_METRICS_TOKEN is set, 401 without that bearer token."""
+    gauges = {
+        "athaus_outbox_backlog": ("E-mails waiting to be sent (queued or being sent)", lambda: outbox_counts(db)["backlog"]),
+        "athaus_outbox_failed": ("E-mails given up after their last attempt", lambda: outbox_counts(db)["failed"]),
+    }
+
+    async def metrics(request: Request) -> Response:
+        allowed = operator_may_read(settings.metrics_token, request.headers.get("authorization"))
+        if allowed is None:
+            return PlainTextResponse("Nicht gefunden.", status_code=404)
+        if not allowed:
+            return PlainTextResponse(
+                "Die Kennzahlen brauchen das Token aus ATHAUS_METRICS_TOKEN.", status_code=401, headers={"WWW-Authenticate": "Bearer"}
+            )
+        body = await in_worker(HEALTH_DEADLINE_SECONDS, exposition, gauges)
+        return Response(body, media_type=METRICS_CONTENT_TYPE)
+
+    return metrics
+
+
 SERVE_ONLY_ENV = "ATHAUS_SERVE_ONLY"  # set by `athaus serve makler|suche` for its worker processes
 
 
@@ -118,6 +153,7 @@ WORKERS_ENV = "ATHAUS_SERVE_WORKERS"
 
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
     announce(settings.public_url)  # outbound requests name this deployment (shared/identity.py)
+    tracing.configure(configured_endpoint=settings.otlp_endpoint, pseudonym_key=pseudonym_key(settings, db))
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
@@ -176,6 +212,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
     routes += WebApp(settings, db, auth_secret(settings, db), now=context.now).routes()
     routes.append(Route("/healthz", endpoint=healthz))
+    routes.append(Route("/metrics", endpoint=metrics_endpoint(settings, db)))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     if (SITE_DIR / "index.html").is_file():
         routes.append(Route("/docs", endpoint=docs_root))
@@ -202,4 +239,5 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             tasks.cancel_scope.cancel()
 
     edge = Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds)
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[edge])
+    # outermost: the request id and span cover the edge's own answers (413, 503) too
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Telemetry), edge])

@@ -42,6 +42,15 @@ SETTING_MEANINGS: dict[str, str] = {
         "Schlüssel, der Cursor, Anmeldesitzungen und CSRF-Tokens signiert. Ohne Angabe wird einmal ein zufälliger "
         "erzeugt und in der Datenbank abgelegt; setzen, wenn Instanzen keine gemeinsame Datenbank haben."
     ),
+    "otlp_endpoint": (
+        "OTLP/HTTP-Endpunkt für Traces (etwa `http://collector:4318`): jede HTTP-Anfrage, jeder Werkzeugaufruf und jede "
+        "Datenbankabfrage wird ein Span. Ohne Angabe gilt die Standardvariable `OTEL_EXPORTER_OTLP_ENDPOINT`; ohne beide "
+        "werden keine Spans exportiert."
+    ),
+    "metrics_token": (
+        "Token, mit dem der Betreiber `/metrics` (Prometheus) abruft: `Authorization: Bearer <Token>`. Ohne Angabe gibt "
+        "es `/metrics` nicht (HTTP 404); ein falsches oder fehlendes Token bekommt HTTP 401."
+    ),
     "cursor_ttl_seconds": "Wie lange ein Seiten-Cursor gültig bleibt, in Sekunden.",
     "call_deadline_seconds": (
         "Frist eines MCP-Aufrufs in Sekunden (Werkzeug, Vervollständigung, Ressource, Prompt). Danach wird die "

@@ -88,6 +88,12 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(
         default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
     )
+    request_read_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        description="Time a client has to send one request whole (headers and body) from its first byte, or from "
+        "opening the connection; a slower connection is closed.",
+    )
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )

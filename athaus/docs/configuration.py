@@ -61,6 +61,11 @@ SETTING_MEANINGS: dict[str, str] = {
     "max_request_bytes": (
         "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
     ),
+    "request_read_seconds": (
+        "Zeit in Sekunden, in der ein Client eine Anfrage vollständig sendet (Kopfzeilen und Körper), gezählt ab ihrem "
+        "ersten Byte oder ab dem Öffnen der Verbindung; eine langsamere Verbindung wird geschlossen. So hält ein Client, "
+        "der nur einen halben Körper schickt, keine Verbindung minutenlang fest."
+    ),
     "registrations_per_minute": (
         "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "
         "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "

@@ -42,6 +42,7 @@ from shared.runtime.context import ToolContext
 from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
 from shared.runtime.failures import in_worker
 from shared.secrets import ensure_secret
+from shared.identity import announce
 from shared.settings import Settings
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
@@ -116,6 +117,7 @@ WORKERS_ENV = "ATHAUS_SERVE_WORKERS"
 
 
 def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
+    announce(settings.public_url)  # outbound requests name this deployment (shared/identity.py)
     context = tool_context(settings, db)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins

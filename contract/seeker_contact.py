@@ -16,6 +16,8 @@ from contract.confirmations import (
     OutboundResult,
     SendInput,
     decide_confirmation_tool,
+    get_confirmation_tool,
+    not_blank,
 )
 from contract.envelope import ContractModel
 from contract.fields import lenient, normalise_ref, request_id_field
@@ -46,6 +48,7 @@ class DraftInquiryInput(ContractModel):
     request_id: Annotated[str | None, Label("Anfrageschlüssel")] = request_id_field()
 
     _normalise = field_validator("listing_id", "confirmation_id", mode="before")(normalise_ref)
+    _not_blank = field_validator("message")(not_blank)
 
 
 TOOLS: list[ToolSpec] = [
@@ -77,4 +80,5 @@ TOOLS: list[ToolSpec] = [
         extra_meta=CARD_TOOL_META,
     ),
     decide_confirmation_tool(SEARCH_CONTACT),
+    get_confirmation_tool(SEARCH_CONTACT),
 ]

@@ -22,14 +22,14 @@ HINTS: dict[tuple[str, str], tuple[bool, bool, bool, bool, str]] = {
         ("makler", name): (True, False, True, False, READS)
         for name in (
             "check_listing", "estimate_value", "get_inquiry", "get_listing", "list_proposals", "list_valuations",
-            "search_inquiries", "search_listings", "show_situation_report",
+            "search_inquiries", "search_listings", "show_situation_report", "search", "fetch", "get_confirmation",
         )
     },
     **{
         ("suche", name): (True, False, True, False, READS)
         for name in (
             "calculate_purchase_costs", "count_listings", "get_listing", "search_listings", "get_inquiry", "list_inquiries",
-            "list_matches", "list_search_orders",
+            "list_matches", "list_search_orders", "search", "fetch", "get_confirmation",
         )
     },
     ("makler", "draft_reply"): (False, False, False, False, "legt einen Entwurf an (nichts geht hinaus); ohne request_id zweimal: zwei Entwürfe"),

@@ -57,8 +57,9 @@ class Settings(BaseSettings):
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     allowed_hosts: list[str] = Field(
-        default=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
-        description="Host header values the MCP endpoints accept (DNS rebinding protection); 'name:*' allows any port.",
+        default=[],
+        description="Host header values every route accepts besides the public URL's host and a loopback name at the "
+        "bind's port (DNS rebinding protection); 'name:*' allows any port.",
     )
     allowed_origins: list[str] = Field(
         default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],

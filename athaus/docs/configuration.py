@@ -31,8 +31,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
     "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
     "allowed_hosts": (
-        "JSON-Liste der `Host`-Kopfzeilen, die die MCP-Endpunkte annehmen (Schutz vor DNS-Rebinding); `name:*` erlaubt "
-        "jeden Port. Andere bekommen HTTP 421. Im Betrieb den öffentlichen Hostnamen eintragen."
+        "JSON-Liste weiterer `Host`-Kopfzeilen, die alle Wege annehmen (OAuth, Anmeldeseiten, Web-App, Zustand, "
+        "Dokumentation, MCP-Endpunkte; Schutz vor DNS-Rebinding); `name:*` erlaubt jeden Port. Immer angenommen sind "
+        "der Host der öffentlichen Adresse mit ihrem Port und Loopback-Namen (`127.0.0.1`, `localhost`, `[::1]`) am "
+        "Port, auf dem der Server lauscht; ein Loopback-Name an einem anderen Port bekommt wie jeder andere Host HTTP 421."
     ),
     "allowed_origins": (
         "JSON-Liste der `Origin`-Kopfzeilen, die die MCP-Endpunkte annehmen; andere bekommen HTTP 403. Anfragen ohne "

@@ -24,14 +24,15 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from contract.errors import ToolFailure
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.signing import Signer
-from shared.auth.access import check_credentials, Account, account_of
+from shared.auth.access import Account, account_of, sign_in
+from shared.auth.passwords import hashing
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
 from shared.routing import Answer, FormModel, HeadRoute
 from shared.settings import Settings
-from shared.web.pages import secured, see_other
+from shared.web.pages import secured, see_other, too_many_attempts
 from shared.webapp.pages import (
     APP_PATH,
     DECIDE_PATH,
@@ -136,7 +137,12 @@ class WebApp:
     async def login(self, request: Request, form: LoginForm) -> Response:
         nonce, csrf_token = self._csrf_pair(request)
         email = form.email or ""
-        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, form.password or "")
+        address = request.client.host if request.client else "unknown"
+        # The same throttle as the sign-in pages, counted before the hash; the hash work bounded per process.
+        outcome = await hashing(sign_in, self.db, email, form.password or "", address)
+        if outcome.retry_after is not None:
+            return too_many_attempts(outcome.retry_after)
+        user_id = outcome.user_id
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
             return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400), nonce)
@@ -212,9 +218,6 @@ class WebApp:
         with self.db.unit_of_work() as session:
             kept = set_without_click(session, office_id=user.office_id, user_id=user.user_id, kinds_allowed=chosen)
         return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
-
-    def _check_credentials(self, email: str, password: str) -> int | None:
-        return check_credentials(self.db, email, password)
 
     # ---- cookies, CSRF, notices ----------------------------------------------------------------------------
 

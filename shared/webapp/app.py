@@ -13,7 +13,7 @@ import datetime as dt
 import hmac
 import secrets
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
 from starlette.datastructures import FormData
@@ -103,9 +103,11 @@ class WebApp:
         @router.get(LOGIN_PATH, summary="Anmeldeseite der Web-App")
         async def show_login(request: Request, user: Account | None = Depends(signed_in)) -> Response:
             nonce, csrf_token = self._csrf_pair(request)
+            onward = onward_path(request.query_params.get("weiter"))
             if user is not None:
-                return see_other(APP_PATH)
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request)), nonce)
+                return see_other(onward)
+            page = login_page(csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward)
+            return self._with_csrf_cookie(page, nonce)
 
         @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="In der Web-App anmelden")
         async def login(request: Request, form: FormData = Depends(checked_form)) -> Response:
@@ -124,6 +126,14 @@ class WebApp:
             return await self.without_click(user, WithoutClickForm.of(form))
 
         return router
+
+    async def account(self, request: Request) -> Account | None:
+        """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
+        return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+
+    def login_for(self, path: str) -> Response:
+        """To the login, which continues to `path` afterwards."""
+        return see_other(f"{LOGIN_PATH}?{urlencode({'weiter': path})}")
 
     async def index(self, request: Request, user: Account | None) -> Response:
         if user is None:
@@ -145,8 +155,9 @@ class WebApp:
         user_id = outcome.user_id
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400), nonce)
-        response = see_other(APP_PATH)
+            page = login_page(csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "")
+            return self._with_csrf_cookie(page, nonce)
+        response = see_other(onward_path(form.weiter))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
         return response
 
@@ -260,6 +271,14 @@ class CsrfForm(FormModel):
 class LoginForm(CsrfForm):
     email: str | None = None
     password: str | None = None
+    weiter: str | None = None  # the web app page to open after the login
+
+
+def onward_path(path: str | None) -> str:
+    """Where a login continues: a page of the web app itself (never another site: no open redirect), else its start."""
+    if path and path.startswith(APP_PATH) and "//" not in path and "\\" not in path and all(c.isprintable() for c in path):
+        return path
+    return APP_PATH
 
 
 class DecisionForm(CsrfForm):

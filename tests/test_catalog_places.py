@@ -4,6 +4,7 @@ counts checked with SQL written here."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy import text
 from broker_server.server import DEFINITION as BROKER
 from shared.catalog.places import gazetteer, place_key
 from shared.db.session import Database
+from shared.demo.openimmo import object_xml, transfer
 from tests.conftest import Caller, make_context, seeded_database
 from tests.test_broker_office import principal
 from tests.wire_helpers import echoed
@@ -286,3 +288,16 @@ def test_save_listing_in_a_postal_code_outside_the_demo(writable: Database) -> N
     code, message = broker.error("save_listing", {"fields": {**fields, "postal_code": "00000"}})
     assert code == "INVALID_ARGUMENT"
     assert message.endswith("Die PLZ 00000 (postal_code) gibt es nicht: bitte die PLZ prüfen oder, wenn sie neu ist, state, latitude, longitude mitsenden.")
+
+
+def test_an_imported_object_without_coordinates_takes_them_from_its_postal_code(writable: Database) -> None:
+    broker = Caller(BROKER, make_context(writable)).as_(principal(writable, 1, frozenset({"makler:lesen", "makler:schreiben"})))
+    one = object_xml("WUE-1", 1)
+    plz = re.search(r"<plz>.*</bundesland>", one)
+    assert plz is not None
+    one = one.replace(plz.group(0), "<plz>97084</plz><ort>Würzburg</ort>")
+    result = broker("import_listings", {"xml": transfer([one], scope="TEIL")})
+    assert result["counts"]["created"] == 1, result
+    listing = broker("search_listings", {"query": "WUE-1"})["items"][0]
+    full = broker("get_listing", {"listing_id": listing["listing_id"]})
+    assert (full["address"]["postal_code"], full["address"]["state"], full["address"]["latitude"]) == ("97084", "Bayern", 49.7939)

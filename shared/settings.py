@@ -64,6 +64,10 @@ class Settings(BaseSettings):
         default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         description="Origin header values the MCP endpoints accept; requests without Origin are allowed.",
     )
+    openapi: bool | None = Field(
+        default=None,
+        description="Serve the OpenAPI document of the HTTP endpoints at /openapi.json; unset: only in development mode.",
+    )
     secret_key: str | None = Field(
         default=None,
         description="Key that signs cursors; when unset, a random key is created once and kept in the database.",
@@ -190,6 +194,10 @@ class Settings(BaseSettings):
         if self.host not in ("0.0.0.0", "::", "") and not is_loopback(self.host):
             return f"public URL {self.public_url} is a loopback address, the server listens on {self.host} only"
         return None
+
+    @property
+    def serves_openapi(self) -> bool:
+        return self.development if self.openapi is None else self.openapi
 
     @property
     def issuer(self) -> str:

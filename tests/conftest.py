@@ -45,15 +45,17 @@ TEST_NAMES: dict[str, list[str]] = {
     "internal.example": ["192.168.1.5"],
     "mixed.example": ["93.184.215.14", "10.0.0.1"],
     "metadata.example": ["169.254.169.254"],
+    "feed.example.org": ["93.184.215.14"],  # an office's OpenImmo feed (tests/test_import_listings.py, tests/test_outbound.py)
+    "mirror.example.org": ["93.184.215.15"],
 }
 
 
 @pytest.fixture(autouse=True)
 def test_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Client metadata document hosts resolve through TEST_NAMES; everything else through the system resolver."""
+    """Hosts of client metadata documents and feeds resolve through TEST_NAMES; everything else through the system resolver."""
     import socket
 
-    from shared.auth import fetch
+    from shared import outbound as fetch
 
     real = fetch.lookup
 

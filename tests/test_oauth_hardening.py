@@ -15,8 +15,8 @@ import pytest
 import respx
 from sqlalchemy import select, update
 
-from shared.auth import fetch as fetch_module
-from shared.auth.fetch import FetchRefused, _PinnedTransport, address_is_global, fetch_public
+from shared import outbound as fetch_module
+from shared.outbound import FetchRefused, _PinnedTransport, address_is_global, fetch_public
 from shared.auth.cleanup import remove_expired
 from shared.auth.models import IssuedToken, OAuthClient, OAuthCode, OAuthGrant
 from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS

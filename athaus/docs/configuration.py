@@ -38,6 +38,11 @@ SETTING_MEANINGS: dict[str, str] = {
         "JSON-Liste der `Origin`-Kopfzeilen, die die MCP-Endpunkte annehmen; andere bekommen HTTP 403. Anfragen ohne "
         "`Origin` (Server-zu-Server, etwa von ChatGPT oder Claude) gehen immer durch."
     ),
+    "openapi": (
+        "Das OpenAPI-Dokument der HTTP-Endpunkte (OAuth, Anmeldeseiten, Web-App, Zustand; nicht die MCP-Endpunkte) "
+        "unter `/openapi.json` ausliefern. Ohne Angabe nur im Entwicklungsmodus; im Betrieb nur, wenn ausdrücklich "
+        "`true` gesetzt."
+    ),
     "secret_key": (
         "Schlüssel, der Cursor, Anmeldesitzungen und CSRF-Tokens signiert. Ohne Angabe wird einmal ein zufälliger "
         "erzeugt und in der Datenbank abgelegt; setzen, wenn Instanzen keine gemeinsame Datenbank haben."

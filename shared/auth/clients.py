@@ -23,7 +23,7 @@ import anyio.to_thread
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
-from shared.auth.fetch import FetchRefused, fetch_public
+from shared.outbound import FetchRefused, fetch_public
 from shared.auth.models import OAuthClient
 from shared.auth.tokens import digest
 from shared.db.session import Database
@@ -88,7 +88,7 @@ def _same_redirect(registered: str, presented: str) -> bool:
 
 def document_url_allowed(url: str) -> bool:
     """A Client ID Metadata Document URL: https with a path, no credentials or fragment, not too long, and no host we
-    would not fetch from by its name (the addresses it resolves to are checked by shared.auth.fetch)."""
+    would not fetch from by its name (the addresses it resolves to are checked by shared.outbound)."""
     if len(url) > DOCUMENT_URL_MAX_CHARS:
         return False
     try:
@@ -182,9 +182,9 @@ class ClientRegistry:
             log.warning(json.dumps({"event": "client_document_refused", "client_id": url[:DOCUMENT_URL_MAX_CHARS], "reason": "url"}))
             return None
         try:
-            fetched = await fetch_public(url, max_bytes=DOCUMENT_MAX_BYTES)
+            fetched = await fetch_public(url, max_bytes=DOCUMENT_MAX_BYTES, purpose="client_document")
         except FetchRefused as failure:
-            log.warning(json.dumps({"event": "client_document_unreachable", "client_id": url, "error": str(failure)}))
+            log.warning(json.dumps({"event": "client_document_unreachable", "client_id": url, "error": failure.kind}))
             return None
         ok = fetched.status == 200 and len(fetched.body) <= DOCUMENT_MAX_BYTES
         client = _client_from_document(url, fetched.body) if ok else None

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 import anyio.to_thread
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from fastapi import APIRouter, Depends
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from contract.errors import ToolFailure
 from shared.auth.clients import LOOPBACK_HOSTS
@@ -29,6 +29,7 @@ from shared.confirmations import Outcome, PendingView, allowed_without_click, ex
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
+from shared.routing import Answer, FormModel, HeadRoute
 from shared.settings import Settings
 from shared.web.pages import secured, see_other
 from shared.webapp.pages import (
@@ -74,21 +75,56 @@ class WebApp:
         # Secure cookies would never come back over plain http, which only a local development setup uses.
         self.secure_cookies = not (settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
 
-    def routes(self) -> list[BaseRoute]:
-        return [
-            Route("/app", endpoint=self.root, methods=["GET"]),
-            Route(APP_PATH, endpoint=self.index, methods=["GET"]),
-            Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
-            Route(LOGOUT_PATH, endpoint=self.logout, methods=["POST"]),
-            Route(DECIDE_PATH, endpoint=self.decide, methods=["POST"]),
-            Route(SETTINGS_PATH, endpoint=self.without_click, methods=["POST"]),
-        ]
+    def router(self) -> APIRouter:
+        """The web app's routes: the CSRF-checked form and the signed-in account are dependencies, each form a
+        pydantic model."""
+        router = APIRouter(route_class=HeadRoute, tags=["Web-App"], default_response_class=HTMLResponse)
 
-    async def root(self, request: Request) -> Response:
-        return secured(RedirectResponse(APP_PATH, status_code=308))
+        async def checked_form(request: Request) -> FormData:
+            """A POST's form whose CSRF token holds; otherwise the refusal, before anything is read or executed."""
+            form = await request.form()
+            if not self._csrf_valid(request, form):
+                raise Answer(_csrf_refused())
+            return form
 
-    async def index(self, request: Request) -> Response:
-        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        async def signed_in(request: Request) -> Account | None:
+            """The account of the session cookie, if it is valid and the account still exists."""
+            return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+
+        @router.get("/app", summary="Zur Web-App")
+        async def root() -> Response:
+            return secured(RedirectResponse(APP_PATH, status_code=308))
+
+        @router.get(APP_PATH, summary="Was auf einen Klick wartet")
+        async def index(request: Request, user: Account | None = Depends(signed_in)) -> Response:
+            return await self.index(request, user)
+
+        @router.get(LOGIN_PATH, summary="Anmeldeseite der Web-App")
+        async def show_login(request: Request, user: Account | None = Depends(signed_in)) -> Response:
+            nonce, csrf_token = self._csrf_pair(request)
+            if user is not None:
+                return see_other(APP_PATH)
+            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request)), nonce)
+
+        @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="In der Web-App anmelden")
+        async def login(request: Request, form: FormData = Depends(checked_form)) -> Response:
+            return await self.login(request, LoginForm.of(form))
+
+        @router.post(LOGOUT_PATH, openapi_extra=CsrfForm.openapi_body(), summary="Abmelden")
+        async def logout(form: FormData = Depends(checked_form)) -> Response:
+            return self.logout()
+
+        @router.post(DECIDE_PATH, openapi_extra=DecisionForm.openapi_body(), summary="Senden oder verwerfen")
+        async def decide(request: Request, form: FormData = Depends(checked_form)) -> Response:
+            return await self.decide(self._session_user(request), DecisionForm.of(form))
+
+        @router.post(SETTINGS_PATH, openapi_extra=WithoutClickForm.openapi_body(), summary="Was ohne Klick läuft (Büroinhaber)")
+        async def without_click(form: FormData = Depends(checked_form), user: Account | None = Depends(signed_in)) -> Response:
+            return await self.without_click(user, WithoutClickForm.of(form))
+
+        return router
+
+    async def index(self, request: Request, user: Account | None) -> Response:
         if user is None:
             return see_other(LOGIN_PATH)
         nonce, csrf_token = self._csrf_pair(request)
@@ -97,17 +133,10 @@ class WebApp:
         page = list_page(user_name=user.name, items=items, csrf_token=csrf_token, notice=self._notice(request), without_click=allowed)
         return self._with_csrf_cookie(page, nonce)
 
-    async def login(self, request: Request) -> Response:
+    async def login(self, request: Request, form: LoginForm) -> Response:
         nonce, csrf_token = self._csrf_pair(request)
-        if request.method == "GET":
-            if await anyio.to_thread.run_sync(self._user, self._session_user(request)) is not None:
-                return see_other(APP_PATH)
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request)), nonce)
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
-        email = _field(form, "email") or ""
-        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
+        email = form.email or ""
+        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, form.password or "")
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
             return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400), nonce)
@@ -115,24 +144,17 @@ class WebApp:
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
         return response
 
-    async def logout(self, request: Request) -> Response:
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
+    def logout(self) -> Response:
         response = see_other(self._with_notice(LOGIN_PATH, "logged_out", ""))
         response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax")
         return response
 
-    async def decide(self, request: Request) -> Response:
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
-        user_id = self._session_user(request)
+    async def decide(self, user_id: int | None, form: DecisionForm) -> Response:
         if user_id is None:
             return see_other(LOGIN_PATH)
-        confirmation_id = _field(form, "confirmation_id") or ""
-        decision = _field(form, "entscheidung") or ""
-        shown_hash = _field(form, "payload_hash") or ""
+        confirmation_id = form.confirmation_id or ""
+        decision = form.entscheidung or ""
+        shown_hash = form.payload_hash or ""
         if decision not in DECISIONS or not confirmation_id:
             return error_page("Unvollständig", "Das Formular war unvollständig. Bitte die Übersicht neu laden und noch einmal klicken.", 400)
         try:
@@ -142,19 +164,14 @@ class WebApp:
         kind = "replayed" if outcome.replayed else ("discarded" if outcome.status.value == "discarded" else "sent")
         return see_other(self._with_notice(APP_PATH, kind, confirmation_id))
 
-    async def without_click(self, request: Request) -> Response:
+    async def without_click(self, user: Account | None, form: WithoutClickForm) -> Response:
         """The office owner's setting: which kinds run without a click (only the owner may change it)."""
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
-        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
         if user is None:
             return see_other(LOGIN_PATH)
-        chosen = [value for value in form.getlist("ohne_klick") if isinstance(value, str)]
         if user.office_id is None:
             return error_page("Nicht gespeichert", "Diese Einstellung gibt es nur für Maklerbüros; für Suchende geht nichts ohne Klick hinaus.", 403)
         try:
-            kept = await anyio.to_thread.run_sync(self._save_without_click, user, chosen)
+            kept = await anyio.to_thread.run_sync(self._save_without_click, user, list(form.ohne_klick))
         except ToolFailure as failure:
             return error_page("Nicht gespeichert", failure.message, 403 if failure.code.value == "MISSING_RIGHT" else 400)
         summary = f"Ohne Klick laufen jetzt: {'; '.join(kept)}." if kept else "Alles wartet jetzt auf einen Klick."
@@ -212,7 +229,7 @@ class WebApp:
         return nonce, self.csrf.mac(nonce)
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
-        nonce, sent = request.cookies.get(CSRF_COOKIE), _field(form, "csrf_token")
+        nonce, sent = request.cookies.get(CSRF_COOKIE), CsrfForm.of(form).csrf_token
         return bool(nonce) and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce or "").encode())
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
@@ -233,9 +250,23 @@ class WebApp:
         return Notice(template.kind, template.text.format(id=payload.get("c", "")))
 
 
-def _field(form: FormData | None, key: str) -> str | None:
-    value = form.get(key) if form is not None else None
-    return value if isinstance(value, str) else None
+class CsrfForm(FormModel):
+    csrf_token: str | None = None
+
+
+class LoginForm(CsrfForm):
+    email: str | None = None
+    password: str | None = None
+
+
+class DecisionForm(CsrfForm):
+    confirmation_id: str | None = None
+    entscheidung: str | None = None  # "send" or "discard"
+    payload_hash: str | None = None  # the hash of what the page showed: a changed action is not executed
+
+
+class WithoutClickForm(CsrfForm):
+    ohne_klick: list[str] = []  # the kinds ticked
 
 
 def _csrf_refused() -> Response:

@@ -98,9 +98,16 @@ def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> With
         return WithMeta(outcome.result, {})
 
 
+def get_confirmation(args: SendInput, ctx: ToolContext) -> WithMeta:
+    user_id, now = _user(ctx), ctx.now()
+    with ctx.db.unit_of_work() as session:
+        return confirmations.current_state(session, args.confirmation_id, user_id=user_id, kinds=KINDS, now=now, app_url=ctx.settings.public_url)
+
+
 HANDLERS: dict[str, Handler] = {
     "draft_reply": draft_reply,
     "send_reply": send_reply,
     "decide_proposal": decide_proposal,
     "decide_confirmation": decide_confirmation,
+    "get_confirmation": get_confirmation,
 }

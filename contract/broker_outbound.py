@@ -15,11 +15,13 @@ from contract.confirmations import (
     OutboundResult,
     SendInput,
     decide_confirmation_tool,
+    get_confirmation_tool,
+    not_blank,
 )
 from contract.envelope import ContractModel
 from contract.fields import InquiryId, lenient, normalise_ref
 from contract.labels import Label
-from contract.rights import BROKER_SEND, BROKER_WRITE
+from contract.rights import BROKER_READ, BROKER_SEND, BROKER_WRITE
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ProposalDecision
 
@@ -34,6 +36,7 @@ class DraftReplyInput(ContractModel):
     )
 
     _normalise = field_validator("inquiry_id", "confirmation_id", mode="before")(normalise_ref)
+    _not_blank = field_validator("text")(not_blank)
 
 
 class DecideProposalInput(ContractModel):
@@ -84,4 +87,5 @@ TOOLS: list[ToolSpec] = [
         extra_meta=CARD_TOOL_META,
     ),
     decide_confirmation_tool(BROKER_SEND),
+    get_confirmation_tool(BROKER_READ),
 ]

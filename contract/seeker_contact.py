@@ -16,6 +16,8 @@ from contract.confirmations import (
     OutboundResult,
     SendInput,
     decide_confirmation_tool,
+    get_confirmation_tool,
+    not_blank,
 )
 from contract.envelope import ContractModel
 from contract.fields import lenient, normalise_ref
@@ -45,6 +47,7 @@ class DraftInquiryInput(ContractModel):
     )
 
     _normalise = field_validator("listing_id", "confirmation_id", mode="before")(normalise_ref)
+    _not_blank = field_validator("message")(not_blank)
 
 
 TOOLS: list[ToolSpec] = [
@@ -76,4 +79,5 @@ TOOLS: list[ToolSpec] = [
         extra_meta=CARD_TOOL_META,
     ),
     decide_confirmation_tool(SEARCH_CONTACT),
+    get_confirmation_tool(SEARCH_CONTACT),
 ]

@@ -61,8 +61,15 @@ def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> With
         return WithMeta(outcome.result, {})
 
 
+def get_confirmation(args: SendInput, ctx: ToolContext) -> WithMeta:
+    seeker, now = ctx.seeker(), ctx.now()
+    with ctx.db.unit_of_work() as session:
+        return confirmations.current_state(session, args.confirmation_id, user_id=seeker.user_id, kinds=KINDS, now=now, app_url=ctx.settings.public_url)
+
+
 HANDLERS: dict[str, Handler] = {
     "draft_inquiry": draft_inquiry,
     "send_inquiry": send_inquiry,
     "decide_confirmation": decide_confirmation,
+    "get_confirmation": get_confirmation,
 }

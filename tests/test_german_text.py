@@ -179,7 +179,7 @@ WRITE_CASES = {
 }
 
 
-OUTBOUND = {"draft_inquiry", "send_inquiry", "decide_confirmation", "draft_reply", "send_reply", "decide_proposal"}
+OUTBOUND = {"draft_inquiry", "send_inquiry", "decide_confirmation", "get_confirmation", "draft_reply", "send_reply", "decide_proposal"}
 
 
 @pytest.fixture(scope="module")

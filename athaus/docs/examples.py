@@ -89,6 +89,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         ),
         "send_inquiry": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
         "decide_confirmation": Example(lambda p: _click(p.cards["draft_inquiry"]), SEEKER_LOGIN.email),
+        "get_confirmation": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
         "save_search_order": Example(
             lambda p: {
                 "name": "3 Zimmer mit Balkon in Leipzig",
@@ -121,6 +122,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "send_reply": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),
         "decide_proposal": Example(lambda p: {"proposal_id": p.office_proposal, "decision": "accept", "message": "Das Objekt passt zu Ihrer Suche."}, BROKER_LOGIN.email),
         "decide_confirmation": Example(lambda p: _click(p.cards["draft_reply"]), BROKER_LOGIN.email),
+        "get_confirmation": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),
         "save_listing": Example(
             lambda p: {
                 "fields": {

@@ -160,6 +160,7 @@ class Page(Generic[ItemT]):
     suggestions: list[Suggestion] = field(default_factory=list)
     empty_hint: str | None = None  # the request-specific part of the hint on an empty result
     total_at_least: int | None = None  # where total is None because counting stopped: the lower bound
+    body: dict[str, Any] = field(default_factory=dict)  # fields of the output model beside the envelope and the items
 
 
 @dataclass

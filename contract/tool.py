@@ -46,6 +46,10 @@ EFFECT_HINTS: dict[Effect, tuple[bool, bool, bool, bool]] = {
     Effect.outbound: (False, False, True, True),
 }
 
+# The one exception to the verb_object rule: ChatGPT's research and company-knowledge connectors accept a server only
+# if it offers tools named exactly `search` and `fetch` (contract/connectors.py names OpenAI's document). Both read.
+CONNECTOR_TOOLS: dict[str, Effect] = {"search": Effect.read, "fetch": Effect.read}
+
 _NAME = re.compile(r"^[a-z]+(_[a-z]+)+$")
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 
@@ -84,6 +88,9 @@ class ToolSpec:
     # seconds this tool may run; None: the server's call deadline. Only work that grows with its input (an import)
     # gets longer, so a slow search can never hold the database.
     time_budget_seconds: float | None = None
+    # True only for the connector tools: their one text content is the structured result as JSON, the shape
+    # ChatGPT's connectors parse, instead of the German text rendering.
+    json_text: bool = False
 
     @property
     def verb(self) -> str:
@@ -120,11 +127,18 @@ def _check(spec: ToolSpec, server: ServerName) -> None:
     def fail(problem: str) -> None:
         raise ContractError(f"tool {spec.name!r} ({server.value}): {problem}")
 
-    if not _NAME.match(spec.name):
+    if spec.name in CONNECTOR_TOOLS:
+        if spec.effect is not CONNECTOR_TOOLS[spec.name]:
+            fail(f"the connector tool {spec.name!r} only reads")
+        if not spec.json_text:
+            fail(f"the connector tool {spec.name!r} answers in ChatGPT's JSON shape (json_text=True)")
+    elif spec.json_text:
+        fail("only the connector tools search and fetch answer with JSON text")
+    elif not _NAME.match(spec.name):
         fail("name must be snake_case with a verb first, e.g. search_listings")
-    if spec.verb not in VERB_EFFECTS:
+    elif spec.verb not in VERB_EFFECTS:
         fail(f"verb {spec.verb!r} is not one of {sorted(VERB_EFFECTS)}")
-    if VERB_EFFECTS[spec.verb] is not spec.effect:
+    elif VERB_EFFECTS[spec.verb] is not spec.effect:
         fail(f"verb {spec.verb!r} means effect {VERB_EFFECTS[spec.verb].value!r}, declared {spec.effect.value!r}")
     if spec.open_world and spec.effect is Effect.draft:
         fail("a draft never reaches a foreign service")

@@ -203,9 +203,9 @@ class ToolRunner:
         problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
         if problems:
             raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=render(output, spec.input_model))], structured_content=structured, _meta=meta
-        )
+        # The connector tools (search, fetch) answer in ChatGPT's shape: their one text is the result as JSON.
+        text = json.dumps(structured, ensure_ascii=False) if spec.json_text else render(output, spec.input_model)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured, _meta=meta)
 
 
 def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:

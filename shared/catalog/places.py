@@ -280,3 +280,14 @@ def completions(prefix: str, limit: int) -> list[str]:
     key = place_key(text)
     found = [p for other, namesakes in places.by_key.items() if other.startswith(key) for p in namesakes]
     return [filter_name(p) for p in sorted(found, key=lambda p: (-p.residents, p.name))[:limit]]
+
+
+TOWN = 10_000  # residents from which a free-text line's word is read as a place
+
+
+def town_named(text: str) -> str | None:
+    """The municipality `text` names exactly, if no other has that name and it is a town (TOWN residents or more):
+    what a free-text line reads as a place. Smaller places and namesakes stay words, which the full text finds in a
+    listing's place as well; so "Wald" or "Halle" in a line is never a place by accident."""
+    found = gazetteer().by_key.get(place_key(text), [])
+    return filter_name(found[0]) if len(found) == 1 and found[0].residents >= TOWN else None

@@ -40,7 +40,7 @@ from shared.identity import announce, version
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
-from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
+from shared.runtime.edge import RETRY_AFTER_SECONDS, AcceptedHosts, Edge, HostCheck
 from shared.runtime.failures import in_worker
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
@@ -115,8 +115,9 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     document, the MCP endpoints and the docs site mounted on it."""
     announce(settings.public_url)  # outbound requests name this deployment (shared/identity.py)
     context = tool_context(settings, db)
+    hosts = AcceptedHosts(settings.public_url, settings.allowed_hosts)
     security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts.for_the_sdk(), allowed_origins=settings.allowed_origins
     )
     resolver = token_resolver(settings, db)
     origins = OriginPolicy(settings.allowed_origins)
@@ -191,6 +192,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         description=OPENAPI_DESCRIPTION,
         lifespan=lifespan,
         middleware=[
+            Middleware(HostCheck, hosts=hosts, bind_port=settings.port),
             Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds),
             Middleware(CrossOrigin, policy=origins, paths=cross_origin),
         ],

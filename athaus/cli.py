@@ -52,7 +52,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
-    from athaus.nodelay import NoDelayHTTPProtocol
+    from athaus.connections import uvicorn_options
 
     settings = settings.serving(args.host, args.port)
     announce(settings)
@@ -62,7 +62,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     workers = args.workers or default_workers(settings)
     if workers == 1:
         app = create_app(settings, db, only=args.server)
-        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, http=NoDelayHTTPProtocol)
+        uvicorn.run(app, host=host, port=port, **uvicorn_options(settings))
         return 0
     db.engine.dispose()  # each worker opens its own pool
     # the workers read their settings from the environment: the bind goes with them, so an unset public URL
@@ -70,8 +70,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     log.info('{"event": "serve", "workers": %d}', workers)
     uvicorn.run(
-        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, log_config=None,
-        access_log=False, http=NoDelayHTTPProtocol,
+        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
     )
     return 0
 

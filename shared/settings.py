@@ -57,8 +57,9 @@ class Settings(BaseSettings):
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     allowed_hosts: list[str] = Field(
-        default=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
-        description="Host header values the MCP endpoints accept (DNS rebinding protection); 'name:*' allows any port.",
+        default=[],
+        description="Host header values every route accepts besides the public URL's host and a loopback name at the "
+        "bind's port (DNS rebinding protection); 'name:*' allows any port.",
     )
     allowed_origins: list[str] = Field(
         default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
@@ -86,6 +87,12 @@ class Settings(BaseSettings):
     )
     max_request_bytes: int = Field(
         default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
+    )
+    request_read_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        description="Time a client has to send one request whole (headers and body) from its first byte, or from "
+        "opening the connection; a slower connection is closed.",
     )
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."

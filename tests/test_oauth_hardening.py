@@ -179,7 +179,8 @@ def test_the_fetch_connects_to_the_checked_address(athaus_server: OAuthServer) -
 
     async def fetch() -> int:
         async with httpx.AsyncClient(transport=_PinnedTransport("127.0.0.1"), trust_env=False) as http:
-            response = await http.get(f"http://elsewhere.invalid:{athaus_server.port}/healthz")
+            # The Host Athaus answers under (every route checks it); the URL's own host is never resolved.
+            response = await http.get(f"http://elsewhere.invalid:{athaus_server.port}/healthz", headers={"Host": f"127.0.0.1:{athaus_server.port}"})
             return response.status_code
 
     assert anyio.run(fetch) == 200

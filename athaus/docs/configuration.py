@@ -31,8 +31,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
     "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
     "allowed_hosts": (
-        "JSON-Liste der `Host`-Kopfzeilen, die die MCP-Endpunkte annehmen (Schutz vor DNS-Rebinding); `name:*` erlaubt "
-        "jeden Port. Andere bekommen HTTP 421. Im Betrieb den öffentlichen Hostnamen eintragen."
+        "JSON-Liste weiterer `Host`-Kopfzeilen, die alle Wege annehmen (OAuth, Anmeldeseiten, Web-App, Zustand, "
+        "Dokumentation, MCP-Endpunkte; Schutz vor DNS-Rebinding); `name:*` erlaubt jeden Port. Immer angenommen sind "
+        "der Host der öffentlichen Adresse mit ihrem Port und Loopback-Namen (`127.0.0.1`, `localhost`, `[::1]`) am "
+        "Port, auf dem der Server lauscht; ein Loopback-Name an einem anderen Port bekommt wie jeder andere Host HTTP 421."
     ),
     "allowed_origins": (
         "JSON-Liste der `Origin`-Kopfzeilen, die die MCP-Endpunkte annehmen; andere bekommen HTTP 403. Anfragen ohne "
@@ -58,6 +60,11 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "max_request_bytes": (
         "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
+    ),
+    "request_read_seconds": (
+        "Zeit in Sekunden, in der ein Client eine Anfrage vollständig sendet (Kopfzeilen und Körper), gezählt ab ihrem "
+        "ersten Byte oder ab dem Öffnen der Verbindung; eine langsamere Verbindung wird geschlossen. So hält ein Client, "
+        "der nur einen halben Körper schickt, keine Verbindung minutenlang fest."
     ),
     "registrations_per_minute": (
         "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "

@@ -97,7 +97,11 @@ class Settings(BaseSettings):
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )
-    demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
+    demo_seed: bool = Field(
+        default=True,
+        description="In development mode, seed demo data on start when the catalog is empty; a production start (development "
+        "mode off) never seeds, whatever this says (`athaus demo seed` does it on purpose).",
+    )
     demo_listings: int = 2400
     log_level: str = "INFO"
     stream_responses: bool = Field(
@@ -174,6 +178,12 @@ class Settings(BaseSettings):
     @property
     def development_forced_off(self) -> bool:
         return self._development_forced_off
+
+    @property
+    def seeds_demo(self) -> bool:
+        """Whether `athaus serve` seeds the demo into an empty catalog: only in development mode (scripts/serve, a local
+        start), never in production, where demo accounts with published passwords would open the deployment."""
+        return self.demo_seed and self.development
 
     def serving(self, host: str | None, port: int | None) -> Settings:
         """These settings for `athaus serve --host/--port`: the bind overridden and, when unset, the public URL

@@ -72,7 +72,9 @@ SETTING_MEANINGS: dict[str, str] = {
         "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
     ),
     "demo_seed": (
-        "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
+        "Legt beim Start von `athaus serve` im Entwicklungsmodus die Demodaten an, wenn der Katalog leer ist "
+        "(`scripts/serve` tut das). Ein Start im Betrieb (Entwicklungsmodus aus) legt nie Demodaten an, was auch hier "
+        "steht; dafür gibt es `athaus demo seed`. Das erste Büro legt `athaus office create` an."
     ),
     "demo_listings": "Wie viele Inserate die Demodaten haben.",
     "log_level": (

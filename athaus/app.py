@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
 from athaus.health import health_router
+from athaus.record_pages import record_router
 from athaus.servers import DEFINITIONS
 from athaus.transport import ProgressAwareTransport
 from shared.auth.challenge import RightsMap
@@ -156,7 +157,10 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         routers += [authorization_server.router(), SignInPages(authorization_server, secret).router()]
         cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
-    routers.append(WebApp(settings, db, auth_secret(settings, db), now=context.now).router())
+    webapp = WebApp(settings, db, auth_secret(settings, db), now=context.now)
+    routers.append(webapp.router())
+    # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
+    routers.append(record_router(context, webapp))
     routers.append(health_router(db, served))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     docs_site = (SITE_DIR / "index.html").is_file()

@@ -88,10 +88,20 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(
         default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
     )
+    request_read_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        description="Time a client has to send one request whole (headers and body) from its first byte, or from "
+        "opening the connection; a slower connection is closed.",
+    )
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )
-    demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
+    demo_seed: bool = Field(
+        default=True,
+        description="In development mode, seed demo data on start when the catalog is empty; a production start (development "
+        "mode off) never seeds, whatever this says (`athaus demo seed` does it on purpose).",
+    )
     demo_listings: int = 2400
     log_level: str = "INFO"
     stream_responses: bool = Field(
@@ -168,6 +178,12 @@ class Settings(BaseSettings):
     @property
     def development_forced_off(self) -> bool:
         return self._development_forced_off
+
+    @property
+    def seeds_demo(self) -> bool:
+        """Whether `athaus serve` seeds the demo into an empty catalog: only in development mode (scripts/serve, a local
+        start), never in production, where demo accounts with published passwords would open the deployment."""
+        return self.demo_seed and self.development
 
     def serving(self, host: str | None, port: int | None) -> Settings:
         """These settings for `athaus serve --host/--port`: the bind overridden and, when unset, the public URL

@@ -61,13 +61,20 @@ SETTING_MEANINGS: dict[str, str] = {
     "max_request_bytes": (
         "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
     ),
+    "request_read_seconds": (
+        "Zeit in Sekunden, in der ein Client eine Anfrage vollständig sendet (Kopfzeilen und Körper), gezählt ab ihrem "
+        "ersten Byte oder ab dem Öffnen der Verbindung; eine langsamere Verbindung wird geschlossen. So hält ein Client, "
+        "der nur einen halben Körper schickt, keine Verbindung minutenlang fest."
+    ),
     "registrations_per_minute": (
         "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "
         "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "
         "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
     ),
     "demo_seed": (
-        "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
+        "Legt beim Start von `athaus serve` im Entwicklungsmodus die Demodaten an, wenn der Katalog leer ist "
+        "(`scripts/serve` tut das). Ein Start im Betrieb (Entwicklungsmodus aus) legt nie Demodaten an, was auch hier "
+        "steht; dafür gibt es `athaus demo seed`. Das erste Büro legt `athaus office create` an."
     ),
     "demo_listings": "Wie viele Inserate die Demodaten haben.",
     "log_level": (

@@ -72,8 +72,9 @@ def index_page() -> str:
             "Zustimmungsseite kannst du weniger Rechte gewähren, als der Client erbittet.",
             "",
             *table(["E-Mail", "Passwort", "Name", "Wer"], logins),
-            "Die Demodaten sind nur zum Ausprobieren da. Im Betrieb stellt man sie ab (`ATHAUS_DEMO_SEED=false`, "
-            "siehe [Konfiguration](konfiguration.md)).",
+            "Die Demodaten und ihre Konten sind nur zum Ausprobieren da; ihre Passwörter stehen hier öffentlich. Ein Start im "
+            "Betrieb (Entwicklungsmodus aus) legt sie nie an; wie dort das erste Büro und die Konten entstehen, steht unter "
+            "[Betrieb](betrieb.md).",
         ]
     )
 

@@ -72,7 +72,8 @@ class Edge:
             await send(message)
 
         try:
-            with deadline.within(self.deadline_seconds):
+            # its own deadline: never one inherited from an earlier request (athaus/connections.py)
+            with deadline.within(self.deadline_seconds, own=True):
                 await self.app(scope, replay, watched_send)
         except Exception as error:
             if not database_unreachable(error):

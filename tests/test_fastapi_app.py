@@ -36,6 +36,7 @@ HTTP_PATHS = {
     "/app/ohne-klick": {"post"},
     "/healthz": {"get"},
     "/healthz/ready": {"get"},
+    "/metrics": {"get"},
 }
 
 

@@ -301,7 +301,7 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
         run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
         run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
         run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "withdrawn", "reason": "Eigentümer verkauft privat"})
-        run(broker, BROKER.spec, "save_valuation", {"listing_id": ref, "value_low": 240000, "value_high": 265000})
+        run(broker, BROKER.spec, "save_valuation", {"listing_id": ref, "value_low": 240000, "value_high": 265000, "request_id": "german-text-0003"})
         run(
             broker,
             BROKER.spec,

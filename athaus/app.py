@@ -45,8 +45,10 @@ from shared.runtime.failures import in_worker
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
+from shared.web.accounts import AccountPages
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
+from shared.webapp.people import PeoplePages
 
 log = logging.getLogger("athaus.app")
 HEALTH_DEADLINE_SECONDS = 3.0
@@ -156,10 +158,13 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)
         authorization_server = AuthorizationServer(settings, db, secret)
-        routers += [authorization_server.router(), SignInPages(authorization_server, secret).router()]
+        sign_in_pages = SignInPages(authorization_server, secret)
+        # Sign-up, reset and invitations only with the built-in server: an external one owns its accounts' passwords.
+        routers += [authorization_server.router(), sign_in_pages.router(), AccountPages(sign_in_pages).router()]
         cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
-    routers.append(WebApp(settings, db, auth_secret(settings, db), now=context.now).router())
+    web_app = WebApp(settings, db, auth_secret(settings, db), now=context.now)
+    routers += [web_app.router(), PeoplePages(web_app).router()]  # the owner's staff list, everyone's "Meine Daten"
     routers.append(health_router(db, served))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     docs_site = (SITE_DIR / "index.html").is_file()

@@ -34,6 +34,18 @@ HTTP_PATHS = {
     "/app/abmelden": {"post"},
     "/app/bestaetigungen": {"post"},
     "/app/ohne-klick": {"post"},
+    "/app/mitarbeitende": {"get"},
+    "/app/mitarbeitende/einladen": {"post"},
+    "/app/mitarbeitende/rolle": {"post"},
+    "/app/mitarbeitende/entfernen": {"post"},
+    "/app/meine-daten": {"get"},
+    "/app/meine-daten/export.json": {"get"},
+    "/app/meine-daten/loeschen": {"post"},
+    "/oauth/konto-anlegen": {"get", "post"},
+    "/oauth/konto-bestaetigen": {"get", "post"},
+    "/oauth/passwort-vergessen": {"get", "post"},
+    "/oauth/passwort-neu": {"get", "post"},
+    "/oauth/einladung": {"get", "post"},
     "/healthz": {"get"},
 }
 

@@ -47,6 +47,7 @@ HTTP_PATHS = {
     "/oauth/passwort-neu": {"get", "post"},
     "/oauth/einladung": {"get", "post"},
     "/healthz": {"get"},
+    "/metrics": {"get"},
 }
 
 

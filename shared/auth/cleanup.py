@@ -1,5 +1,6 @@
 """Housekeeping of the authorization server: expired codes and tokens, token families with nothing left, unused
-registrations, old throttle counters, ended web sessions, expired e-mail links and decided authorization requests are removed.
+registrations, old throttle counters, ended web sessions, expired e-mail links and decided authorization requests are removed;
+so are the writes' idempotency keys older than 48 hours (`shared.write_log.forget_expired_keys`).
 
 `Housekeeping.due()` runs it at most every few minutes per process, from the endpoints clients call anyway
 (registration, token), so no separate job is needed; `remove_expired` is also callable on its own."""
@@ -28,6 +29,7 @@ from shared.auth.models import (
 from shared.auth.throttle import LONGEST_WINDOW
 from shared.db.models import utcnow
 from shared.db.session import Database
+from shared.write_log import forget_expired_keys
 
 log = logging.getLogger("athaus.oauth")
 
@@ -60,6 +62,7 @@ def remove_expired(session: Session, now: dt.datetime | None = None) -> dict[str
     removed["used_requests"] = session.execute(
         delete(UsedAuthorizationRequest).where(UsedAuthorizationRequest.expires_at < now)
     ).rowcount
+    removed["idempotency_keys"] = forget_expired_keys(session, now)
     return removed
 
 

@@ -4,10 +4,11 @@ result a tool returns about them (the card's data; the token only in `_meta`).""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from contract.confirmations import APP_PATH, CONFIRMATION_META_KEY, ConfirmationBlock, OutboundResult, ProfileLine
@@ -17,6 +18,8 @@ from contract.vocabulary import ConfirmationStatus, PendingActionKind
 from shared.confirmations.kinds import summary_of
 from shared.confirmations.tokens import derive_token, new_salt, payload_hash, token_hash
 from shared.db.models import PendingAction
+from shared.db.session import Database
+from shared.write_log import in_one_transaction, remember, replayed
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")
 DEFAULT_TTL = dt.timedelta(hours=48)
@@ -52,7 +55,9 @@ def prepare(
     revise: str | None = None,
 ) -> PendingAction:
     """A new pending action for `payload`, or the waiting action `revise` of the same user and kind with the new
-    payload (its earlier card then no longer matches: a click on it gives CONFLICT)."""
+    payload (its earlier card then no longer matches: a click on it gives CONFLICT). A revision changes the draft only
+    while it is pending, in one conditional UPDATE (the click claims it with the same condition), so a revision that
+    loses the race against a click is CONFLICT and never rewrites what was sent."""
     digest = payload_hash(payload)
     if revise is not None:
         action = session.scalar(
@@ -60,15 +65,15 @@ def prepare(
         )
         if action is None:
             raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Entwurf {revise} dieser Art gibt es in deinem Konto nicht: ohne confirmation_id entsteht ein neuer.")
-        if action.status != "pending":
+        revised = session.execute(
+            update(PendingAction)
+            .where(PendingAction.id == action.id, PendingAction.status == "pending")
+            .values(payload=payload, payload_hash=digest, summary=summary_of(payload), subject_ref=subject_ref, expires_at=now + ttl, updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        session.refresh(action)
+        if revised.rowcount != 1:
             raise ToolFailure(ErrorCode.CONFLICT, f"Der Entwurf {revise} ist schon erledigt ({action.status}): ohne confirmation_id entsteht ein neuer.")
-        action.payload = payload
-        action.payload_hash = digest
-        action.summary = summary_of(payload)
-        action.subject_ref = subject_ref
-        action.expires_at = now + ttl
-        action.updated_at = now
-        session.flush()
         return action
     salt = new_salt()
     action = PendingAction(
@@ -92,6 +97,33 @@ def prepare(
     action.token_hash = token_hash(derive_token(session, action.ref, salt))
     session.flush()
     return action
+
+
+def draft_once(
+    db: Database,
+    *,
+    user_id: int,
+    operation: str,
+    key: str | None,
+    request: dict[str, Any],
+    now: dt.datetime,
+    app_url: str,
+    make: Callable[[Session], PendingAction],
+) -> WithMeta:
+    """A draft_ tool's unit of work under its idempotency key: the same key and arguments again show the first
+    draft (as it is now) and prepare nothing twice; a new key, or none, runs `make` (which prepares or revises)."""
+
+    def write(session: Session) -> WithMeta:
+        stored = replayed(session, user_id=user_id, operation=operation, key=key, request=request, now=now)
+        if stored is not None:
+            earlier = session.scalar(select(PendingAction).where(PendingAction.ref == stored["confirmation_id"], PendingAction.user_id == user_id))
+            if earlier is not None:
+                return card_result(session, earlier, now, app_url)
+        action = make(session)
+        remember(session, user_id=user_id, operation=operation, key=key, request=request, outcome={"confirmation_id": action.ref}, now=now)
+        return card_result(session, action, now, app_url)
+
+    return in_one_transaction(db, write)
 
 
 # A tool's answer about a prepared action: the structured result and the `_meta` only the card reads.

@@ -13,7 +13,7 @@ import datetime as dt
 import hmac
 import secrets
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
 from starlette.datastructures import FormData
@@ -98,9 +98,13 @@ class WebApp:
         @router.get(LOGIN_PATH, summary="Anmeldeseite der Web-App")
         async def show_login(request: Request, user: Account | None = Depends(signed_in)) -> Response:
             nonce, csrf_token = self._csrf_pair(request)
+            onward = onward_path(request.query_params.get("weiter"))
             if user is not None:
-                return see_other(APP_PATH)
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request), forgot_url=self.forgot_url), nonce)
+                return see_other(onward)
+            page = login_page(
+                csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward, forgot_url=self.forgot_url
+            )
+            return self._with_csrf_cookie(page, nonce)
 
         @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="In der Web-App anmelden")
         async def login(request: Request, form: FormData = Depends(checked_form)) -> Response:
@@ -132,6 +136,14 @@ class WebApp:
         """The account of a live server-side session, if the account still exists."""
         return await anyio.to_thread.run_sync(self._user, request.cookies.get(SESSION_COOKIE))
 
+    async def account(self, request: Request) -> Account | None:
+        """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
+        return await self.signed_in(request)
+
+    def login_for(self, path: str) -> Response:
+        """To the login, which continues to `path` afterwards."""
+        return see_other(f"{LOGIN_PATH}?{urlencode({'weiter': path})}")
+
     async def index(self, request: Request, user: Account | None) -> Response:
         if user is None:
             return see_other(LOGIN_PATH)
@@ -152,8 +164,11 @@ class WebApp:
         user_id = outcome.user_id
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400, forgot_url=self.forgot_url), nonce)
-        response = see_other(APP_PATH)
+            page = login_page(
+                csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "", forgot_url=self.forgot_url
+            )
+            return self._with_csrf_cookie(page, nonce)
+        response = see_other(onward_path(form.weiter))
         token = await anyio.to_thread.run_sync(self._open_session, user_id)
         self._set_cookie(response, SESSION_COOKIE, token, SESSION_TTL_SECONDS)
         return response
@@ -270,6 +285,14 @@ class CsrfForm(FormModel):
 class LoginForm(CsrfForm):
     email: str | None = None
     password: str | None = None
+    weiter: str | None = None  # the web app page to open after the login
+
+
+def onward_path(path: str | None) -> str:
+    """Where a login continues: a page of the web app itself (never another site: no open redirect), else its start."""
+    if path and path.startswith(APP_PATH) and "//" not in path and "\\" not in path and all(c.isprintable() for c in path):
+        return path
+    return APP_PATH
 
 
 class DecisionForm(CsrfForm):

@@ -48,6 +48,9 @@ HTTP_PATHS = {
     "/oauth/einladung": {"get", "post"},
     "/healthz": {"get"},
     "/metrics": {"get"},
+    "/inserate/{listing_id}": {"get"},
+    "/app/anfragen/{inquiry_id}": {"get"},
+    "/app/bestand/{listing_id}": {"get"},
 }
 
 

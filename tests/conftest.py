@@ -204,6 +204,7 @@ class LiveServer:
     def __init__(self, db: Database, **changes: Any) -> None:
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        self.database_url = db.engine.url.render_as_string(hide_password=False)  # for a CLI run against the same database
         settings = Settings(**{"database_url": str(db.engine.url), "secret_key": "live-test-secret", **changes})
         config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
         self.server = uvicorn.Server(config)

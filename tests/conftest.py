@@ -22,6 +22,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from athaus.app import create_app
+from athaus.connections import uvicorn_options
 from athaus.docs import build_docs
 from athaus.docs.examples import ExampleCalls, dump_calls, load_calls, run_examples
 from search_server.server import DEFINITION as SEARCH
@@ -201,12 +202,15 @@ def _free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, db: Database, **changes: Any) -> None:
+    def __init__(self, db: Database, *, public_at_bind: bool = False, **changes: Any) -> None:
+        """`public_at_bind`: the public URL is this server's own address, so the links it hands out open."""
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.database_url = db.engine.url.render_as_string(hide_password=False)  # for a CLI run against the same database
+        if public_at_bind:
+            changes["public_url"] = self.base_url
         settings = Settings(**{"database_url": str(db.engine.url), "secret_key": "live-test-secret", **changes})
-        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
+        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, **uvicorn_options(settings))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

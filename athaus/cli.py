@@ -1,4 +1,4 @@
-"""The `athaus` command: serve, db upgrade, demo seed, docs build|check, outbox run, token."""
+"""The `athaus` command: serve, db upgrade, demo seed, office create, docs build|check, outbox run, import, token."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import json
 import logging
 import os
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,18 +29,35 @@ def _database(settings: Settings) -> Database:
     return Database.from_url(settings.database_url)
 
 
+FIRST_OFFICE_HINT = (
+    "Noch kein Maklerbüro angelegt. Das erste Büro und seine Inhaberin legt an: "
+    'athaus office create --name "Name des Büros" --city Ort --owner-email inhaberin@example.de '
+    "(die Einladung geht per E-Mail hinaus und steht in der Ausgabe). Suchende legen ihr Konto bei der ersten Anmeldung selbst an."
+)
+
+
 def prepare(settings: Settings, db: Database) -> None:
-    """Bring the schema to head and, on the embedded default, seed the demo catalog once."""
+    """Bring the schema to head; in development mode seed the demo catalog once into an empty catalog. A production
+    start never seeds (its demo accounts have published passwords); on an empty database it says how the first office
+    is created."""
+    from shared.db.models import Office
+
     upgrade(db.engine)
-    if not settings.demo_seed:
-        return
     with db.read_only() as session:
         empty = not session.scalar(select(func.count()).select_from(Listing))
-    if empty:
+        offices = session.scalar(select(func.count()).select_from(Office))
+    if empty and settings.seeds_demo:
         from shared.demo import seed_demo
 
         summary = seed_demo(db.engine, listings=settings.demo_listings)
         log.info('{"event": "demo_seeded", "listings": %d}', summary.listings)
+        return
+    if not settings.development and "demo_seed" in settings.model_fields_set and settings.demo_seed:
+        log.warning('{"event": "demo_seed_ignored", "reason": "development mode is off"}')
+        print("Hinweis: ATHAUS_DEMO_SEED gilt nur im Entwicklungsmodus; Demodaten legt im Betrieb nur `athaus demo seed` an.", file=sys.stderr)
+    if not offices:
+        log.warning('{"event": "no_office", "next_step": "athaus office create"}')
+        print(FIRST_OFFICE_HINT, file=sys.stderr)
 
 
 def default_workers(settings: Settings) -> int:
@@ -69,10 +88,23 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     # follows it there too
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     log.info('{"event": "serve", "workers": %d}', workers)
+    metrics_dir = shared_metrics_dir()
     uvicorn.run(
         "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
     )
+    if metrics_dir is not None:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def shared_metrics_dir() -> str | None:
+    """Several workers: their Prometheus values meet in a fresh folder (any worker's /metrics sums them). One made
+    here is removed when serving ends; PROMETHEUS_MULTIPROC_DIR set by the operator is used as it is."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    folder = tempfile.mkdtemp(prefix="athaus-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    return folder
 
 
 def announce(settings: Settings) -> None:
@@ -213,6 +245,31 @@ def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
         time.sleep(settings.outbox_poll_seconds)
 
 
+def cmd_office(args: argparse.Namespace, settings: Settings) -> int:
+    """An operator creates an office and invites its owner; the link goes out by e-mail and is printed."""
+    import datetime as dt
+
+    from contract.errors import ToolFailure
+    from shared.accounts.offices import create_office
+
+    db = _database(settings)
+    upgrade(db.engine)
+    try:
+        with db.unit_of_work() as session:
+            office_id, link = create_office(
+                session, name=args.name, city=args.city, owner_email=args.owner_email, public_url=settings.public_url,
+                now=dt.datetime.now(dt.UTC),
+            )
+    except ToolFailure as refused:
+        print(f"Nicht angelegt: {refused.message}", file=sys.stderr)
+        return 1
+    mail = "sie geht per E-Mail hinaus" if settings.smtp_host else "kein SMTP-Server eingestellt (ATHAUS_SMTP_HOST), bitte selbst weitergeben"
+    print(f"Büro {args.name.strip()} angelegt (Nummer {office_id}).")
+    print(f"Einladung an {args.owner_email.strip().lower()} als Inhaber/in, 7 Tage gültig; {mail}:")
+    print(link)
+    return 0
+
+
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     import datetime as dt
 
@@ -272,6 +329,13 @@ def parser() -> argparse.ArgumentParser:
     outbox.add_argument("--once", action="store_true", help="Eine Runde, dann beenden")
     outbox.set_defaults(run=cmd_outbox)
 
+
+    office = commands.add_parser("office", help="Maklerbüros: ein Büro anlegen und seine Inhaberin oder seinen Inhaber einladen")
+    office.add_argument("action", choices=["create"])
+    office.add_argument("--name", required=True, help="Name des Büros")
+    office.add_argument("--city", required=True, help="Ort des Büros")
+    office.add_argument("--owner-email", required=True, help="E-Mail-Adresse der Inhaberin oder des Inhabers (bekommt die Einladung)")
+    office.set_defaults(run=cmd_office)
 
     imports = commands.add_parser("import", help="OpenImmo-Übertragung in den Bestand eines Büros importieren")
     imports.add_argument("format", choices=["openimmo"])

@@ -19,7 +19,7 @@ from contract.confirmations import (
     not_blank,
 )
 from contract.envelope import ContractModel
-from contract.fields import InquiryId, lenient, normalise_ref
+from contract.fields import InquiryId, lenient, normalise_ref, request_id_field
 from contract.labels import Label
 from contract.rights import BROKER_READ, BROKER_SEND, BROKER_WRITE
 from contract.tool import Effect, ToolSpec
@@ -34,6 +34,7 @@ class DraftReplyInput(ContractModel):
     confirmation_id: Annotated[ConfirmationId | None, Label("Bestätigung")] = Field(
         default=None, description="Einen wartenden Entwurf ändern statt einen neuen anzulegen."
     )
+    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = request_id_field()
 
     _normalise = field_validator("inquiry_id", "confirmation_id", mode="before")(normalise_ref)
     _not_blank = field_validator("text")(not_blank)

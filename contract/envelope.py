@@ -17,9 +17,10 @@ from contract.labels import NOT_IN_TEXT, Label
 
 
 class ContractModel(BaseModel):
-    """Base of every input and output model: unknown arguments are errors, not silently dropped."""
+    """Base of every input and output model: unknown arguments are errors, not silently dropped, and every number is
+    finite (JSON's 1e309 parses as infinity: it would be stored, shown as "inf m²" or break a later page)."""
 
-    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", use_enum_values=False, allow_inf_nan=False)
 
 
 class ReasonCode(StrEnum):

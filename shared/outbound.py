@@ -33,6 +33,7 @@ from shared.identity import user_agent
 
 FETCH_SECONDS = 5.0
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # SIIT (RFC 2765): ::ffff:0:127.0.0.1 is 127.0.0.1
 NOT_GLOBAL_V6 = (
     ipaddress.ip_network("::/96"),  # IPv4-compatible (deprecated): ::127.0.0.1
     ipaddress.ip_network("64:ff9b:1::/48"),  # local-use NAT64 (RFC 8215)
@@ -51,7 +52,7 @@ def address_is_global(text: str) -> bool:
         if any(address in network for network in NOT_GLOBAL_V6):
             return False
         embedded = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
-        if embedded is None and address in NAT64:
+        if embedded is None and (address in NAT64 or address in IPV4_TRANSLATED):
             embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
         if embedded is not None and not address_is_global(str(embedded)):
             return False

@@ -61,7 +61,7 @@ def stored_criteria(session: Session, criteria: dict[str, Any]) -> dict[str, Any
     except ValidationError as error:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, german_message(error).replace("Das Argument ", "Das Kriterium ", 1)) from None
     parse_query(filters)
-    resolved = places.resolve_filters(session, filters)
+    resolved = places.resolve_filters(filters)
     return resolved.filters.model_dump(mode="json", exclude_none=True)
 
 
@@ -93,7 +93,7 @@ def save_search_order(
     now: dt.datetime,
 ) -> SearchOrderOutcome:
     request = {"order_ref": order_ref, "values": values}
-    if stored := replayed(session, user_id=user_id, operation="save_search_order", key=idempotency_key, request=request):
+    if stored := replayed(session, user_id=user_id, operation="save_search_order", key=idempotency_key, request=request, now=now):
         order = own_order(session, user_id, stored["order_ref"])
         return SearchOrderOutcome(WriteResult(stored["result"]), order, stored["changed_fields"], True)
     sent = dict(values)

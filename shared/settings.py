@@ -98,7 +98,11 @@ class Settings(BaseSettings):
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )
-    demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
+    demo_seed: bool = Field(
+        default=True,
+        description="In development mode, seed demo data on start when the catalog is empty; a production start (development "
+        "mode off) never seeds, whatever this says (`athaus demo seed` does it on purpose).",
+    )
     demo_listings: int = 2400
     log_level: str = "INFO"
     stream_responses: bool = Field(
@@ -124,6 +128,16 @@ class Settings(BaseSettings):
         default="email",
         description="Claim of an external access token that holds the Athaus account's e-mail address ('sub' if the "
         "authorization server puts it there).",
+    )
+
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP endpoint for traces (e.g. http://collector:4318); unset: the standard "
+        "OTEL_EXPORTER_OTLP_ENDPOINT, and without either no spans are exported.",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description="Bearer token that opens /metrics (Prometheus) to the operator; unset: /metrics is not served (404).",
     )
 
     confirmation_ttl_hours: int = Field(default=48, description="How long a prepared action waits for its click.")
@@ -175,6 +189,12 @@ class Settings(BaseSettings):
     @property
     def development_forced_off(self) -> bool:
         return self._development_forced_off
+
+    @property
+    def seeds_demo(self) -> bool:
+        """Whether `athaus serve` seeds the demo into an empty catalog: only in development mode (scripts/serve, a local
+        start), never in production, where demo accounts with published passwords would open the deployment."""
+        return self.demo_seed and self.development
 
     def serving(self, host: str | None, port: int | None) -> Settings:
         """These settings for `athaus serve --host/--port`: the bind overridden and, when unset, the public URL

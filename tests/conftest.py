@@ -202,9 +202,12 @@ def _free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, db: Database, **changes: Any) -> None:
+    def __init__(self, db: Database, *, public_at_bind: bool = False, **changes: Any) -> None:
+        """`public_at_bind`: the public URL is this server's own address, so the links it hands out open."""
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        if public_at_bind:
+            changes["public_url"] = self.base_url
         settings = Settings(**{"database_url": str(db.engine.url), "secret_key": "live-test-secret", **changes})
         config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, **uvicorn_options(settings))
         self.server = uvicorn.Server(config)

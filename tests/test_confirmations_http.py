@@ -311,7 +311,7 @@ def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Da
         match = session.scalar(select(Match.ref).join(SearchOrder).where(SearchOrder.user_id == seeker_id).limit(1))
         own = session.scalar(select(Listing.ref).where(Listing.office_id == OWNER.office_id).limit(1))
     seeker.ok("update_match", {"match_id": match, "state": "interessant"})
-    office.ok("save_valuation", {"listing_id": own, "value_low": 240000, "value_high": 265000})
+    office.ok("save_valuation", {"listing_id": own, "value_low": 240000, "value_high": 265000, "request_id": "confirmations-http-0001"})
     declared = {(spec.name.value, tool.name) for spec in (SEARCH_SERVER, BROKER_SERVER) for tool in spec.tools}
     assert declared - CALLED == set()
     assert TOKENS and len(SEEN) > 40

@@ -116,7 +116,7 @@ def search_cases(db: Database) -> list[tuple[str, dict[str, Any]]]:
     return [
         ("search_listings", {"query": "Balkon", "city": "Leipzig", "limit": 10}),
         ("search_listings", {"query": "Schlossgespenst Balkon", "city": "Leipzig", "max_price": 900}),
-        ("search_listings", {"city": "Freiburg", "query": "Balkon~ OR Loggia", "max_warm_rent": 1200, "limit": 3}),
+        ("search_listings", {"city": "Freiburg im Breisgau", "query": "Balkon~ OR Loggia", "max_warm_rent": 1200, "limit": 3}),
         ("search_listings", {"marketing_type": "rent", "near": {"place": "Leipzig", "radius_km": 5}, "sort": "price_desc", "limit": 3}),
         ("count_listings", {"city": "Leipzig"}),
         ("count_listings", {"query": "Schlossgespenst"}),
@@ -301,7 +301,7 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
         run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
         run(seeker, SEARCH.spec, "update_match", {"match_id": treffer[0]["match_id"], "state": "interessant"})
         run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "withdrawn", "reason": "Eigentümer verkauft privat"})
-        run(broker, BROKER.spec, "save_valuation", {"listing_id": ref, "value_low": 240000, "value_high": 265000})
+        run(broker, BROKER.spec, "save_valuation", {"listing_id": ref, "value_low": 240000, "value_high": 265000, "request_id": "german-text-0003"})
         run(
             broker,
             BROKER.spec,

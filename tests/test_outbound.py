@@ -173,7 +173,7 @@ def test_the_client_metadata_fetch_is_the_same_fetch() -> None:
 
 
 def test_hidden_private_forms_the_standard_library_calls_global_are_refused() -> None:
-    for address in ("::7f00:1", "::a9fe:a9fe", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808"):
+    for address in ("::7f00:1", "::a9fe:a9fe", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808", "::ffff:0:7f00:1", "::ffff:0:a00:1"):
         assert not address_is_global(address), address
     assert address_is_global("64:ff9b::808:808")  # the well-known NAT64 prefix with a public address is public
 

@@ -169,7 +169,7 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("save_listing", {"listing_id": published, "version": 1, "fields": {}}),
         ("update_listing_status", {"listing_id": published, "status": "published"}),
         ("update_listing_status", {"listing_id": draft, "status": "sold"}),
-        ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2}),
+        ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2, "request_id": "tool-names-0001"}),
         ("import_listings", {"xml": NOTHING_TO_IMPORT}),
         ("import_listings", {"from_feed": True}),
     ]

@@ -74,7 +74,9 @@ SETTING_MEANINGS: dict[str, str] = {
         "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
     ),
     "demo_seed": (
-        "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
+        "Legt beim Start von `athaus serve` im Entwicklungsmodus die Demodaten an, wenn der Katalog leer ist "
+        "(`scripts/serve` tut das). Ein Start im Betrieb (Entwicklungsmodus aus) legt nie Demodaten an, was auch hier "
+        "steht; dafür gibt es `athaus demo seed`. Das erste Büro legt `athaus office create` an."
     ),
     "demo_listings": "Wie viele Inserate die Demodaten haben.",
     "log_level": (
@@ -99,6 +101,15 @@ SETTING_MEANINGS: dict[str, str] = {
     "oauth_jwks_url": "JWKS des externen Autorisierungsservers, mit dessen Schlüsseln die Tokens geprüft werden.",
     "oauth_user_claim": (
         "Bei einem externen Aussteller: der Claim des Tokens, der die E-Mail-Adresse des Athaus-Kontos trägt."
+    ),
+    "otlp_endpoint": (
+        "OTLP/HTTP-Endpunkt für Traces (etwa `http://collector:4318`): jede HTTP-Anfrage, jeder Werkzeugaufruf und jede "
+        "Datenbankabfrage wird ein Span. Ohne Angabe gilt die Standardvariable `OTEL_EXPORTER_OTLP_ENDPOINT`; ohne beide "
+        "werden keine Spans exportiert."
+    ),
+    "metrics_token": (
+        "Token, mit dem der Betreiber `/metrics` (Prometheus) abruft: `Authorization: Bearer <Token>`. Ohne Angabe gibt "
+        "es `/metrics` nicht (HTTP 404); ein falsches oder fehlendes Token bekommt HTTP 401."
     ),
     "confirmation_ttl_hours": "Wie lange eine vorbereitete Tat (Entwurf) auf ihren Klick wartet, in Stunden; danach `CONFIRMATION_EXPIRED`.",
     "smtp_host": "SMTP-Server für die E-Mails, die eine gesendete Nachricht ankündigen. Ohne Angabe gehen keine E-Mails hinaus; der Verlauf bei Athaus ist immer sofort da.",

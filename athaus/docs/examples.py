@@ -155,6 +155,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
                 "value_low": 390000,
                 "value_high": 430000,
                 "method": "Vergleichswert aus estimate_value",
+                "request_id": "9f1c2e7a-bewertung-berger",
             },
             BROKER_LOGIN.email,
         ),

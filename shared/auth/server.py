@@ -329,10 +329,7 @@ class AuthorizationServer:
             def check_and_count() -> int | None:
                 now = utcnow()
                 with self.db.unit_of_work() as session:
-                    wait = throttle.retry_after(session, [(limit, address)], now)
-                    if wait is None:
-                        throttle.count(session, [(limit, address)], now)
-                    return wait
+                    return throttle.attempt(session, [(limit, address)], now)
 
             wait = await anyio.to_thread.run_sync(check_and_count)
             if wait is not None:

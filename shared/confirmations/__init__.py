@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from shared.confirmations.execute import Outcome, Via, allowed_without_click, execute, send_or_show, set_without_click
 from shared.confirmations.kinds import inquiry_payload, proposal_payload, reject_proposal, reply_payload
-from shared.confirmations.store import CardResult, card_result, own_action, prepare, status_of
+from shared.confirmations.store import CardResult, card_result, draft_once, own_action, prepare, status_of
 from shared.confirmations.views import PendingView, current_state, list_pending
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "allowed_without_click",
     "card_result",
     "current_state",
+    "draft_once",
     "execute",
     "inquiry_payload",
     "list_pending",

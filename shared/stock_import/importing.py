@@ -43,6 +43,7 @@ from shared.db.session import Database
 from shared.german import plural
 from shared.openimmo import Header, ParsedObject, TransferError, read_transfer
 from shared.stock_writes import change_status, save_listing
+from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
 BATCH = 200  # objects per transaction
 PROGRESS_EVERY_SECONDS = 0.5
@@ -113,6 +114,14 @@ def import_transfer(
     now: dt.datetime,
     progress: Progress | None = None,
 ) -> ImportListingsOutput:
+    with IMPORTS_RUNNING.track_inprogress():
+        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress)
+
+
+def _import(
+    db: Database, source: IO[bytes], source_kind: TransferSource, office_id: int, user_id: int | None, client_id: str | None,
+    max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None,
+) -> ImportListingsOutput:
     header, total = survey(source, max_bytes=max_bytes)
     run = _Run(header, total)
     last_report = time.monotonic()
@@ -125,6 +134,7 @@ def import_transfer(
                 run.add(_one(session, obj, run, office_id, user_id, client_id, publish, now))
                 done += 1
                 batch += 1
+                IMPORT_OBJECTS.inc()
                 if progress is not None and time.monotonic() - last_report >= PROGRESS_EVERY_SECONDS:
                     progress(done, total, f"{done} von {total} Objekten verarbeitet")
                     last_report = time.monotonic()

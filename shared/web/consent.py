@@ -24,8 +24,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from contract.rights import ServerName
-from shared.auth import throttle, tokens
-from shared.auth.access import check_credentials, SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
+from shared.auth import tokens
+from shared.auth.passwords import hashing
+from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights, sign_in
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.models import UsedAuthorizationRequest
 from shared.auth.server import PENDING_TTL_SECONDS, AuthorizationQuery, AuthorizationServer, PendingAuthorization, ShownError
@@ -42,6 +43,7 @@ from shared.web.pages import (
     refusal_page,
     secured,
     see_other,
+    too_many_attempts,
 )
 
 SESSION_COOKIE = "athaus_sitzung"
@@ -149,14 +151,12 @@ class SignInPages:
         entered = LoginForm.of(form)
         email = entered.email or ""
         address = request.client.host if request.client else "unknown"
-        checks = [(throttle.LOGIN_PER_ACCOUNT, email), (throttle.LOGIN_PER_ADDRESS, address)]
-        # Before the password hash: a throttled attempt costs a query, not a 32 MiB scrypt.
-        wait = await anyio.to_thread.run_sync(self._throttled, checks)
-        if wait is not None:
-            return _too_many_attempts(wait)
-        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, entered.password or "")
+        # Counted before the password hash (a 32 MiB scrypt), the hash work bounded per process.
+        outcome = await hashing(sign_in, self.server.db, email, entered.password or "", address)
+        if outcome.retry_after is not None:
+            return too_many_attempts(outcome.retry_after)
+        user_id = outcome.user_id
         if user_id is None:
-            await anyio.to_thread.run_sync(self._count_failure, checks)
             return self._with_csrf_cookie(page(email=email, failed=True), nonce)
         response = see_other(carrying(CONSENT_PATH, request_token))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
@@ -253,17 +253,6 @@ class SignInPages:
             return False
         return True
 
-    def _throttled(self, checks: list[tuple[throttle.Limit, str]]) -> int | None:
-        with self.server.db.read_only() as session:
-            return throttle.retry_after(session, checks, utcnow())
-
-    def _count_failure(self, checks: list[tuple[throttle.Limit, str]]) -> None:
-        with self.server.db.unit_of_work() as session:
-            throttle.count(session, checks, utcnow())
-
-    def _check_credentials(self, email: str, password: str) -> int | None:
-        return check_credentials(self.server.db, email, password)
-
     def _session_user(self, request: Request) -> int | None:
         payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))
         user_id = payload.get("user") if payload else None
@@ -322,19 +311,6 @@ async def _bounded_form(request: Request) -> FormData | None:
         if len(body) > FORM_MAX_BYTES:
             return None
     return FormData(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
-
-
-def _too_many_attempts(wait: int) -> Response:
-    """The same page whether or not an account exists for the address typed."""
-    minutes = max(1, -(-wait // 60))
-    response = error_page(
-        "Zu viele Anmeldeversuche",
-        f"Für diese E-Mail-Adresse oder von diesem Anschluss gab es zu viele fehlgeschlagene Anmeldungen. "
-        f"Bitte in {minutes} {'Minute' if minutes == 1 else 'Minuten'} erneut versuchen.",
-        status=429,
-    )
-    response.headers["Retry-After"] = str(wait)
-    return response
 
 
 def _csrf_refused() -> Response:

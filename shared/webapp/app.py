@@ -13,7 +13,7 @@ import datetime as dt
 import hmac
 import secrets
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
 from starlette.datastructures import FormData
@@ -24,14 +24,15 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from contract.errors import ToolFailure
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.signing import Signer
-from shared.auth.access import check_credentials, Account, account_of
+from shared.auth.access import Account, account_of, sign_in
+from shared.auth.passwords import hashing
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
 from shared.routing import Answer, FormModel, HeadRoute
 from shared.settings import Settings
-from shared.web.pages import secured, see_other
+from shared.web.pages import secured, see_other, too_many_attempts
 from shared.webapp.pages import (
     APP_PATH,
     DECIDE_PATH,
@@ -102,9 +103,11 @@ class WebApp:
         @router.get(LOGIN_PATH, summary="Anmeldeseite der Web-App")
         async def show_login(request: Request, user: Account | None = Depends(signed_in)) -> Response:
             nonce, csrf_token = self._csrf_pair(request)
+            onward = onward_path(request.query_params.get("weiter"))
             if user is not None:
-                return see_other(APP_PATH)
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request)), nonce)
+                return see_other(onward)
+            page = login_page(csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward)
+            return self._with_csrf_cookie(page, nonce)
 
         @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="In der Web-App anmelden")
         async def login(request: Request, form: FormData = Depends(checked_form)) -> Response:
@@ -124,6 +127,14 @@ class WebApp:
 
         return router
 
+    async def account(self, request: Request) -> Account | None:
+        """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
+        return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+
+    def login_for(self, path: str) -> Response:
+        """To the login, which continues to `path` afterwards."""
+        return see_other(f"{LOGIN_PATH}?{urlencode({'weiter': path})}")
+
     async def index(self, request: Request, user: Account | None) -> Response:
         if user is None:
             return see_other(LOGIN_PATH)
@@ -136,11 +147,17 @@ class WebApp:
     async def login(self, request: Request, form: LoginForm) -> Response:
         nonce, csrf_token = self._csrf_pair(request)
         email = form.email or ""
-        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, form.password or "")
+        address = request.client.host if request.client else "unknown"
+        # The same throttle as the sign-in pages, counted before the hash; the hash work bounded per process.
+        outcome = await hashing(sign_in, self.db, email, form.password or "", address)
+        if outcome.retry_after is not None:
+            return too_many_attempts(outcome.retry_after)
+        user_id = outcome.user_id
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400), nonce)
-        response = see_other(APP_PATH)
+            page = login_page(csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "")
+            return self._with_csrf_cookie(page, nonce)
+        response = see_other(onward_path(form.weiter))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
         return response
 
@@ -213,9 +230,6 @@ class WebApp:
             kept = set_without_click(session, office_id=user.office_id, user_id=user.user_id, kinds_allowed=chosen)
         return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
 
-    def _check_credentials(self, email: str, password: str) -> int | None:
-        return check_credentials(self.db, email, password)
-
     # ---- cookies, CSRF, notices ----------------------------------------------------------------------------
 
     def _session_user(self, request: Request) -> int | None:
@@ -257,6 +271,14 @@ class CsrfForm(FormModel):
 class LoginForm(CsrfForm):
     email: str | None = None
     password: str | None = None
+    weiter: str | None = None  # the web app page to open after the login
+
+
+def onward_path(path: str | None) -> str:
+    """Where a login continues: a page of the web app itself (never another site: no open redirect), else its start."""
+    if path and path.startswith(APP_PATH) and "//" not in path and "\\" not in path and all(c.isprintable() for c in path):
+        return path
+    return APP_PATH
 
 
 class DecisionForm(CsrfForm):

@@ -35,6 +35,7 @@ from shared.db.scoped import OfficeData
 from shared.paging.cursor import CursorCodec
 from shared.paging.keyset import keyset_page
 from shared.wording import FILTERS_NARROW, PRICE_ON_REQUEST
+from shared.german import decimal
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
 ALL_FILTERS: dict[str, Any] = {
@@ -74,7 +75,7 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
         warnings.append(
             ResultWarning(
                 code=WarningCode.DEFAULT_SCOPE_APPLIED,
-                message=f"Umkreis nicht angegeben: der Standard von {filters.near.radius_km:g} km wurde verwendet.",
+                message=f"Umkreis nicht angegeben: der Standard von {decimal(filters.near.radius_km)} km wurde verwendet.",
             )
         )
     if engine.warm_rent_filtered(filters) and filters.marketing_type is None:
@@ -95,15 +96,23 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
     return warnings
 
 
-def empty_hint(filters: CatalogFilters, centre: engine.Centre | None, word_counts: dict[str, int] | None = None) -> str:
+def empty_hint(
+    filters: CatalogFilters,
+    centre: engine.Centre | None,
+    word_counts: dict[str, int] | None = None,
+    unindexed: dict[str, list[str]] | None = None,
+) -> str:
     parts = []
+    for word, alike in (unindexed or {}).items():
+        spelt = f"; ähnlich geschrieben steht in Inseraten: {', '.join(alike)} (nicht gesucht)" if alike else ""
+        parts.append(f"{word!r} steht in keinem Inserat{spelt}.")
     if filters.query:
         parts.append(f"Volltext {filters.query!r} sucht ganze Wörter; ein Wortanfang mit * findet auch Zusammensetzungen.")
     if word_counts:
         counted = ", ".join(f"{word} {n}" for word, n in word_counts.items())
         parts.append(f"Jedes Wort allein (mit den übrigen Filtern) findet so viele Inserate: {counted}.")
     if centre is not None:
-        parts.append(f"Umkreis: {centre.radius_km:g} km um {centre.label}.")
+        parts.append(f"Umkreis: {decimal(centre.radius_km)} km um {centre.label}.")
     if not parts:
         parts.append(FILTERS_NARROW)
     return " ".join(parts)
@@ -227,10 +236,27 @@ class ListingScope:
             for clause in words[:MAX_COUNTED_WORDS]
         }
 
+    def unindexed_words(self, session: Session) -> dict[str, list[str]]:
+        """The plain searched words no listing contains (the first MAX_COUNTED_WORDS), each with the index terms
+        spelt nearly alike: a misspelt word gets a next step."""
+        found: dict[str, list[str]] = {}
+        for clause in self.parsed.searched[:MAX_COUNTED_WORDS]:
+            term = clause.terms[0]
+            if len(clause.terms) != 1 or term.prefix or clause.closed is not None:
+                continue
+            if not any(engine.is_indexed(session, spelling) for spelling in term.spellings):
+                found[clause.typed] = engine.alike_terms(session, term.text)
+        return found
+
     def next_steps(self, session: Session) -> tuple[str, list[Suggestion]]:
-        """The request-specific hint and the suggestions of an empty result (counting each word alone)."""
+        """The request-specific hint and the suggestions of an empty result (counting each word alone). Filters that
+        exclude each other are named, and each suggestion drops one of them (any other would find nothing again)."""
+        conflict = places.contradiction(self.filters, self.centre)
+        if conflict is not None:
+            return conflict.message, conflict.suggestions
         counts = self.word_counts(session)
-        return empty_hint(self.filters, self.centre, counts), suggestions_for(self.filters, counts)
+        unindexed = self.unindexed_words(session)
+        return empty_hint(self.filters, self.centre, counts, unindexed), suggestions_for(self.filters, counts, unindexed)
 
     def count_alternatives(self, session: Session) -> list[list[ColumnElement[bool]]]:
         """Condition sets whose matches together are this scope's matches: the full text spelled out into exact

@@ -89,8 +89,8 @@ def outbound_calls(db: Database, now: Any) -> list[tuple[str, str, dict[str, Any
     from tests.conftest import Caller, make_context
 
     context = make_context(db, now)
-    seeker = Caller(SEARCH, context, principal_of(db, SEEKER.email))
-    owner = Caller(BROKER, context, principal_of(db, OWNER.email))
+    seeker = Caller(SEARCH, context, principal_of(db, SEEKER.email), APPS_META)
+    owner = Caller(BROKER, context, principal_of(db, OWNER.email), APPS_META)
     calls: list[tuple[str, str, dict[str, Any], types.CallToolResult]] = []
 
     def call(caller: Caller, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:

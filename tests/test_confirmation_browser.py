@@ -37,6 +37,7 @@ from shared.auth.tokens import mint_access_token
 from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
+from tests.confirmation_helpers import APPS_META
 from tests.conftest import LiveServer, seeded_database
 from tests.test_docs_browser import Visit, browser  # noqa: F401  (the module's Chromium fixture)
 
@@ -89,7 +90,7 @@ class Seeker:
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         async def use(client: Client) -> Any:
-            return await client.call_tool(name, arguments)
+            return await client.call_tool(name, arguments, meta=APPS_META)  # a host that renders MCP Apps
 
         return wire(in_thread(self._session, use))
 
@@ -109,7 +110,7 @@ class Seeker:
             meta = (tools[name].meta or {}) if name in tools else {}
             if "app" not in meta.get("ui", {}).get("visibility", ["model", "app"]):
                 raise PermissionError(f"{name} ist für die Karte nicht freigegeben")
-            return await client.call_tool(name, arguments)
+            return await client.call_tool(name, arguments, meta=APPS_META)  # a host that renders MCP Apps
 
         result = wire(in_thread(self._session, use))
         self.clicks.append(result)

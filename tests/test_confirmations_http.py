@@ -28,6 +28,7 @@ from shared.db.models import InquiryMessage, Listing, Match, PendingAction, Sear
 from shared.db.session import Database
 from shared.settings import Settings
 from tests.confirmation_helpers import (
+    APPS_META,
     BROKER_SCOPES,
     OTHER_OWNER,
     OTHER_SEEKER,
@@ -80,8 +81,8 @@ class Session:
                 return await use(client)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        async def use(client: Client) -> types.CallToolResult:
-            return await client.call_tool(tool, arguments)
+        async def use(client: Client) -> types.CallToolResult:  # a host that renders the card (tests/test_click_boundary.py: the others)
+            return await client.call_tool(tool, arguments, meta=APPS_META)
 
         result = anyio.run(self._run, use)
         SEEN.append(result)
@@ -235,7 +236,7 @@ def test_a_raced_double_click_sends_once(e2e: tuple[LiveServer, Database]) -> No
     async def race() -> None:
         async def one() -> None:
             async def use(client: Client) -> types.CallToolResult:
-                return await client.call_tool("decide_confirmation", click(draft))
+                return await client.call_tool("decide_confirmation", click(draft), meta=APPS_META)
 
             results.append(await seeker._run(use))
 

@@ -37,7 +37,7 @@ from shared.auth.tokens import mint_access_token
 from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
-from tests.confirmation_helpers import APPS_META
+from tests.confirmation_helpers import APPS_EXTENSIONS
 from tests.conftest import LiveServer, seeded_database
 from tests.test_docs_browser import Visit, browser  # noqa: F401  (the module's Chromium fixture)
 
@@ -85,12 +85,12 @@ class Seeker:
 
     async def _session(self, use: Any) -> Any:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
-            async with Client(streamable_http_client(self.url, http_client=http), mode="2026-07-28") as client:
+            async with Client(streamable_http_client(self.url, http_client=http), mode="2026-07-28", extensions=APPS_EXTENSIONS) as client:  # renders MCP Apps
                 return await use(client)
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         async def use(client: Client) -> Any:
-            return await client.call_tool(name, arguments, meta=APPS_META)  # a host that renders MCP Apps
+            return await client.call_tool(name, arguments)
 
         return wire(in_thread(self._session, use))
 
@@ -110,7 +110,7 @@ class Seeker:
             meta = (tools[name].meta or {}) if name in tools else {}
             if "app" not in meta.get("ui", {}).get("visibility", ["model", "app"]):
                 raise PermissionError(f"{name} ist für die Karte nicht freigegeben")
-            return await client.call_tool(name, arguments, meta=APPS_META)  # a host that renders MCP Apps
+            return await client.call_tool(name, arguments)
 
         result = wire(in_thread(self._session, use))
         self.clicks.append(result)

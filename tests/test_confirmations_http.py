@@ -28,7 +28,7 @@ from shared.db.models import InquiryMessage, Listing, Match, PendingAction, Sear
 from shared.db.session import Database
 from shared.settings import Settings
 from tests.confirmation_helpers import (
-    APPS_META,
+    APPS_EXTENSIONS,
     BROKER_SCOPES,
     OTHER_OWNER,
     OTHER_SEEKER,
@@ -77,12 +77,13 @@ class Session:
 
     async def _run(self, use: Any, mode: str = "2026-07-28") -> Any:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
-            async with Client(streamable_http_client(self.url, http_client=http), mode=mode) as client:
+            # a host that renders the card: it declares the MCP Apps extension (tests/test_click_boundary.py: the others)
+            async with Client(streamable_http_client(self.url, http_client=http), mode=mode, extensions=APPS_EXTENSIONS) as client:
                 return await use(client)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        async def use(client: Client) -> types.CallToolResult:  # a host that renders the card (tests/test_click_boundary.py: the others)
-            return await client.call_tool(tool, arguments, meta=APPS_META)
+        async def use(client: Client) -> types.CallToolResult:
+            return await client.call_tool(tool, arguments)
 
         result = anyio.run(self._run, use)
         SEEN.append(result)
@@ -236,7 +237,7 @@ def test_a_raced_double_click_sends_once(e2e: tuple[LiveServer, Database]) -> No
     async def race() -> None:
         async def one() -> None:
             async def use(client: Client) -> types.CallToolResult:
-                return await client.call_tool("decide_confirmation", click(draft), meta=APPS_META)
+                return await client.call_tool("decide_confirmation", click(draft))
 
             results.append(await seeker._run(use))
 

@@ -166,7 +166,7 @@ def outcome_text(action: PendingAction, now: dt.datetime, *, replayed: bool = Fa
     if status is ConfirmationStatus.pending:
         return (
             f"Vorbereitet, noch nicht gesendet: wartet bis {german_time(action.expires_at)} auf den Klick eines Menschen "
-            "auf „Senden“ (Bestätigungsseite unter confirm_url, Web-App oder Karte). Ein erneuter Aufruf sendet nicht."
+            "auf „Senden“ (auf der Athaus-Bestätigungsseite, in der Web-App oder in der Karte). Ein erneuter Aufruf sendet nicht."
         )
     done = german_time(action.executed_at) if action.executed_at else "?"
     via = VIA_PHRASES.get(confirmed_via(action) or ConfirmedVia.no_click, "")

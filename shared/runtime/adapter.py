@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -36,13 +37,13 @@ from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
+from shared.runtime.hosts import client_capabilities, renders_apps
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
 from shared.telemetry.tracing import caller_fields, tracer
 
 log = logging.getLogger("athaus.calls")
 
-CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 WWW_AUTHENTICATE_META_KEY = "mcp/www_authenticate"
 
 # The contract changes only with a deployment; ten minutes bounds how long a client keeps an old list.
@@ -89,8 +90,7 @@ def missing_right(
 
 
 def _client_can_elicit(meta: Mapping[str, Any] | None) -> bool:
-    capabilities = (meta or {}).get(CLIENT_CAPABILITIES_META_KEY) or {}
-    return "elicitation" in capabilities
+    return "elicitation" in client_capabilities(meta)
 
 
 UNANSWERED = "Die Rückfrage wurde nicht beantwortet, daher ist nichts berechnet worden. {question}"
@@ -145,7 +145,9 @@ class ToolRunner:
             try:
                 result = missing_right(
                     spec, caller, self.context.settings.resource_metadata_url(server)
-                ) or await self._run(spec, params, meta, replace(self.context, caller=caller, progress=progress))
+                ) or await self._run(
+                    spec, params, meta, replace(self.context, caller=caller, progress=progress, app_host=renders_apps(meta))
+                )
                 if isinstance(result, types.CallToolResult) and result.is_error:
                     outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
                 elif isinstance(result, types.InputRequiredResult):
@@ -354,6 +356,9 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
             "resources/templates/list": LISTING_TTL,
             "resources/read": CATALOG_READ_TTL,
         },
+        # The SDK checks a call's Mcp-Param-* headers against the tool's input schema; without this lookup it runs the
+        # whole tools/list handler and serialises every tool on each call (a third of the event loop's time under load).
+        get_tool_input_schema={tool.name: tool.input_schema for tool in tools}.get,
         **handlers,
     )
     if server.apps:  # the card is an MCP App: both eras see the extension in the server's capabilities
@@ -408,15 +413,27 @@ def caller_of(ctx: Any) -> Principal | None:
 
 
 def _completion_source(definition: ServerDefinition, params: types.CompleteRequestParams) -> str | None:
-    ref = params.ref
+    """The completer of the argument `params` names, or None when it has none (nothing to complete). A prompt or template
+    the server does not offer, or an argument it does not have, is the caller's mistake: INVALID_PARAMS."""
+    ref, name = params.ref, params.argument.name
     if isinstance(ref, types.PromptReference):
-        for prompt in definition.spec.prompts:
-            if prompt.name == ref.name:
-                for argument in prompt.arguments:
-                    if argument.name == params.argument.name:
-                        return argument.completes_from
-        return None
-    for resource in definition.spec.resources:
-        if resource.uri_template == ref.uri:
-            return f"{resource.name}.{params.argument.name}"
-    return None
+        prompt = next((p for p in definition.spec.prompts if p.name == ref.name), None)
+        if prompt is None:
+            raise _unknown_reference(f"Einen Prompt {ref.name!r} gibt es hier nicht", [p.name for p in definition.spec.prompts])
+        argument = next((a for a in prompt.arguments if a.name == name), None)
+        if argument is None:
+            raise _unknown_reference(f"Der Prompt {prompt.name} hat kein Argument {name!r}", [a.name for a in prompt.arguments])
+        return argument.completes_from
+    resource = next((r for r in definition.spec.resources if r.uri_template == ref.uri), None)
+    if resource is None:
+        raise _unknown_reference("Diese Ressourcenvorlage gibt es hier nicht", [r.uri_template for r in definition.spec.resources])
+    variables = re.findall(r"{(\w+)}", resource.uri_template)
+    if name not in variables:
+        raise _unknown_reference(f"Die Vorlage {resource.uri_template} hat keine Variable {name!r}", variables)
+    source = f"{resource.name}.{name}"
+    return source if source in definition.completers else None
+
+
+def _unknown_reference(what: str, known: list[str]) -> MCPError:
+    offered = ", ".join(known) if known else "keine"
+    return rpc_error(Failure(ErrorCode.INVALID_ARGUMENT, f"{what}; bitte eine der angebotenen nehmen: {offered}."))

@@ -64,6 +64,27 @@ def request_hash(request: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def audit_row(
+    *,
+    now: dt.datetime,
+    user_id: int | None,
+    client_id: str | None,
+    office_id: int | None,
+    action: str,
+    subject_ref: str,
+    subject_version: int | None = None,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The columns of one audit row (see `audit`), for a caller that inserts many at once."""
+    return {
+        "at": now, "user_id": user_id, "client_id": client_id, "office_id": office_id, "action": action,
+        "subject_ref": subject_ref, "subject_version": subject_version,
+        "before": json_safe(before) if before is not None else None,
+        "after": json_safe(after) if after is not None else None,
+    }
+
+
 def audit(
     session: Session,
     *,
@@ -77,17 +98,8 @@ def audit(
     before: dict[str, Any] | None,
     after: dict[str, Any] | None,
 ) -> AuditEntry:
-    entry = AuditEntry(
-        at=now,
-        user_id=user_id,
-        client_id=client_id,
-        office_id=office_id,
-        action=action,
-        subject_ref=subject_ref,
-        subject_version=subject_version,
-        before=json_safe(before) if before is not None else None,
-        after=json_safe(after) if after is not None else None,
-    )
+    entry = AuditEntry(**audit_row(now=now, user_id=user_id, client_id=client_id, office_id=office_id, action=action,
+                                   subject_ref=subject_ref, subject_version=subject_version, before=before, after=after))
     session.add(entry)
     return entry
 

@@ -215,7 +215,7 @@ def test_two_spellings_of_one_element_refuse_that_object_only(db: Database) -> N
     ("xml", "code"),
     [
         ('<!DOCTYPE openimmo [<!ENTITY a "a">]><openimmo><uebertragung umfang="VOLL"/></openimmo>', "INVALID_ARGUMENT"),
-        ("<openimmo><anbieter/></openimmo>", "UPSTREAM_SCHEMA"),
+        ("<immobilien><immobilie/></immobilien>", "UPSTREAM_SCHEMA"),
         ('<openimmo><uebertragung umfang="VOLL"/><anbieter>', "INVALID_ARGUMENT"),
     ],
 )
@@ -344,7 +344,7 @@ def test_console_command_imports_a_file(db: Database, tmp_path: Path, monkeypatc
         "2 Objekte gelesen (Teilübertragung (TEIL)): 2 angelegt. 6 Werte waren keine Zahl und wurden nicht gespeichert."
     )
     assert stock(db) == {"K-1": ("draft", 1250000.0, 85.5), "K-2": ("draft", None, None)}
-    path.write_text("<openimmo/>", encoding="utf-8")
+    path.write_text("<immobilien/>", encoding="utf-8")
     assert main(["import", "openimmo", str(path), "--office", str(OFFICE)]) == 1
 
 

@@ -168,10 +168,18 @@ def test_delete_needs_only_the_key() -> None:
     assert (obj.key, obj.action, obj.refusal, obj.fields) == ("W-1", "delete", None, {})
 
 
-def test_transfer_without_header_is_refused() -> None:
-    with pytest.raises(TransferError) as caught:
-        read("<openimmo><anbieter></anbieter></openimmo>")
-    assert caught.value.kind == "schema"
+NO_HEADER = (
+    "Die Übertragung hat kein Element ‹uebertragung› (so kommen Exporte von Portalen); sie wird als Teilübertragung "
+    "(TEIL) gelesen, es wird also nichts zurückgezogen, außer Objekten mit aktion DELETE."
+)
+
+
+@pytest.mark.parametrize("objects", [0, 2])
+def test_transfer_without_header_reads_as_partial_and_says_so(objects: int) -> None:
+    one = minimal().split("<anbieter>")[1].split("</anbieter>")[0]
+    header, parsed = read("<openimmo><anbieter>" + one * objects + "</anbieter></openimmo>")
+    assert header == Header(scope="partial", version=None, sender=None, warnings=[NO_HEADER], assumed=True)
+    assert [o.key for o in parsed] == ["X-1"] * objects
 
 
 def test_other_root_is_refused() -> None:

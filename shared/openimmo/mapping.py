@@ -83,8 +83,33 @@ _PERCENT = re.compile(r"^\s*(\d{1,2}(?:[,.]\d{1,2})?)\s*%")
 _GERMAN_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
 
 
+class _Indexed(dict):  # type: ignore[type-arg]
+    """An object read with its path index: `find("geo/plz")` is one dict lookup (the first in document order, as
+    `Element.find` returns it); iterfind walks the element."""
+
+    __slots__ = ("element",)
+    find = dict.get
+
+    def __init__(self, element: ET.Element, paths: dict[str, ET.Element]) -> None:
+        super().__init__(paths or _paths_of(element))
+        self.element = element
+
+    def iterfind(self, path: str) -> Any:
+        return self.element.iterfind(path)
+
+
+def _paths_of(element: ET.Element) -> dict[str, ET.Element]:
+    paths: dict[str, ET.Element] = {}
+    todo = [(child, child.tag) for child in element]
+    while todo:
+        node, path = todo.pop(0)
+        paths.setdefault(path, node)
+        todo[0:0] = [(child, f"{path}/{child.tag}") for child in node]
+    return paths
+
+
 def map_object(raw: RawObject) -> ParsedObject:
-    element = raw.element
+    element: Any = _Indexed(raw.element, raw.paths)
     key = _text(element, "verwaltung_techn/objektnr_extern")
     action = _action(element)
     result = ParsedObject(position=raw.position, key=key, action=action, provider=raw.provider)

@@ -46,8 +46,13 @@ def temporary_ref() -> str:
     return "tmp-" + uuid.uuid4().hex[:16]
 
 
+_PLAIN = (str, int, float, bool)
+
+
 def json_safe(value: Any) -> Any:
     """A value as JSON keeps it: dates as ISO text, enums as their value, tuples as lists."""
+    if value is None or type(value) in _PLAIN:
+        return value
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     if isinstance(value, dict):
@@ -108,7 +113,7 @@ def changed_keys(before: dict[str, Any] | None, after: dict[str, Any] | None) ->
     """The keys whose values differ, in the order of `after` (then `before`)."""
     before, after = before or {}, after or {}
     keys = list(dict.fromkeys([*after, *before]))
-    return [k for k in keys if json_safe(before.get(k)) != json_safe(after.get(k))]
+    return [k for k in keys if before.get(k) != after.get(k) and json_safe(before.get(k)) != json_safe(after.get(k))]
 
 
 def replayed(session: Session, *, user_id: int, operation: str, key: str | None, request: dict[str, Any]) -> dict[str, Any] | None:

@@ -170,6 +170,7 @@ class _Chunk:
         self.publish, self.now, self.clock, self.preview = publish, now, clock, preview
         self.slots: list[ObjectResult | None] = []
         self.pending: list[tuple[int, ParsedObject, NewListing]] = []
+        self.pending_keys: set[tuple[str, str]] = set()
         self.existing: dict[tuple[str, str], Listing] = {}
         self.wrote = False
 
@@ -207,7 +208,7 @@ class _Chunk:
         )
 
     def _listing(self, feed: str, key: str) -> Listing | None:
-        if any(p.feed == feed and p.external_id == key for _, _, p in self.pending):
+        if (feed, key) in self.pending_keys:
             self._create()  # the same object twice in one chunk: the second changes what the first created
         return self.existing.get((feed, key))
 
@@ -227,6 +228,7 @@ class _Chunk:
         fields["features"] = obj.features
         if listing is None:
             self.pending.append((len(self.slots), obj, NewListing(fields, feed, obj.key)))
+            self.pending_keys.add((feed, obj.key))
             return None
         try:
             plan = plan_change(self.session, listing, fields)
@@ -259,6 +261,7 @@ class _Chunk:
 
     def _create(self) -> None:
         pending, self.pending = self.pending, []
+        self.pending_keys = set()
         if not pending:
             return
         if self.preview:

@@ -362,7 +362,7 @@ def _output(run: _Run, source_kind: TransferSource, withdrawn: list[str], warnin
     if preview:
         summary = "Vorschau, nichts wurde geändert. " + summary
     if withdrawn:
-        verb = "würden zurückgezogen" if preview else "zurückgezogen"
+        verb = ("würde" if len(withdrawn) == 1 else "würden") + " zurückgezogen" if preview else "zurückgezogen"
         summary += f" Davon {len(withdrawn)} {verb}, weil die vollständige Übertragung sie nicht mehr enthielt."
     not_numbers = sum(e.count for e in excluded)
     if not_numbers:

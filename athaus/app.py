@@ -1,4 +1,4 @@
-"""The ASGI application: both MCP endpoints (stateless Streamable HTTP) as OAuth resource servers, the built-in
+"""The ASGI application, a FastAPI app: both MCP endpoints (stateless Streamable HTTP) as OAuth resource servers, the built-in
 authorization server with its sign-in pages (unless an external one is configured), the web app of pending
 confirmations at /app/, /healthz and the docs site at /docs/ in one process."""
 
@@ -6,41 +6,44 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import importlib.metadata
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import anyio
 import anyio.to_thread
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from fastapi import APIRouter, FastAPI
+from pydantic import BaseModel, Field
 from sqlalchemy import text
-from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
-from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
+from athaus.record_pages import record_router
 from athaus.servers import DEFINITIONS
 from athaus.transport import ProgressAwareTransport
 from shared.auth.challenge import RightsMap
-from shared.auth.cors import Cors, OriginPolicy
+from contract.rights import ServerName
+from shared.auth.cors import Cors, CrossOrigin, OriginPolicy
 from shared.auth.external import JwksKeys, JwtTokenResolver
-from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_route
-from shared.auth.server import AuthorizationServer
+from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_router
+from shared.auth.server import CROSS_ORIGIN, AuthorizationServer
 from shared.db.session import Database
 from shared.logging import configure
 from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
 from shared.outbox.worker import SmtpMailer, deliver_due
+from shared.identity import announce, version
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
-from shared.runtime.edge import RETRY_AFTER_SECONDS, Edge
+from shared.runtime.edge import RETRY_AFTER_SECONDS, AcceptedHosts, Edge, HostCheck
 from shared.runtime.failures import in_worker
+from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
 from shared.web.consent import SignInPages
@@ -48,13 +51,6 @@ from shared.webapp.app import WebApp
 
 log = logging.getLogger("athaus.app")
 HEALTH_DEADLINE_SECONDS = 3.0
-
-
-def version() -> str:
-    try:
-        return importlib.metadata.version("athaus-mcp")
-    except importlib.metadata.PackageNotFoundError:
-        return "0.0.0"
 
 
 def tool_context(settings: Settings, db: Database) -> ToolContext:
@@ -99,7 +95,7 @@ def _on_listing_event(payload: dict[str, object]) -> None:
 SERVE_ONLY_ENV = "ATHAUS_SERVE_ONLY"  # set by `athaus serve makler|suche` for its worker processes
 
 
-def app_from_environment() -> Starlette:
+def app_from_environment() -> FastAPI:
     """The app of one worker process of `athaus serve --workers N` (uvicorn factory): settings from the environment,
     its own connection pool; every secret (cursor key, sign-in key) comes from the database, so all workers and all
     instances on one database answer alike."""
@@ -115,16 +111,23 @@ def app_from_environment() -> Starlette:
 WORKERS_ENV = "ATHAUS_SERVE_WORKERS"
 
 
-def create_app(settings: Settings, db: Database, only: str | None = None) -> Starlette:
+def create_app(settings: Settings, db: Database, only: str | None = None) -> FastAPI:
+    """One FastAPI app: the HTTP routes of the rooms (OAuth, sign-in pages, web app, health) with their OpenAPI
+    document, the MCP endpoints and the docs site mounted on it."""
+    announce(settings.public_url)  # outbound requests name this deployment (shared/identity.py)
     context = tool_context(settings, db)
+    hosts = AcceptedHosts(settings.public_url, settings.allowed_hosts)
     security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=settings.allowed_hosts, allowed_origins=settings.allowed_origins
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts.for_the_sdk(), allowed_origins=settings.allowed_origins
     )
     resolver = token_resolver(settings, db)
     origins = OriginPolicy(settings.allowed_origins)
     managers: list[StreamableHTTPSessionManager] = []
-    routes: list[BaseRoute] = []
+    mcp_endpoints: dict[str, Cors] = {}
+    routers: list[APIRouter] = []
+    cross_origin: dict[str, tuple[str, ...]] = {}
     served: list[str] = []
+    names: list[ServerName] = []
     for name, definition in DEFINITIONS.items():
         if only and name.value != only:
             continue
@@ -145,46 +148,34 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             rights=RightsMap(definition.spec),
         )
         served.append(definition.spec.path)
+        names.append(name)
         # Stateless JSON responses: POST only. A GET (an event stream that would only ping) is 405 with Allow: POST.
-        routes.append(Route(served[-1], endpoint=Cors(endpoint, origins, ["POST"])))
-        routes.append(protected_resource_route(settings, name))
+        mcp_endpoints[served[-1]] = Cors(endpoint, origins, ["POST"])
+    resource_metadata, resource_paths = protected_resource_router(settings, names)
+    routers.append(resource_metadata)
+    cross_origin.update(resource_paths)
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)
         authorization_server = AuthorizationServer(settings, db, secret)
-        routes += [*authorization_server.routes(), *SignInPages(authorization_server, secret).routes()]
-
-    def database_answers() -> None:
-        with db.read_only() as session:
-            session.execute(text("SELECT 1"))
-
-    async def healthz(request: Request) -> JSONResponse:
-        # In a worker thread under its own short deadline: a hung database never holds the event loop.
-        try:
-            await in_worker(HEALTH_DEADLINE_SECONDS, database_answers)
-        except Exception as error:
-            log.warning('{"event": "health_check_failed", "error": "%s"}', type(error).__name__)
-            return JSONResponse(
-                {"status": "unavailable", "database": "unreachable"}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
-            )
-        return JSONResponse({"status": "ok", "version": version(), "servers": served})
-
-    async def docs_root(request: Request) -> RedirectResponse:
-        return RedirectResponse("/docs/", status_code=308)
-
+        routers += [authorization_server.router(), SignInPages(authorization_server, secret).router()]
+        cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
-    routes += WebApp(settings, db, auth_secret(settings, db), now=context.now).routes()
-    routes.append(Route("/healthz", endpoint=healthz))
+    webapp = WebApp(settings, db, auth_secret(settings, db), now=context.now)
+    routers.append(webapp.router())
+    # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
+    routers.append(record_router(context, webapp))
+    routers.append(health_router(db, served))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
-    if (SITE_DIR / "index.html").is_file():
-        routes.append(Route("/docs", endpoint=docs_root))
-        routes.append(Mount("/docs", app=StaticFiles(directory=SITE_DIR, html=True), name="docs"))
+    docs_site = (SITE_DIR / "index.html").is_file()
+    if docs_site:
+        routers.append(docs_router())
     else:
         log.warning('{"event": "docs_site_missing", "path": "%s"}', SITE_DIR)
 
     mailer = SmtpMailer.from_settings(settings) if settings.outbox_worker else None
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
@@ -199,5 +190,82 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Sta
             yield
             tasks.cancel_scope.cancel()
 
-    edge = Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds)
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[edge])
+    app = FastAPI(
+        title="Athaus",
+        version=version(),
+        description=OPENAPI_DESCRIPTION,
+        lifespan=lifespan,
+        middleware=[
+            Middleware(HostCheck, hosts=hosts, bind_port=settings.port),
+            Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds),
+            Middleware(CrossOrigin, policy=origins, paths=cross_origin),
+        ],
+        exception_handlers=EXCEPTION_HANDLERS,
+        openapi_url=OPENAPI_PATH if settings.serves_openapi else None,
+        docs_url=None,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+    )
+    for router in routers:
+        app.include_router(router)
+    app.state.allowed_methods = allowed_methods(routers)
+    # The MCP endpoints: ASGI apps of their own at their exact paths, outside the OpenAPI document.
+    for path, mcp_endpoint in mcp_endpoints.items():
+        app.add_route(path, mcp_endpoint, include_in_schema=False)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = openapi_document(app.title, app.version, app.description, app.routes)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    if docs_site:
+        app.mount("/docs", StaticFiles(directory=SITE_DIR, html=True), name="docs")
+    return app
+
+
+OPENAPI_PATH = "/openapi.json"
+OPENAPI_DESCRIPTION = (
+    "Die HTTP-Endpunkte von Athaus: OAuth-Autorisierungsserver, Anmeldeseiten, Web-App und Zustand. "
+    "Die beiden MCP-Server (/makler/mcp, /suche/mcp) sprechen MCP und stehen nicht in diesem Dokument; "
+    "ihre Werkzeuge beschreibt die Dokumentation unter /docs/."
+)
+
+
+class Health(BaseModel):
+    status: str = Field(description="ok, or unavailable (503) when the database does not answer")
+    version: str | None = None
+    servers: list[str] = []
+    database: str | None = None
+
+
+def health_router(db: Database, served: list[str]) -> APIRouter:
+    router = APIRouter(route_class=HeadRoute, tags=["Betrieb"])
+
+    def database_answers() -> None:
+        with db.read_only() as session:
+            session.execute(text("SELECT 1"))
+
+    @router.get("/healthz", response_model=Health, response_model_exclude_none=True, summary="Lebt der Dienst?")
+    async def healthz() -> JSONResponse:
+        # In a worker thread under its own short deadline: a hung database never holds the event loop.
+        try:
+            await in_worker(HEALTH_DEADLINE_SECONDS, database_answers)
+        except Exception as error:
+            log.warning('{"event": "health_check_failed", "error": "%s"}', type(error).__name__)
+            return JSONResponse(
+                {"status": "unavailable", "database": "unreachable"}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+            )
+        return JSONResponse({"status": "ok", "version": version(), "servers": served})
+
+    return router
+
+
+def docs_router() -> APIRouter:
+    router = APIRouter(route_class=HeadRoute)
+
+    @router.get("/docs", include_in_schema=False)
+    async def docs_root() -> RedirectResponse:
+        return RedirectResponse("/docs/", status_code=308)
+
+    return router

@@ -1,4 +1,4 @@
-"""The `athaus` command: serve, db upgrade, demo seed, docs build|check, outbox run, token."""
+"""The `athaus` command: serve, db upgrade, demo seed, office create, docs build|check, outbox run, import, token."""
 
 from __future__ import annotations
 
@@ -27,18 +27,35 @@ def _database(settings: Settings) -> Database:
     return Database.from_url(settings.database_url)
 
 
+FIRST_OFFICE_HINT = (
+    "Noch kein Maklerbüro angelegt. Das erste Büro und seine Inhaberin legt an: "
+    'athaus office create --name "Name des Büros" --city Ort --owner-email inhaberin@example.de '
+    "(die Einladung geht per E-Mail hinaus und steht in der Ausgabe). Suchende legen ihr Konto bei der ersten Anmeldung selbst an."
+)
+
+
 def prepare(settings: Settings, db: Database) -> None:
-    """Bring the schema to head and, on the embedded default, seed the demo catalog once."""
+    """Bring the schema to head; in development mode seed the demo catalog once into an empty catalog. A production
+    start never seeds (its demo accounts have published passwords); on an empty database it says how the first office
+    is created."""
+    from shared.db.models import Office
+
     upgrade(db.engine)
-    if not settings.demo_seed:
-        return
     with db.read_only() as session:
         empty = not session.scalar(select(func.count()).select_from(Listing))
-    if empty:
+        offices = session.scalar(select(func.count()).select_from(Office))
+    if empty and settings.seeds_demo:
         from shared.demo import seed_demo
 
         summary = seed_demo(db.engine, listings=settings.demo_listings)
         log.info('{"event": "demo_seeded", "listings": %d}', summary.listings)
+        return
+    if not settings.development and "demo_seed" in settings.model_fields_set and settings.demo_seed:
+        log.warning('{"event": "demo_seed_ignored", "reason": "development mode is off"}')
+        print("Hinweis: ATHAUS_DEMO_SEED gilt nur im Entwicklungsmodus; Demodaten legt im Betrieb nur `athaus demo seed` an.", file=sys.stderr)
+    if not offices:
+        log.warning('{"event": "no_office", "next_step": "athaus office create"}')
+        print(FIRST_OFFICE_HINT, file=sys.stderr)
 
 
 def default_workers(settings: Settings) -> int:
@@ -52,7 +69,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
-    from athaus.nodelay import NoDelayHTTPProtocol
+    from athaus.connections import uvicorn_options
 
     settings = settings.serving(args.host, args.port)
     announce(settings)
@@ -62,7 +79,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     workers = args.workers or default_workers(settings)
     if workers == 1:
         app = create_app(settings, db, only=args.server)
-        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, http=NoDelayHTTPProtocol)
+        uvicorn.run(app, host=host, port=port, **uvicorn_options(settings))
         return 0
     db.engine.dispose()  # each worker opens its own pool
     # the workers read their settings from the environment: the bind goes with them, so an unset public URL
@@ -70,8 +87,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     log.info('{"event": "serve", "workers": %d}', workers)
     uvicorn.run(
-        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, log_config=None,
-        access_log=False, http=NoDelayHTTPProtocol,
+        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
     )
     return 0
 
@@ -214,6 +230,31 @@ def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
         time.sleep(settings.outbox_poll_seconds)
 
 
+def cmd_office(args: argparse.Namespace, settings: Settings) -> int:
+    """An operator creates an office and invites its owner; the link goes out by e-mail and is printed."""
+    import datetime as dt
+
+    from contract.errors import ToolFailure
+    from shared.accounts.offices import create_office
+
+    db = _database(settings)
+    upgrade(db.engine)
+    try:
+        with db.unit_of_work() as session:
+            office_id, link = create_office(
+                session, name=args.name, city=args.city, owner_email=args.owner_email, public_url=settings.public_url,
+                now=dt.datetime.now(dt.UTC),
+            )
+    except ToolFailure as refused:
+        print(f"Nicht angelegt: {refused.message}", file=sys.stderr)
+        return 1
+    mail = "sie geht per E-Mail hinaus" if settings.smtp_host else "kein SMTP-Server eingestellt (ATHAUS_SMTP_HOST), bitte selbst weitergeben"
+    print(f"Büro {args.name.strip()} angelegt (Nummer {office_id}).")
+    print(f"Einladung an {args.owner_email.strip().lower()} als Inhaber/in, 7 Tage gültig; {mail}:")
+    print(link)
+    return 0
+
+
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     import datetime as dt
 
@@ -273,6 +314,13 @@ def parser() -> argparse.ArgumentParser:
     outbox.add_argument("--once", action="store_true", help="Eine Runde, dann beenden")
     outbox.set_defaults(run=cmd_outbox)
 
+
+    office = commands.add_parser("office", help="Maklerbüros: ein Büro anlegen und seine Inhaberin oder seinen Inhaber einladen")
+    office.add_argument("action", choices=["create"])
+    office.add_argument("--name", required=True, help="Name des Büros")
+    office.add_argument("--city", required=True, help="Ort des Büros")
+    office.add_argument("--owner-email", required=True, help="E-Mail-Adresse der Inhaberin oder des Inhabers (bekommt die Einladung)")
+    office.set_defaults(run=cmd_office)
 
     imports = commands.add_parser("import", help="OpenImmo-Übertragung in den Bestand eines Büros importieren")
     imports.add_argument("format", choices=["openimmo"])

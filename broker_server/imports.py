@@ -41,7 +41,10 @@ def import_listings(args: ImportListingsInput, ctx: ToolContext) -> ImportListin
                 "Für dein Büro ist keine OpenImmo-Feed-Adresse eingestellt: bitte die Übertragung als xml übergeben "
                 "oder die Feed-Adresse in den Büro-Einstellungen eintragen lassen.",
             )
-        source, kind = fetch_feed(url, max_bytes=limit, timeout=ctx.settings.openimmo_fetch_timeout_seconds), TransferSource.feed
+        source = fetch_feed(
+            url, max_bytes=limit, timeout=ctx.settings.openimmo_fetch_timeout_seconds, allow_http=ctx.settings.development
+        )
+        kind = TransferSource.feed
     with source:
         return import_transfer(
             ctx.db, source, source_kind=kind, office_id=office.office_id, user_id=ctx.caller.user_id,

@@ -223,7 +223,7 @@ def _searched_words(query: str) -> ParsedQuery:
     return parsed
 
 
-def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[InquirySummary]:
+def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext, tool: str = "search_inquiries") -> Page[InquirySummary]:
     office = ctx.office()
     words_ = _searched_words(args.query) if args.query else None
     statuses = [s.value for s in args.status or list(InquiryStatus)]
@@ -253,7 +253,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext) -> Page[Inqui
         shown = [item.inquiry_id for item in items if isinstance(item.seeker_name, str)]
         scope = office_scope(session, office)
         fresh = freshness(session, [office.inquiries().with_only_columns(func.max(Inquiry.last_message_at))], page, "anfragen")
-    audit_personal_data(ctx.db, ctx.caller, "search_inquiries", shown)
+    audit_personal_data(ctx.db, ctx.caller, tool, shown)
     ignored = words_.ignored_warning() if words_ else None
     empty = page.total == 0
     direction = "desc" if descending else "asc"

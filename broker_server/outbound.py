@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from contract.broker_outbound import DecideProposalInput, DraftReplyInput
 from contract.confirmations import DecideConfirmationInput, OutboundResult, SendInput
@@ -32,12 +33,17 @@ def _ttl(ctx: ToolContext) -> dt.timedelta:
 
 def draft_reply(args: DraftReplyInput, ctx: ToolContext) -> WithMeta:
     office, user_id, now = ctx.office(), _user(ctx), ctx.now()
-    with ctx.db.unit_of_work() as session:
+
+    def make(session: Session) -> PendingAction:
         payload = confirmations.reply_payload(session, office_id=office.office_id, author_id=user_id, inquiry_ref=args.inquiry_id, text=args.text)
-        action = confirmations.prepare(
+        return confirmations.prepare(
             session, payload=payload, user_id=user_id, office_id=office.office_id, subject_ref=args.inquiry_id, now=now, ttl=_ttl(ctx), revise=args.confirmation_id
         )
-        return confirmations.card_result(session, action, now, ctx.settings.public_url)
+
+    return confirmations.draft_once(
+        ctx.db, user_id=user_id, operation="draft_reply", key=args.request_id, request=args.model_dump(mode="json", exclude={"request_id"}),
+        now=now, app_url=ctx.settings.public_url, make=make,
+    )
 
 
 def send_reply(args: SendInput, ctx: ToolContext) -> WithMeta:
@@ -98,9 +104,16 @@ def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> With
         return WithMeta(outcome.result, {})
 
 
+def get_confirmation(args: SendInput, ctx: ToolContext) -> WithMeta:
+    user_id, now = _user(ctx), ctx.now()
+    with ctx.db.unit_of_work() as session:
+        return confirmations.current_state(session, args.confirmation_id, user_id=user_id, kinds=KINDS, now=now, app_url=ctx.settings.public_url)
+
+
 HANDLERS: dict[str, Handler] = {
     "draft_reply": draft_reply,
     "send_reply": send_reply,
     "decide_proposal": decide_proposal,
     "decide_confirmation": decide_confirmation,
+    "get_confirmation": get_confirmation,
 }

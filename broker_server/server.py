@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from broker_server import checks, estimate, imports, inquiries, outbound, proposals, report, stock, valuations, writes
+from broker_server import checks, connector, estimate, imports, inquiries, outbound, proposals, report, stock, valuations, writes
 from contract import broker as contract
 from contract.broker_inquiries import GetInquiryInput
 from contract.broker_stock import GetStockListingInput
@@ -71,6 +71,7 @@ def answer_open_inquiries(arguments: Mapping[str, str], ctx: ToolContext) -> str
 DEFINITION = ServerDefinition(
     spec=contract.SERVER,
     handlers=bind(
+        connector.HANDLERS,
         report.HANDLERS,
         stock.HANDLERS,
         checks.HANDLERS,

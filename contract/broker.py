@@ -10,6 +10,7 @@ from contract import (
     broker_report,
     broker_stock,
     broker_writes,
+    connectors,
 )
 from contract.envelope import HOW_TO_READ
 from contract.confirmations import CARD
@@ -70,6 +71,7 @@ SERVER = declare_server(
         *broker_estimate.TOOLS,
         *broker_inquiries.TOOLS,
         *broker_outbound.TOOLS,
+        *connectors.BROKER_TOOLS,
     ],
     resources=(STOCK_LISTING_RESOURCE, OFFICE_INQUIRY_RESOURCE),
     prompts=(START_DAY_PROMPT, ANSWER_INQUIRIES_PROMPT),

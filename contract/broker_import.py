@@ -118,5 +118,8 @@ TOOLS: list[ToolSpec] = [
         effect=Effect.save,
         right=BROKER_WRITE,
         open_world=True,
+        destructive=True,
+        idempotent=True,
+        hints_because="VOLL und DELETE ziehen Objekte zurück; dieselbe Übertragung zweimal ändert beim zweiten Mal nichts.",
     ),
 ]

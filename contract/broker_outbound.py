@@ -15,11 +15,13 @@ from contract.confirmations import (
     OutboundResult,
     SendInput,
     decide_confirmation_tool,
+    get_confirmation_tool,
+    not_blank,
 )
 from contract.envelope import ContractModel
-from contract.fields import InquiryId, lenient, normalise_ref
+from contract.fields import InquiryId, lenient, normalise_ref, request_id_field
 from contract.labels import Label
-from contract.rights import BROKER_SEND, BROKER_WRITE
+from contract.rights import BROKER_READ, BROKER_SEND, BROKER_WRITE
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ProposalDecision
 
@@ -32,8 +34,10 @@ class DraftReplyInput(ContractModel):
     confirmation_id: Annotated[ConfirmationId | None, Label("Bestätigung")] = Field(
         default=None, description="Einen wartenden Entwurf ändern statt einen neuen anzulegen."
     )
+    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = request_id_field()
 
     _normalise = field_validator("inquiry_id", "confirmation_id", mode="before")(normalise_ref)
+    _not_blank = field_validator("text")(not_blank)
 
 
 class DecideProposalInput(ContractModel):
@@ -84,4 +88,5 @@ TOOLS: list[ToolSpec] = [
         extra_meta=CARD_TOOL_META,
     ),
     decide_confirmation_tool(BROKER_SEND),
+    get_confirmation_tool(BROKER_READ),
 ]

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from contract.broker_inquiries import ValuationSummary
 from contract.catalog import ListingId
 from contract.envelope import ContractModel
-from contract.fields import lenient, normalise_ref
+from contract.fields import lenient, normalise_ref, request_id_field
 from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import BROKER_WRITE
 from contract.tool import Effect, ToolSpec
@@ -29,12 +29,7 @@ from contract.vocabulary import (
     WriteResult,
 )
 
-REQUEST_ID = Field(
-    default=None,
-    min_length=8,
-    max_length=200,
-    description="Wiederholung: derselbe (nichts doppelt), neue Änderung: ein neuer.",
-)
+REQUEST_ID = request_id_field()
 Text = Annotated[str, Field(min_length=1)]
 
 
@@ -165,7 +160,7 @@ class SaveValuationInput(ContractModel):
     method: Annotated[str | None, Label("Methode")] = Field(default=None, max_length=300)
     comparables: Annotated[list[ListingId] | None, Label("Vergleichsobjekte")] = Field(default=None, description="Inseratsnummern.")
     note: Annotated[str | None, Label("Notiz")] = Field(default=None, max_length=2000)
-    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = REQUEST_ID
+    request_id: Annotated[str, Label("Anfrageschlüssel")] = request_id_field(required=True)
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -200,6 +195,8 @@ TOOLS: list[ToolSpec] = [
         output_model=SaveListingOutput,
         effect=Effect.save,
         right=BROKER_WRITE,
+        destructive=True,
+        hints_because="null leert ein Feld; ohne request_id legt derselbe Aufruf ein zweites Objekt an.",
     ),
     ToolSpec(
         name="update_listing_status",
@@ -214,6 +211,8 @@ TOOLS: list[ToolSpec] = [
         output_model=UpdateListingStatusOutput,
         effect=Effect.update,
         right=BROKER_WRITE,
+        destructive=True,
+        hints_because="zieht zurück oder nimmt ein Objekt als verkauft/vermietet aus dem Katalog; derselbe Status zweimal ändert nichts mehr.",
     ),
     ToolSpec(
         name="save_valuation",
@@ -226,5 +225,7 @@ TOOLS: list[ToolSpec] = [
         output_model=SaveValuationOutput,
         effect=Effect.save,
         right=BROKER_WRITE,
+        idempotent=True,
+        hints_because="legt nur an, nie um; request_id ist Pflicht, derselbe Aufruf zweimal speichert einmal.",
     ),
 ]

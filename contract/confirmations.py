@@ -1,12 +1,15 @@
 """What goes out, and the click that lets it go (SPEC section 7): the confirmation block every draft_/send_/decide_
-result carries, the click tool only the card can see, and the card itself as a `ui://` resource.
+result carries, the card's own tools (the click, its state) only the card can see, and the card itself as `ui://`
+resources.
 
-The card is one resource, `ui://athaus/bestaetigung.html`. `resources/read` answers with the same HTML twice: as an MCP
-App (`text/html;profile=mcp-app`, `_meta.ui` with CSP and domain) and in the form of the ChatGPT Apps SDK
-(`text/html+skybridge`, `_meta["openai/widgetCSP"]`, `openai/widgetDomain`); each host takes the content of its MIME
-type. Tools that show the card name it in `_meta.ui.resourceUri` (MCP Apps) and `_meta["openai/outputTemplate"]`
-(Apps SDK). The card's single-use token travels only in the result's `_meta["athaus/confirmation"]`, never in the text
-or in structuredContent: the model never sees it, only the card does.
+The card is one HTML page served under two URIs, one content each (a host reads exactly one): `ui://athaus/
+bestaetigung.html` as an MCP App (`text/html;profile=mcp-app`, `_meta.ui` with CSP and prefersBorder, no `domain`: its
+format belongs to each host, and without it the host gives the card its own sandbox origin), and `ui://athaus/
+bestaetigung-chatgpt.html` in the form of the ChatGPT Apps SDK (`text/html+skybridge`, `_meta["openai/widgetCSP"]`,
+`openai/widgetDomain`). Tools that show the card name them in `_meta.ui.resourceUri` (MCP Apps) and
+`_meta["openai/outputTemplate"]` (Apps SDK). Both servers declare the MCP Apps extension in their capabilities
+(`extensions["io.modelcontextprotocol/ui"]`). The card's single-use token travels only in the result's
+`_meta["athaus/confirmation"]`, never in the text or in structuredContent: the model never sees it, only the card does.
 """
 
 from __future__ import annotations
@@ -25,8 +28,13 @@ from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
 
 CARD_URI = "ui://athaus/bestaetigung.html"
+CARD_CHATGPT_URI = "ui://athaus/bestaetigung-chatgpt.html"
 MCP_APP_MIME = "text/html;profile=mcp-app"
 SKYBRIDGE_MIME = "text/html+skybridge"
+# The MCP Apps extension (SEP-1865, 2026-01-26) as both servers declare it in their capabilities, and as a host that
+# renders the card declares it in its client capabilities.
+UI_EXTENSION = "io.modelcontextprotocol/ui"
+UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [MCP_APP_MIME]}
 CONFIRMATION_META_KEY = "athaus/confirmation"  # in a result's _meta: {"token", "payload_hash", "confirmation_id"}
 APP_PATH = "/app/"  # the web app's page of pending confirmations
 CONFIRMATION_ID_PATTERN = r"^C-\d{6,}$"
@@ -37,12 +45,12 @@ ConfirmationId = Annotated[str, Field(pattern=CONFIRMATION_ID_PATTERN, descripti
 # _meta of every tool whose result shows the card (both hosts' forms).
 CARD_TOOL_META: dict[str, Any] = {
     "ui": {"resourceUri": CARD_URI},
-    "openai/outputTemplate": CARD_URI,
+    "openai/outputTemplate": CARD_CHATGPT_URI,
     "openai/widgetAccessible": True,
     "openai/toolInvocation/invoking": "Bereite vor …",
     "openai/toolInvocation/invoked": "Vorbereitet: wartet auf deinen Klick",
 }
-# _meta of the click tool: callable by the card only, hidden from the model.
+# _meta of the card's own tools (the click, its state): callable by the card only, hidden from the model.
 CLICK_TOOL_META: dict[str, Any] = {
     "ui": {"resourceUri": CARD_URI, "visibility": ["app"]},
     "openai/visibility": "private",
@@ -54,18 +62,22 @@ CLICK_TOOL_META: dict[str, Any] = {
 class AppResourceSpec:
     """A `ui://` HTML resource shown by the host (MCP Apps and the Apps SDK alike)."""
 
-    uri: str
+    uri: str  # the MCP App
+    chatgpt_uri: str  # the same HTML in the Apps SDK form
     name: str
     title: str  # German
     description: str  # German
-    prefers_border: bool = True
+    prefers_border: bool = True  # the host draws the frame; the page draws none of its own
 
-    def ui_meta(self, domain: str) -> dict[str, Any]:
-        """`_meta.ui` of the MCP App content: no external connections or resources, the deployment's domain."""
-        return {"csp": {"connectDomains": [], "resourceDomains": []}, "domain": domain, "prefersBorder": self.prefers_border}
+    def ui_meta(self) -> dict[str, Any]:
+        """`_meta.ui` of the MCP App content: no external connections or resources. No `domain`: the extension leaves
+        its format to each host (a hash or URL-derived subdomain of the host's own), so the host's default sandbox
+        origin is the right one, never the deployment's own origin (the web app's)."""
+        return {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": self.prefers_border}
 
     def skybridge_meta(self, domain: str) -> dict[str, Any]:
-        """`_meta` of the Apps SDK content."""
+        """`_meta` of the Apps SDK content; ChatGPT derives the card's own sandbox subdomain of its content domain from
+        `widgetDomain` (the deployment's URL), it never renders the card on that origin."""
         return {
             "openai/widgetDescription": self.description,
             "openai/widgetPrefersBorder": self.prefers_border,
@@ -76,10 +88,19 @@ class AppResourceSpec:
 
 CARD = AppResourceSpec(
     uri=CARD_URI,
+    chatgpt_uri=CARD_CHATGPT_URI,
     name="bestaetigung",
     title="Bestätigungskarte",
     description="Zeigt, was hinausgeht, an wen und von wem, mit zwei Knöpfen: senden oder verwerfen.",
 )
+
+
+def not_blank(value: object) -> object:
+    """A text that goes out has a character to read: one of only spaces and line breaks is refused (INVALID_ARGUMENT),
+    so no card can offer to send an empty message."""
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("enthält nur Leerzeichen oder Zeilenumbrüche; bitte den Text schreiben, der hinausgehen soll")
+    return value
 
 
 class ConfirmationBlock(ContractModel):
@@ -144,6 +165,24 @@ def decide_confirmation_tool(right: Right) -> ToolSpec:
         input_model=DecideConfirmationInput,
         output_model=OutboundResult,
         effect=Effect.outbound,
+        right=right,
+        extra_meta=CLICK_TOOL_META,
+    )
+
+
+def get_confirmation_tool(right: Right) -> ToolSpec:
+    """The card's question when it starts, on one server: the confirmation's state now (a card shown again later, in a
+    reopened conversation, shows what became of it instead of live buttons). Only the card calls it."""
+    return ToolSpec(
+        name="get_confirmation",
+        title="Bestätigung abrufen",
+        description=(
+            "Nur für die Bestätigungskarte: zeigt, was aus einer Bestätigung geworden ist (wartet, gesendet, verworfen, "
+            "abgelaufen), damit eine später wieder geöffnete Karte nur für Wartendes Knöpfe zeigt."
+        ),
+        input_model=SendInput,
+        output_model=OutboundResult,
+        effect=Effect.read,
         right=right,
         extra_meta=CLICK_TOOL_META,
     )

@@ -17,9 +17,10 @@ from contract.labels import NOT_IN_TEXT, Label
 
 
 class ContractModel(BaseModel):
-    """Base of every input and output model: unknown arguments are errors, not silently dropped."""
+    """Base of every input and output model: unknown arguments are errors, not silently dropped, and every number is
+    finite (JSON's 1e309 parses as infinity: it would be stored, shown as "inf m²" or break a later page)."""
 
-    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", use_enum_values=False, allow_inf_nan=False)
 
 
 class ReasonCode(StrEnum):
@@ -160,6 +161,7 @@ class Page(Generic[ItemT]):
     suggestions: list[Suggestion] = field(default_factory=list)
     empty_hint: str | None = None  # the request-specific part of the hint on an empty result
     total_at_least: int | None = None  # where total is None because counting stopped: the lower bound
+    body: dict[str, Any] = field(default_factory=dict)  # fields of the output model beside the envelope and the items
 
 
 @dataclass

@@ -43,3 +43,22 @@ def normalise_ref(value: object) -> object:
 
 # Reference numbers (prefix and at least six digits); one type per kind, shared by both servers.
 InquiryId = Annotated[str, Field(pattern=r"^I-\d{6,}$", description="Nummer der Anfrage, z. B. I-000042.")]
+
+
+IDEMPOTENCY_KEY_HOURS = 48  # how long the server keeps a request_id and its first result (housekeeping removes it then)
+
+
+def request_id_field(*, required: bool = False) -> Any:
+    """The idempotency key of a creating or changing tool: the same key with the same arguments returns the first
+    result and changes nothing twice, for IDEMPOTENCY_KEY_HOURS."""
+    need = "Pflicht. " if required else ""
+    return Field(
+        ... if required else None,
+        min_length=8,
+        max_length=200,
+        description=(
+            f"{need}Idempotenzschlüssel, z. B. eine UUID: eine Wiederholung mit demselben request_id und denselben "
+            f"Argumenten gibt das erste Ergebnis zurück und ändert nichts doppelt; neuer Auftrag: neuer request_id. "
+            f"Der Server kennt ihn {IDEMPOTENCY_KEY_HOURS} Stunden lang."
+        ),
+    )

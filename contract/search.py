@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contract import catalog, purchase_costs, seeker_account, seeker_contact, seeker_writes
+from contract import catalog, connectors, purchase_costs, seeker_account, seeker_contact, seeker_writes
 from contract.envelope import HOW_TO_READ
 from contract.confirmations import CARD
 from contract.primitives import PromptArgumentSpec, PromptSpec, ResourceTemplateSpec
@@ -52,7 +52,7 @@ SERVER = declare_server(
     title=TITLE,
     summary=SUMMARY,
     instructions=INSTRUCTIONS,
-    tools=[*catalog.TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS, *seeker_writes.TOOLS, *seeker_contact.TOOLS],
+    tools=[*catalog.TOOLS, *connectors.SEARCH_TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS, *seeker_writes.TOOLS, *seeker_contact.TOOLS],
     resources=(LISTING_RESOURCE, OWN_INQUIRY_RESOURCE),
     prompts=(START_SEARCH_PROMPT,),
     apps=(CARD,),

@@ -16,9 +16,11 @@ from contract.confirmations import (
     OutboundResult,
     SendInput,
     decide_confirmation_tool,
+    get_confirmation_tool,
+    not_blank,
 )
 from contract.envelope import ContractModel
-from contract.fields import lenient, normalise_ref
+from contract.fields import lenient, normalise_ref, request_id_field
 from contract.labels import Label
 from contract.rights import SEARCH_CONTACT
 from contract.tool import Effect, ToolSpec
@@ -43,8 +45,10 @@ class DraftInquiryInput(ContractModel):
     confirmation_id: Annotated[ConfirmationId | None, Label("Bestätigung")] = Field(
         default=None, description="Einen wartenden Entwurf ändern statt einen neuen anzulegen."
     )
+    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = request_id_field()
 
     _normalise = field_validator("listing_id", "confirmation_id", mode="before")(normalise_ref)
+    _not_blank = field_validator("message")(not_blank)
 
 
 TOOLS: list[ToolSpec] = [
@@ -76,4 +80,5 @@ TOOLS: list[ToolSpec] = [
         extra_meta=CARD_TOOL_META,
     ),
     decide_confirmation_tool(SEARCH_CONTACT),
+    get_confirmation_tool(SEARCH_CONTACT),
 ]

@@ -13,16 +13,14 @@ from pydantic import Field, field_validator
 
 from contract.catalog import CatalogFilters
 from contract.envelope import ContractModel
-from contract.fields import lenient, normalise_ref
+from contract.fields import lenient, normalise_ref, request_id_field
 from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import SEARCH_ACCOUNT_WRITE
 from contract.seeker_account import MATCH_ID_PATTERN, SearchOrderItem, SearchOrderRef
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import AlertFrequency, MatchState, SearchOrderStatus, WriteResult
 
-REQUEST_ID = Field(
-    default=None, min_length=8, max_length=200, description="Wiederholung: derselbe (nichts doppelt), neuer Auftrag: ein neuer."
-)
+REQUEST_ID = request_id_field()
 
 
 class SaveSearchOrderInput(ContractModel):
@@ -109,6 +107,8 @@ TOOLS: list[ToolSpec] = [
         output_model=UpdateSearchOrderOutput,
         effect=Effect.update,
         right=SEARCH_ACCOUNT_WRITE,
+        destructive=True,
+        hints_because="ended beendet den Suchauftrag endgültig; derselbe Status zweimal ändert nichts mehr.",
     ),
     ToolSpec(
         name="update_match",

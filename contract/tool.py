@@ -1,6 +1,7 @@
 """A tool is one declared object: name, German title and description, input and output models, effect, right.
 
-Everything else is derived from it: the annotations (from the effect), the JSON schemas (from the
+Everything else is derived from it: the annotations (from the effect, corrected per tool where the effect alone
+does not say it: `destructive`/`idempotent` with the German reason in `hints_because`), the JSON schemas (from the
 models), the order of tools/list (by right, then name), the docs tables. `declare_tools` checks the
 rules of SPEC section 3 when the contract is imported and names the tool that breaks one.
 """
@@ -37,14 +38,21 @@ VERB_EFFECTS: dict[str, Effect] = {
     "decide": Effect.outbound,
 }
 
-# (readOnly, destructive, idempotent, openWorld) per effect; openWorld may be raised by `open_world`.
+# (readOnly, destructive, idempotent, openWorld) per effect; openWorld may be raised by `open_world`, destructive and
+# idempotent set per tool (`ToolSpec.destructive`, `ToolSpec.idempotent`, with the reason in `hints_because`).
+# A tool is destructive when it sends, withdraws, ends or clears; idempotent only when the same call twice changes
+# nothing more than once. Saving creates: without an idempotency key a repeat makes a second one.
 EFFECT_HINTS: dict[Effect, tuple[bool, bool, bool, bool]] = {
     Effect.read: (True, False, True, False),
-    Effect.save: (False, False, True, False),
+    Effect.save: (False, False, False, False),
     Effect.update: (False, False, True, False),
     Effect.draft: (False, False, False, False),
-    Effect.outbound: (False, False, True, True),
+    Effect.outbound: (False, True, True, True),
 }
+
+# The one exception to the verb_object rule: ChatGPT's research and company-knowledge connectors accept a server only
+# if it offers tools named exactly `search` and `fetch` (contract/connectors.py names OpenAI's document). Both read.
+CONNECTOR_TOOLS: dict[str, Effect] = {"search": Effect.read, "fetch": Effect.read}
 
 _NAME = re.compile(r"^[a-z]+(_[a-z]+)+$")
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
@@ -84,6 +92,14 @@ class ToolSpec:
     # seconds this tool may run; None: the server's call deadline. Only work that grows with its input (an import)
     # gets longer, so a slow search can never hold the database.
     time_budget_seconds: float | None = None
+    # Where the effect alone does not say it (a save that clears, an update that withdraws or ends, a save whose key
+    # is required): the hint, and in `hints_because` why (German; the tool's docs page shows it).
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    hints_because: str = ""
+    # True only for the connector tools: their one text content is the structured result as JSON, the shape
+    # ChatGPT's connectors parse, instead of the German text rendering.
+    json_text: bool = False
 
     @property
     def verb(self) -> str:
@@ -92,6 +108,8 @@ class ToolSpec:
     @property
     def annotations(self) -> Annotations:
         read_only, destructive, idempotent, open_world = EFFECT_HINTS[self.effect]
+        destructive = destructive if self.destructive is None else self.destructive
+        idempotent = idempotent if self.idempotent is None else self.idempotent
         return Annotations(read_only, destructive, idempotent, open_world or self.open_world)
 
     def input_schema(self) -> dict[str, Any]:
@@ -120,14 +138,27 @@ def _check(spec: ToolSpec, server: ServerName) -> None:
     def fail(problem: str) -> None:
         raise ContractError(f"tool {spec.name!r} ({server.value}): {problem}")
 
-    if not _NAME.match(spec.name):
+    if spec.name in CONNECTOR_TOOLS:
+        if spec.effect is not CONNECTOR_TOOLS[spec.name]:
+            fail(f"the connector tool {spec.name!r} only reads")
+        if not spec.json_text:
+            fail(f"the connector tool {spec.name!r} answers in ChatGPT's JSON shape (json_text=True)")
+    elif spec.json_text:
+        fail("only the connector tools search and fetch answer with JSON text")
+    elif not _NAME.match(spec.name):
         fail("name must be snake_case with a verb first, e.g. search_listings")
-    if spec.verb not in VERB_EFFECTS:
+    elif spec.verb not in VERB_EFFECTS:
         fail(f"verb {spec.verb!r} is not one of {sorted(VERB_EFFECTS)}")
-    if VERB_EFFECTS[spec.verb] is not spec.effect:
+    elif VERB_EFFECTS[spec.verb] is not spec.effect:
         fail(f"verb {spec.verb!r} means effect {VERB_EFFECTS[spec.verb].value!r}, declared {spec.effect.value!r}")
     if spec.open_world and spec.effect is Effect.draft:
         fail("a draft never reaches a foreign service")
+    if (spec.destructive is not None or spec.idempotent is not None) != bool(spec.hints_because):
+        fail("a hint set per tool (destructive, idempotent) needs its reason in hints_because, and only then")
+    if spec.effect is Effect.read and (spec.destructive or spec.idempotent is False):
+        fail("a reading tool is never destructive and always idempotent")
+    if spec.effect is Effect.outbound and spec.destructive is False:
+        fail("what goes out cannot be taken back: an outbound tool is destructive")
     if spec.right.server is not server:
         fail(f"right {spec.right.key!r} belongs to server {spec.right.server.value!r}")
     if not spec.title or not spec.description:

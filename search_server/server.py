@@ -12,7 +12,7 @@ from contract.catalog import GetListingInput, ListingDetail
 from contract.confirmations import CARD_URI
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
-from search_server import account, account_writes, catalog, contact, costs, matches
+from search_server import account, account_writes, catalog, connector, contact, costs, matches
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
 from shared.confirmations.card import card_html
@@ -83,7 +83,7 @@ def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:
 
 DEFINITION = ServerDefinition(
     spec=contract.SERVER,
-    handlers=bind(catalog.HANDLERS, costs.HANDLERS, account.HANDLERS, matches.HANDLERS, account_writes.HANDLERS, contact.HANDLERS),
+    handlers=bind(catalog.HANDLERS, connector.HANDLERS, costs.HANDLERS, account.HANDLERS, matches.HANDLERS, account_writes.HANDLERS, contact.HANDLERS),
     readers={
         contract.LISTING_RESOURCE.name: read_listing,
         contract.OWN_INQUIRY_RESOURCE.name: read_own_inquiry,

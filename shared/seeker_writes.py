@@ -93,7 +93,7 @@ def save_search_order(
     now: dt.datetime,
 ) -> SearchOrderOutcome:
     request = {"order_ref": order_ref, "values": values}
-    if stored := replayed(session, user_id=user_id, operation="save_search_order", key=idempotency_key, request=request):
+    if stored := replayed(session, user_id=user_id, operation="save_search_order", key=idempotency_key, request=request, now=now):
         order = own_order(session, user_id, stored["order_ref"])
         return SearchOrderOutcome(WriteResult(stored["result"]), order, stored["changed_fields"], True)
     sent = dict(values)

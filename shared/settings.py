@@ -57,12 +57,17 @@ class Settings(BaseSettings):
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     allowed_hosts: list[str] = Field(
-        default=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
-        description="Host header values the MCP endpoints accept (DNS rebinding protection); 'name:*' allows any port.",
+        default=[],
+        description="Host header values every route accepts besides the public URL's host and a loopback name at the "
+        "bind's port (DNS rebinding protection); 'name:*' allows any port.",
     )
     allowed_origins: list[str] = Field(
         default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         description="Origin header values the MCP endpoints accept; requests without Origin are allowed.",
+    )
+    openapi: bool | None = Field(
+        default=None,
+        description="Serve the OpenAPI document of the HTTP endpoints at /openapi.json; unset: only in development mode.",
     )
     secret_key: str | None = Field(
         default=None,
@@ -83,10 +88,20 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(
         default=1_048_576, gt=0, description="Largest request body an MCP endpoint accepts (bytes); larger ones get 413."
     )
+    request_read_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        description="Time a client has to send one request whole (headers and body) from its first byte, or from "
+        "opening the connection; a slower connection is closed.",
+    )
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )
-    demo_seed: bool = Field(default=True, description="Seed demo data on start when the catalog is empty.")
+    demo_seed: bool = Field(
+        default=True,
+        description="In development mode, seed demo data on start when the catalog is empty; a production start (development "
+        "mode off) never seeds, whatever this says (`athaus demo seed` does it on purpose).",
+    )
     demo_listings: int = 2400
     log_level: str = "INFO"
     stream_responses: bool = Field(
@@ -164,6 +179,12 @@ class Settings(BaseSettings):
     def development_forced_off(self) -> bool:
         return self._development_forced_off
 
+    @property
+    def seeds_demo(self) -> bool:
+        """Whether `athaus serve` seeds the demo into an empty catalog: only in development mode (scripts/serve, a local
+        start), never in production, where demo accounts with published passwords would open the deployment."""
+        return self.demo_seed and self.development
+
     def serving(self, host: str | None, port: int | None) -> Settings:
         """These settings for `athaus serve --host/--port`: the bind overridden and, when unset, the public URL
         following it."""
@@ -190,6 +211,10 @@ class Settings(BaseSettings):
         if self.host not in ("0.0.0.0", "::", "") and not is_loopback(self.host):
             return f"public URL {self.public_url} is a loopback address, the server listens on {self.host} only"
         return None
+
+    @property
+    def serves_openapi(self) -> bool:
+        return self.development if self.openapi is None else self.openapi
 
     @property
     def issuer(self) -> str:

@@ -8,6 +8,9 @@
   request is CONFLICT. After the write, `remember` stores the outcome in the same transaction, so a crash leaves
   neither the change nor the key. Two concurrent requests with one key: the second insert of the key fails on the
   unique constraint and its transaction rolls back; retried, it finds the first one's outcome.
+- Keys live `KEY_TTL` (48 hours, `contract.fields.IDEMPOTENCY_KEY_HOURS`, said in every request_id's description): an
+  older key counts as unknown (`replayed` removes it, so the same key starts afresh), and `forget_expired_keys`
+  (housekeeping) deletes the rest.
 """
 
 from __future__ import annotations
@@ -19,15 +22,17 @@ import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from contract.errors import ErrorCode, ToolFailure
+from contract.fields import IDEMPOTENCY_KEY_HOURS
 from shared.db.models import AuditEntry, IdempotencyKey
 from shared.db.session import Database
 
 T = TypeVar("T")
+KEY_TTL = dt.timedelta(hours=IDEMPOTENCY_KEY_HOURS)
 
 
 def in_one_transaction(db: Database, write: Callable[[Session], T]) -> T:
@@ -116,14 +121,26 @@ def changed_keys(before: dict[str, Any] | None, after: dict[str, Any] | None) ->
     return [k for k in keys if before.get(k) != after.get(k) and json_safe(before.get(k)) != json_safe(after.get(k))]
 
 
-def replayed(session: Session, *, user_id: int, operation: str, key: str | None, request: dict[str, Any]) -> dict[str, Any] | None:
-    """The stored outcome of an earlier call with this key, or None (no key, or first time)."""
+def forget_expired_keys(session: Session, now: dt.datetime) -> int:
+    """Housekeeping: delete every idempotency key older than KEY_TTL; how many went."""
+    return session.execute(delete(IdempotencyKey).where(IdempotencyKey.created_at < now - KEY_TTL)).rowcount
+
+
+def replayed(
+    session: Session, *, user_id: int, operation: str, key: str | None, request: dict[str, Any], now: dt.datetime
+) -> dict[str, Any] | None:
+    """The stored outcome of an earlier call with this key, or None (no key, first time, or the key is older than
+    KEY_TTL: then it is removed and the call runs afresh)."""
     if key is None:
         return None
     row = session.scalar(
         select(IdempotencyKey).where(IdempotencyKey.user_id == user_id, IdempotencyKey.operation == operation, IdempotencyKey.key == key)
     )
     if row is None:
+        return None
+    if row.created_at < now - KEY_TTL:
+        session.delete(row)
+        session.flush()
         return None
     if row.request_hash != request_hash(request):
         raise ToolFailure(

@@ -99,9 +99,11 @@ def outbound_calls(db: Database, now: Any) -> list[tuple[str, str, dict[str, Any
     card = card_of(call(seeker, "suche", "draft_inquiry", {"listing_id": published_listing(db), "message": "Ist die Wohnung noch frei?", "about": "Zwei Personen, Einzug ab März"}))
     call(seeker, "suche", "send_inquiry", {"confirmation_id": card["confirmation_id"]})
     call(seeker, "suche", "decide_confirmation", click(card))
+    call(seeker, "suche", "get_confirmation", {"confirmation_id": card["confirmation_id"]})
     reply = card_of(call(owner, "makler", "draft_reply", {"inquiry_id": open_inquiry(db), "text": "Ja, gern. Passt Ihnen Freitag um 17 Uhr?"}))
     call(owner, "makler", "send_reply", {"confirmation_id": reply["confirmation_id"]})
     call(owner, "makler", "decide_confirmation", click(reply))
+    call(owner, "makler", "get_confirmation", {"confirmation_id": reply["confirmation_id"]})
     proposal, _ = open_proposal(db)
     call(owner, "makler", "decide_proposal", {"proposal_id": proposal, "decision": "accept", "message": "Passt zu Ihrer Suche."})
     return calls

@@ -22,6 +22,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from athaus.app import create_app
+from athaus.connections import uvicorn_options
 from athaus.docs import build_docs
 from athaus.docs.examples import ExampleCalls, dump_calls, load_calls, run_examples
 from search_server.server import DEFINITION as SEARCH
@@ -45,15 +46,17 @@ TEST_NAMES: dict[str, list[str]] = {
     "internal.example": ["192.168.1.5"],
     "mixed.example": ["93.184.215.14", "10.0.0.1"],
     "metadata.example": ["169.254.169.254"],
+    "feed.example.org": ["93.184.215.14"],  # an office's OpenImmo feed (tests/test_import_listings.py, tests/test_outbound.py)
+    "mirror.example.org": ["93.184.215.15"],
 }
 
 
 @pytest.fixture(autouse=True)
 def test_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Client metadata document hosts resolve through TEST_NAMES; everything else through the system resolver."""
+    """Hosts of client metadata documents and feeds resolve through TEST_NAMES; everything else through the system resolver."""
     import socket
 
-    from shared.auth import fetch
+    from shared import outbound as fetch
 
     real = fetch.lookup
 
@@ -199,11 +202,14 @@ def _free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, db: Database, **changes: Any) -> None:
+    def __init__(self, db: Database, *, public_at_bind: bool = False, **changes: Any) -> None:
+        """`public_at_bind`: the public URL is this server's own address, so the links it hands out open."""
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        if public_at_bind:
+            changes["public_url"] = self.base_url
         settings = Settings(**{"database_url": str(db.engine.url), "secret_key": "live-test-secret", **changes})
-        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, log_config=None, access_log=False)
+        config = uvicorn.Config(create_app(settings, db), host="127.0.0.1", port=self.port, **uvicorn_options(settings))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -55,6 +55,8 @@ def test_broker_lists_and_calls_every_read_tool(live_server: LiveServer, demo_db
             "estimate_value": {"listing_id": listing_id},
             "list_valuations": {},
             "list_proposals": {},
+            "search": {"query": "Balkon"},
+            "fetch": {"id": listing_id},
         }
         schemas = {t.name: t.output_schema for t in tools}
         results = {name: (schemas[name], await client.call_tool(name, args)) for name, args in calls.items()}

@@ -32,7 +32,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
-from contract.confirmations import CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME
+from contract.confirmations import CARD_CHATGPT_URI, CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME
 from shared.auth.tokens import mint_access_token
 from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
@@ -95,10 +95,11 @@ class Seeker:
 
     def card(self, mime: str) -> str:
         async def use(client: Client) -> Any:
-            return await client.read_resource(CARD_URI)
+            return await client.read_resource(CARD_URI if mime == MCP_APP_MIME else CARD_CHATGPT_URI)
 
-        contents = in_thread(self._session, use).contents
-        return next(c.text for c in contents if c.mime_type == mime)
+        (content,) = in_thread(self._session, use).contents
+        assert content.mime_type == mime
+        return str(content.text)
 
     def call_from_card(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The host's proxy for the card's tools/call: only tools the app may call (visibility "app") go through."""

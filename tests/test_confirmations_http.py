@@ -2,7 +2,8 @@
 inquiry clicked in the card reaches the office (search_inquiries, situation report), the office's reply clicked on
 /makler/mcp reaches the seeker (get_inquiry), an accepted proposal reaches the seeker's Treffer (list_matches). Replay,
 a forged token, another user's and another office's token, a changed payload and an expired draft execute nothing.
-The card is one ui:// resource in both hosts' forms; the token is in no content and no structuredContent."""
+The card is served under two ui:// resources, one per host's form, one content each; both servers declare the MCP Apps
+extension in their capabilities (both eras); the token is in no content and no structuredContent."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select, update
 
 from contract.broker import SERVER as BROKER_SERVER
-from contract.confirmations import CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME
+from contract.confirmations import CARD_CHATGPT_URI, CARD_URI, CONFIRMATION_META_KEY, MCP_APP_MIME, SKYBRIDGE_MIME, UI_EXTENSION
 from contract.search import SERVER as SEARCH_SERVER
 from shared.auth.tokens import mint_access_token
 from shared.db.models import InquiryMessage, Listing, Match, PendingAction, SearchOrder, User
@@ -73,9 +74,9 @@ class Session:
         self.url = f"{server.base_url}/{name}/mcp"
         self.token = access_token(db, email, name, scopes)
 
-    async def _run(self, use: Any) -> Any:
+    async def _run(self, use: Any, mode: str = "2026-07-28") -> Any:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
-            async with Client(streamable_http_client(self.url, http_client=http), mode="2026-07-28") as client:
+            async with Client(streamable_http_client(self.url, http_client=http), mode=mode) as client:
                 return await use(client)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -86,7 +87,7 @@ class Session:
         SEEN.append(result)
         CALLED.add((self.name, tool))
         card = (result.meta or {}).get(CONFIRMATION_META_KEY)
-        if card:
+        if card and "token" in card:
             TOKENS.add(card["token"])
         return result
 
@@ -100,11 +101,18 @@ class Session:
         assert result.is_error and result.structured_content is None
         return str(result.meta["athaus/code"])
 
-    def listing(self) -> tuple[list[types.Tool], list[types.Resource], types.ReadResourceResult]:
+    def listing(self) -> tuple[list[types.Tool], list[types.Resource], list[types.ReadResourceResult]]:
         async def use(client: Client) -> Any:
-            return (await client.list_tools()).tools, (await client.list_resources()).resources, await client.read_resource(CARD_URI)
+            reads = [await client.read_resource(uri) for uri in (CARD_URI, CARD_CHATGPT_URI)]
+            return (await client.list_tools()).tools, (await client.list_resources()).resources, reads
 
         return anyio.run(self._run, use)
+
+    def capabilities(self, mode: str) -> types.ServerCapabilities:
+        async def use(client: Client) -> Any:
+            return client.server_capabilities
+
+        return anyio.run(self._run, use, mode)
 
 
 def card(result: types.CallToolResult) -> dict[str, Any]:
@@ -117,23 +125,35 @@ def thread_count(db: Database) -> int:
         return len(list(session.scalars(select(InquiryMessage.id))))
 
 
-def test_the_card_is_one_resource_in_both_forms_and_only_the_card_sees_the_click_tool(e2e: tuple[LiveServer, Database]) -> None:
+def test_the_card_is_one_content_per_resource_and_only_the_card_sees_its_tools(e2e: tuple[LiveServer, Database]) -> None:
     server, db = e2e
     for email, name in ((SEEKER.email, "suche"), (OWNER.email, "makler")):
-        tools, resources, read = Session(server, db, email, name).listing()
+        tools, resources, (app, chatgpt) = Session(server, db, email, name).listing()
         meta = {tool.name: tool.meta for tool in tools}
         draft = "draft_inquiry" if name == "suche" else "draft_reply"
         assert meta[draft]["ui"] == {"resourceUri": CARD_URI}
-        assert meta[draft]["openai/outputTemplate"] == CARD_URI and meta[draft]["openai/widgetAccessible"] is True
-        assert meta["decide_confirmation"]["ui"] == {"resourceUri": CARD_URI, "visibility": ["app"]}
-        assert meta["decide_confirmation"]["openai/visibility"] == "private"
-        assert [(r.uri, r.mime_type) for r in resources] == [(CARD_URI, MCP_APP_MIME)]
-        forms = {content.mime_type: content for content in read.contents}
-        assert set(forms) == {MCP_APP_MIME, SKYBRIDGE_MIME}
-        assert forms[MCP_APP_MIME].meta["ui"]["csp"] == {"connectDomains": [], "resourceDomains": []}
-        assert forms[MCP_APP_MIME].meta["ui"]["domain"] == Settings().public_url
-        assert forms[SKYBRIDGE_MIME].meta["openai/widgetCSP"] == {"connect_domains": [], "resource_domains": []}
-        assert forms[MCP_APP_MIME].text == forms[SKYBRIDGE_MIME].text and "decide_confirmation" in forms[MCP_APP_MIME].text
+        assert meta[draft]["openai/outputTemplate"] == CARD_CHATGPT_URI and meta[draft]["openai/widgetAccessible"] is True
+        for own in ("decide_confirmation", "get_confirmation"):  # the card's own tools: the app may call them, the model not
+            assert meta[own]["ui"] == {"resourceUri": CARD_URI, "visibility": ["app"]}
+            assert meta[own]["openai/visibility"] == "private"
+        assert [(r.uri, r.mime_type) for r in resources] == [(CARD_URI, MCP_APP_MIME), (CARD_CHATGPT_URI, SKYBRIDGE_MIME)]
+        # one content each: the extension's example host refuses any other count ("Unexpected contents count: 2")
+        assert [(c.uri, c.mime_type) for c in app.contents] == [(CARD_URI, MCP_APP_MIME)]
+        assert [(c.uri, c.mime_type) for c in chatgpt.contents] == [(CARD_CHATGPT_URI, SKYBRIDGE_MIME)]
+        # no `domain`: its format is the host's own; without it the card gets the host's sandbox origin, never ours
+        assert app.contents[0].meta["ui"] == {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}
+        assert chatgpt.contents[0].meta["openai/widgetCSP"] == {"connect_domains": [], "resource_domains": []}
+        assert chatgpt.contents[0].meta["openai/widgetPrefersBorder"] is True
+        assert app.contents[0].text == chatgpt.contents[0].text and "decide_confirmation" in app.contents[0].text
+
+
+@pytest.mark.parametrize("name", ["suche", "makler"])
+def test_both_servers_declare_the_mcp_apps_extension(e2e: tuple[LiveServer, Database], name: str) -> None:
+    """`server/discover` (2026-07-28) carries `extensions`; the 2025-11-25 schema has no such field, and the SDK
+    answers `initialize` in that schema."""
+    server, db = e2e
+    capabilities = Session(server, db, SEEKER.email if name == "suche" else OWNER.email, name).capabilities("auto")
+    assert capabilities.extensions == {UI_EXTENSION: {"mimeTypes": [MCP_APP_MIME]}}
 
 
 def test_an_inquiry_a_reply_and_an_expose_go_out_after_the_click(e2e: tuple[LiveServer, Database]) -> None:
@@ -229,12 +249,55 @@ def test_a_raced_double_click_sends_once(e2e: tuple[LiveServer, Database]) -> No
     assert thread_count(db) == before + 1
 
 
+def test_the_card_asks_for_the_current_state_and_never_gets_a_token(e2e: tuple[LiveServer, Database]) -> None:
+    """get_confirmation: what a card shown again later asks when it starts. A waiting draft answers pending with its
+    current payload hash (a revision changes it), a draft discarded since answers discarded without anything to click;
+    another person's confirmation is not found; the token is never in the answer."""
+    server, db = e2e
+    for email, name, other, tool, arguments in (
+        (SEEKER.email, "suche", OTHER_SEEKER.email, "draft_inquiry", {"listing_id": published_listing(db), "message": "Stand?"}),
+        (OWNER.email, "makler", OTHER_OWNER.email, "draft_reply", {"inquiry_id": open_inquiry(db), "text": "Stand?"}),
+    ):
+        person = Session(server, db, email, name)
+        drafted = card(person.call(tool, arguments))
+        ref = {"confirmation_id": drafted["confirmation_id"]}
+        state = person.call("get_confirmation", ref)
+        assert state.structured_content["confirmation"]["status"] == "pending"
+        assert state.meta[CONFIRMATION_META_KEY] == {"confirmation_id": ref["confirmation_id"], "payload_hash": drafted["payload_hash"]}
+        revised = card(person.call(tool, {**arguments, **ref, tool == "draft_reply" and "text" or "message": "Stand, neu?"}))
+        assert person.call("get_confirmation", ref).meta[CONFIRMATION_META_KEY]["payload_hash"] == revised["payload_hash"] != drafted["payload_hash"]
+        with db.unit_of_work() as session:
+            session.execute(update(PendingAction).where(PendingAction.ref == ref["confirmation_id"]).values(status="discarded", executed_at=dt.datetime.now(dt.UTC)))
+        done = person.call("get_confirmation", ref)
+        assert done.structured_content["confirmation"]["status"] == "discarded" and CONFIRMATION_META_KEY not in done.meta
+        assert "Verworfen am" in done.structured_content["outcome"]
+        assert Session(server, db, other, name).code("get_confirmation", ref) == "NOT_FOUND"
+
+
+@pytest.mark.parametrize("blank", [" \n ", "\t", "\u00a0 "])
+def test_a_message_of_only_whitespace_is_refused_and_nothing_is_drafted(e2e: tuple[LiveServer, Database], blank: str) -> None:
+    server, db = e2e
+    with db.read_only() as session:
+        before = len(list(session.scalars(select(PendingAction.id))))
+    seeker = Session(server, db, SEEKER.email, "suche")
+    assert seeker.code("draft_inquiry", {"listing_id": published_listing(db), "message": blank}) == "INVALID_ARGUMENT"
+    office = Session(server, db, OWNER.email, "makler")
+    result = office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": blank})
+    assert result.is_error and result.meta["athaus/code"] == "INVALID_ARGUMENT"
+    assert "nur Leerzeichen" in result.content[0].text and "text" in result.content[0].text
+    with db.read_only() as session:
+        assert len(list(session.scalars(select(PendingAction.id)))) == before
+
+
 def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Database]) -> None:
     server, db = e2e
     seeker = Session(server, db, SEEKER.email, "suche")
     office = Session(server, db, OWNER.email, "makler")
     pending = card(seeker.call("draft_inquiry", {"listing_id": published_listing(db), "message": "Noch eine Frage"}))
     seeker.ok("send_inquiry", {"confirmation_id": pending["confirmation_id"]})
+    seeker.ok("get_confirmation", {"confirmation_id": pending["confirmation_id"]})
+    waiting = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Eine Antwort, die wartet."}))
+    office.ok("get_confirmation", {"confirmation_id": waiting["confirmation_id"]})
     # every other tool of both servers, after the flows above, with a draft still waiting
     for name, arguments in search_cases(db):
         seeker.ok(name, arguments)
@@ -248,7 +311,7 @@ def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Da
         match = session.scalar(select(Match.ref).join(SearchOrder).where(SearchOrder.user_id == seeker_id).limit(1))
         own = session.scalar(select(Listing.ref).where(Listing.office_id == OWNER.office_id).limit(1))
     seeker.ok("update_match", {"match_id": match, "state": "interessant"})
-    office.ok("save_valuation", {"listing_id": own, "value_low": 240000, "value_high": 265000})
+    office.ok("save_valuation", {"listing_id": own, "value_low": 240000, "value_high": 265000, "request_id": "confirmations-http-0001"})
     declared = {(spec.name.value, tool.name) for spec in (SEARCH_SERVER, BROKER_SERVER) for tool in spec.tools}
     assert declared - CALLED == set()
     assert TOKENS and len(SEEN) > 40

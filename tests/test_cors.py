@@ -14,7 +14,9 @@ from tests.test_oauth import OAuthServer, fresh_accounts, serve
 LOCAL_APP = "http://localhost:5173"
 CONFIGURED_APP = "https://inspector.example"
 FOREIGN = "https://evil.example"
-WANTED_HEADERS = ["authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"]
+# What the Streamable HTTP clients send: 2026-07-28 (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-{Name}) and
+# 2025-11-25 (Mcp-Session-Id, Last-Event-ID); the TypeScript SDK client in Chromium: tests/test_browser_clients.py.
+WANTED_HEADERS = ["authorization", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name", "mcp-param-region", "mcp-session-id", "last-event-id"]
 ENDPOINTS = [
     ("/suche/mcp", "POST"),
     ("/makler/mcp", "POST"),

@@ -91,7 +91,7 @@ def test_the_app_serves_the_built_site_at_docs(tmp_path: Path) -> None:
     from shared.db.migrate import upgrade
 
     upgrade(db.engine)
-    with TestClient(create_app(Settings(database_url=str(db.engine.url), secret_key="docs-test"), db)) as client:
+    with TestClient(create_app(Settings(database_url=str(db.engine.url), secret_key="docs-test"), db), base_url="http://127.0.0.1:8000") as client:
         moved = client.get("/docs", follow_redirects=False)
         assert moved.status_code == 308 and moved.headers["location"] == "/docs/"
         start = client.get("/docs/")

@@ -62,6 +62,8 @@ def test_every_tool_answers_valid_structured_content(live_server: LiveServer, mo
             results = {name: await client.call_tool(name, args) for name, args in calls.items()}
             listing_id = first.structured_content["items"][0]["listing_id"]
             results["get_listing"] = await client.call_tool("get_listing", {"listing_id": listing_id})
+            results["search"] = await client.call_tool("search", {"query": "Balkon Berlin"})
+            results["fetch"] = await client.call_tool("fetch", {"id": listing_id})
             return {name: (tools[name].output_schema, result) for name, result in results.items()}
 
     results = run(call_all)

@@ -15,11 +15,11 @@ import pytest
 import respx
 from sqlalchemy import select, update
 
-from shared.auth import fetch as fetch_module
-from shared.auth.fetch import FetchRefused, _PinnedTransport, address_is_global, fetch_public
+from shared import outbound as fetch_module
+from shared.outbound import FetchRefused, _PinnedTransport, address_is_global, fetch_public
 from shared.auth.cleanup import remove_expired
 from shared.auth.models import IssuedToken, OAuthClient, OAuthCode, OAuthGrant
-from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS
+from shared.auth.throttle import LOGIN_PER_ACCOUNT, LOGIN_PER_ADDRESS, METADATA_FETCH_PER_HOST
 from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest, mint_access_token, store_code
 from shared.db.models import User, utcnow
 from shared.auth import access as access_module
@@ -138,6 +138,9 @@ PRIVATE_DOCUMENT_URLS = [
     "https://[fd00::1]/client.json",
     "https://[2002:7f00:1::]/client.json",
     "https://[64:ff9b::a00:1]/client.json",
+    "https://[::127.0.0.1]/client.json",
+    "https://[::ffff:0:7f00:1]/client.json",
+    "https://[64:ff9b:1::7f00:1]/client.json",
     "https://internal.example/client.json",
     "https://mixed.example/client.json",
     "https://metadata.example/client.json",
@@ -167,8 +170,21 @@ def test_client_documents_are_never_fetched_from_private_or_malformed_addresses(
     assert not route.called
 
 
+def test_metadata_document_fetches_are_rate_limited(fresh_server: OAuthServer) -> None:
+    """Each new client_id URL at /authorize is a fetch; past the limit per host and minute nothing more is fetched."""
+    _, challenge = pkce()
+    urls = [f"https://client.example/many/{number}.json" for number in range(METADATA_FETCH_PER_HOST.attempts + 5)]
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
+        route = mock.route().respond(404)
+        for url in urls:
+            client = {"client_id": url, "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"]}
+            httpx2.get(authorization_url(fresh_server.base_url, client, challenge, resource=fresh_server.resource("suche")))
+    assert route.call_count == METADATA_FETCH_PER_HOST.attempts
+
+
 def test_every_hidden_form_of_a_private_address_is_not_global() -> None:
-    for address in ("127.0.0.1", "::1", "::ffff:10.0.0.1", "2002:a00:1::", "64:ff9b::7f00:1", "2001:0:4136:e378:8000:63bf:f5ff:fffe", "ff02::1", "224.0.0.1"):
+    for address in ("127.0.0.1", "::1", "::ffff:10.0.0.1", "2002:a00:1::", "64:ff9b::7f00:1", "2001:0:4136:e378:8000:63bf:f5ff:fffe", "ff02::1", "224.0.0.1",
+                    "::127.0.0.1", "::ffff:0:7f00:1", "::ffff:0:a00:1", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808", "::8.8.8.8"):
         assert not address_is_global(address), address
     for address in ("93.184.215.14", "2606:4700::1111"):
         assert address_is_global(address), address
@@ -179,7 +195,8 @@ def test_the_fetch_connects_to_the_checked_address(athaus_server: OAuthServer) -
 
     async def fetch() -> int:
         async with httpx.AsyncClient(transport=_PinnedTransport("127.0.0.1"), trust_env=False) as http:
-            response = await http.get(f"http://elsewhere.invalid:{athaus_server.port}/healthz")
+            # The Host Athaus answers under (every route checks it); the URL's own host is never resolved.
+            response = await http.get(f"http://elsewhere.invalid:{athaus_server.port}/healthz", headers={"Host": f"127.0.0.1:{athaus_server.port}"})
             return response.status_code
 
     assert anyio.run(fetch) == 200

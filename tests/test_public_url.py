@@ -52,8 +52,12 @@ def test_workers_get_the_bind_so_the_public_url_follows_it_there_too(database_en
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_every_connection_gets_tcp_nodelay_with_any_number_of_workers(database_env: pytest.MonkeyPatch, workers: str) -> None:
-    """uvicorn gets the HTTP protocol that switches Nagle off per connection (tests/test_nodelay.py)."""
-    assert serve(database_env, "--workers", workers)["http"] is NoDelayHTTPProtocol
+    """uvicorn gets the HTTP protocol that switches Nagle off per connection (tests/test_nodelay.py), bounds the time to
+    read a request and starts every request in a context of its own (tests/test_connections.py)."""
+    ran = serve(database_env, "--workers", workers)
+    assert issubclass(ran["http"].func, NoDelayHTTPProtocol)
+    assert ran["http"].keywords == {"read_seconds": 15.0}
+    assert ran["reset_contextvars"] is True
 
 
 def test_the_public_url_follows_the_port(database_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

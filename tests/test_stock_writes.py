@@ -241,7 +241,7 @@ def test_a_status_retry_with_the_same_request_id_changes_nothing(broker: Caller,
 
 def test_a_valuation_is_stored_for_a_listing_or_an_owner_lead_once_per_request_id(broker: Caller, db: Database) -> None:
     ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
-    for_listing = broker("save_valuation", {"listing_id": ref, "value_low": 270000, "value_high": 295000, "comparables": ["A-0000001"]})
+    for_listing = broker("save_valuation", {"listing_id": ref, "value_low": 270000, "value_high": 295000, "comparables": ["A-0000001"], "request_id": request_id()})
     assert (for_listing["subject"], for_listing["listing_id"], for_listing["postal_code"], for_listing["comparables_count"]) == (
         "listing", ref, complete_fields(db)["postal_code"], 1
     )
@@ -261,15 +261,15 @@ def test_a_valuation_is_stored_for_a_listing_or_an_owner_lead_once_per_request_i
 
 
 def test_a_valuation_needs_its_subject_and_an_ordered_range(broker: Caller, db: Database) -> None:
-    code, text = broker.error("save_valuation", {"value_low": 1000, "value_high": 2000})
+    code, text = broker.error("save_valuation", {"value_low": 1000, "value_high": 2000, "request_id": request_id()})
     assert code == "INVALID_ARGUMENT" and "postal_code" in text
-    code, text = broker.error("save_valuation", {"listing_id": "A-0000001", "city": "Leipzig", "value_low": 1000, "value_high": 2000})
+    code, text = broker.error("save_valuation", {"listing_id": "A-0000001", "city": "Leipzig", "value_low": 1000, "value_high": 2000, "request_id": request_id()})
     assert code == "INVALID_ARGUMENT" and "city" in text
-    code, text = broker.error("save_valuation", {"postal_code": "04109", "city": "Leipzig", "property_type": "house", "marketing_type": "buy", "value_low": 3000, "value_high": 2000})
+    code, text = broker.error("save_valuation", {"postal_code": "04109", "city": "Leipzig", "property_type": "house", "marketing_type": "buy", "value_low": 3000, "value_high": 2000, "request_id": request_id()})
     assert code == "INVALID_ARGUMENT" and "value_low" in text
     with db.read_only() as session:
         foreign = session.scalar(select(Listing.ref).where(Listing.office_id == 2).limit(1))
-    assert broker.error("save_valuation", {"listing_id": foreign, "value_low": 1000, "value_high": 2000})[0] == "NOT_FOUND"
+    assert broker.error("save_valuation", {"listing_id": foreign, "value_low": 1000, "value_high": 2000, "request_id": request_id()})[0] == "NOT_FOUND"
 
 
 def test_a_changed_text_is_found_by_its_new_words_and_no_longer_by_the_old(broker: Caller, public: Caller, db: Database) -> None:

@@ -15,6 +15,8 @@ from athaus.docs.configuration import configuration_page
 from athaus.docs.examples import ExampleCalls
 from athaus.docs.markdown import HEADER
 from athaus.docs.pages import index_page, rights_page, tools_page
+from athaus.docs.research_page import PATH as research_page_path
+from athaus.docs.research_page import research_page
 from athaus.docs.server_pages import server_page, tool_page, tool_path
 from contract.servers import SERVERS
 
@@ -26,6 +28,7 @@ def build_docs(calls: ExampleCalls) -> dict[str, str]:
         "werkzeuge.md": tools_page(),
         "rechte.md": rights_page(),
         "konfiguration.md": configuration_page(),
+        research_page_path: research_page(),
     }
     for server in SERVERS.values():
         pages[server.docs_page] = server_page(server)

@@ -31,12 +31,19 @@ SETTING_MEANINGS: dict[str, str] = {
     "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
     "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
     "allowed_hosts": (
-        "JSON-Liste der `Host`-Kopfzeilen, die die MCP-Endpunkte annehmen (Schutz vor DNS-Rebinding); `name:*` erlaubt "
-        "jeden Port. Andere bekommen HTTP 421. Im Betrieb den öffentlichen Hostnamen eintragen."
+        "JSON-Liste weiterer `Host`-Kopfzeilen, die alle Wege annehmen (OAuth, Anmeldeseiten, Web-App, Zustand, "
+        "Dokumentation, MCP-Endpunkte; Schutz vor DNS-Rebinding); `name:*` erlaubt jeden Port. Immer angenommen sind "
+        "der Host der öffentlichen Adresse mit ihrem Port und Loopback-Namen (`127.0.0.1`, `localhost`, `[::1]`) am "
+        "Port, auf dem der Server lauscht; ein Loopback-Name an einem anderen Port bekommt wie jeder andere Host HTTP 421."
     ),
     "allowed_origins": (
         "JSON-Liste der `Origin`-Kopfzeilen, die die MCP-Endpunkte annehmen; andere bekommen HTTP 403. Anfragen ohne "
         "`Origin` (Server-zu-Server, etwa von ChatGPT oder Claude) gehen immer durch."
+    ),
+    "openapi": (
+        "Das OpenAPI-Dokument der HTTP-Endpunkte (OAuth, Anmeldeseiten, Web-App, Zustand; nicht die MCP-Endpunkte) "
+        "unter `/openapi.json` ausliefern. Ohne Angabe nur im Entwicklungsmodus; im Betrieb nur, wenn ausdrücklich "
+        "`true` gesetzt."
     ),
     "secret_key": (
         "Schlüssel, der Cursor, Anmeldesitzungen und CSRF-Tokens signiert. Ohne Angabe wird einmal ein zufälliger "
@@ -54,13 +61,20 @@ SETTING_MEANINGS: dict[str, str] = {
     "max_request_bytes": (
         "Größter Anfragekörper, den ein MCP-Endpunkt annimmt, in Bytes; größere bekommen HTTP 413."
     ),
+    "request_read_seconds": (
+        "Zeit in Sekunden, in der ein Client eine Anfrage vollständig sendet (Kopfzeilen und Körper), gezählt ab ihrem "
+        "ersten Byte oder ab dem Öffnen der Verbindung; eine langsamere Verbindung wird geschlossen. So hält ein Client, "
+        "der nur einen halben Körper schickt, keine Verbindung minutenlang fest."
+    ),
     "registrations_per_minute": (
         "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "
         "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "
         "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
     ),
     "demo_seed": (
-        "Legt beim Start von `athaus serve` die Demodaten an, wenn der Katalog leer ist. Im Betrieb `false`."
+        "Legt beim Start von `athaus serve` im Entwicklungsmodus die Demodaten an, wenn der Katalog leer ist "
+        "(`scripts/serve` tut das). Ein Start im Betrieb (Entwicklungsmodus aus) legt nie Demodaten an, was auch hier "
+        "steht; dafür gibt es `athaus demo seed`. Das erste Büro legt `athaus office create` an."
     ),
     "demo_listings": "Wie viele Inserate die Demodaten haben.",
     "log_level": (

@@ -78,6 +78,8 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "search_listings": Example(lambda p: {"query": "Balkon", "city": "Leipzig", "limit": 2}),
         "count_listings": Example(lambda p: {"city": "Leipzig", "facets": ["marketing_type", "property_type"]}),
         "get_listing": Example(lambda p: {"listing_id": p.published}),
+        "search": Example(lambda p: {"query": "3 Zimmer Balkon Leipzig"}),
+        "fetch": Example(lambda p: {"id": p.published}),
         "calculate_purchase_costs": Example(lambda p: {"listing_id": p.buy}),
         "list_search_orders": Example(lambda p: {}, SEEKER_LOGIN.email),
         "list_matches": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
@@ -89,6 +91,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         ),
         "send_inquiry": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
         "decide_confirmation": Example(lambda p: _click(p.cards["draft_inquiry"]), SEEKER_LOGIN.email),
+        "get_confirmation": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
         "save_search_order": Example(
             lambda p: {
                 "name": "3 Zimmer mit Balkon in Leipzig",
@@ -106,6 +109,8 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "show_situation_report": Example(lambda p: {}, BROKER_LOGIN.email),
         "search_listings": Example(lambda p: {"query": "Balkon", "limit": 2}, BROKER_LOGIN.email),
         "get_listing": Example(lambda p: {"listing_id": p.office_listing}, BROKER_LOGIN.email),
+        "search": Example(lambda p: {"query": "Besichtigung"}, BROKER_LOGIN.email),
+        "fetch": Example(lambda p: {"id": p.office_listing}, BROKER_LOGIN.email),
         "check_listing": Example(lambda p: {"listing_id": p.office_draft}, BROKER_LOGIN.email),
         "search_inquiries": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
         "get_inquiry": Example(lambda p: {"inquiry_id": p.office_inquiry}, BROKER_LOGIN.email),
@@ -121,6 +126,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "send_reply": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),
         "decide_proposal": Example(lambda p: {"proposal_id": p.office_proposal, "decision": "accept", "message": "Das Objekt passt zu Ihrer Suche."}, BROKER_LOGIN.email),
         "decide_confirmation": Example(lambda p: _click(p.cards["draft_reply"]), BROKER_LOGIN.email),
+        "get_confirmation": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),
         "save_listing": Example(
             lambda p: {
                 "fields": {
@@ -149,6 +155,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
                 "value_low": 390000,
                 "value_high": 430000,
                 "method": "Vergleichswert aus estimate_value",
+                "request_id": "9f1c2e7a-bewertung-berger",
             },
             BROKER_LOGIN.email,
         ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from athaus.docs.research_page import PATH as RESEARCH_PAGE
 from athaus.docs.server_pages import tool_path, tools_of
 from contract.server import ServerSpec
 from contract.servers import SERVERS
@@ -14,12 +15,13 @@ CONNECT_PAGES = (
     ("Übersicht und Anmeldung", "verbinden/index.md"),
     ("Claude", "verbinden/claude.md"),
     ("ChatGPT", "verbinden/chatgpt.md"),
+    ("ChatGPT: Recherche", RESEARCH_PAGE),
     ("MCP Inspector", "verbinden/inspector.md"),
     ("Python-Client", "verbinden/python.md"),
     ("TypeScript-Client", "verbinden/typescript.md"),
 )
 HAND_WRITTEN = (
-    *(path for _, path in CONNECT_PAGES),
+    *(path for _, path in CONNECT_PAGES if path != RESEARCH_PAGE),
     "bestaetigungskarte.md",
     "betrieb.md",
     "aenderungen.md",

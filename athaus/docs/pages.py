@@ -72,8 +72,9 @@ def index_page() -> str:
             "Zustimmungsseite kannst du weniger Rechte gewähren, als der Client erbittet.",
             "",
             *table(["E-Mail", "Passwort", "Name", "Wer"], logins),
-            "Die Demodaten sind nur zum Ausprobieren da. Im Betrieb stellt man sie ab (`ATHAUS_DEMO_SEED=false`, "
-            "siehe [Konfiguration](konfiguration.md)).",
+            "Die Demodaten und ihre Konten sind nur zum Ausprobieren da; ihre Passwörter stehen hier öffentlich. Ein Start im "
+            "Betrieb (Entwicklungsmodus aus) legt sie nie an; wie dort das erste Büro und die Konten entstehen, steht unter "
+            "[Betrieb](betrieb.md).",
         ]
     )
 
@@ -125,8 +126,12 @@ def tools_page() -> str:
             "",
             *table(["Verb", "Bedeutung", "Wirkung", *HINT_NAMES], verb_rows),
             "`openWorldHint` wird true, wo ein Werkzeug einen fremden Dienst fragt, etwa einen Import-Feed oder einen "
-            "Geocoder; ein Entwurf tut das nie. Alle vier Hinweise werden immer ausdrücklich gesendet, denn die "
-            "Vorgaben des Protokolls sind die unsicheren.",
+            "Geocoder; ein Entwurf tut das nie. Wo die Wirkung allein es nicht sagt, setzt ein Werkzeug "
+            "`destructiveHint` und `idempotentHint` selbst und nennt auf seiner Seite den Grund: destruktiv ist, was "
+            "sendet, zurückzieht, beendet oder leert (etwa `save_listing`, dessen null ein Feld leert, oder "
+            "`import_listings` mit VOLL); idempotent ist ein Werkzeug nur, wenn derselbe Aufruf zweimal nicht mehr "
+            "ändert als einmal (`save_valuation` verlangt dafür request_id). Alle vier Hinweise werden immer "
+            "ausdrücklich gesendet, denn die Vorgaben des Protokolls sind die unsicheren.",
             "",
             "### Wirkungen",
             "",

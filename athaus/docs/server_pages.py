@@ -88,6 +88,7 @@ def tool_page(server: ServerSpec, spec: ToolSpec, call: ExampleCall) -> str:
             "[Werkzeuge](../werkzeuge.md#verben).",
             "",
             *table(["Wirkung", *HINT_NAMES], [[mono(spec.effect.value), *(flag(hints[name]) for name in HINT_NAMES)]]),
+            *([f"Abweichend von der Wirkung gesetzt, weil: {spec.hints_because}", ""] if spec.hints_because else []),
             *inputs_table(spec, heading="## Eingaben"),
             *outputs_table(spec, up="../", heading="## Rückgabe", items_heading="### Felder je Eintrag", objects=True),
             *_example(call),

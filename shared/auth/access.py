@@ -11,9 +11,10 @@ from sqlalchemy.orm import Session
 
 from contract.rights import Right, ServerName
 from contract.servers import SERVERS
+from shared.auth import throttle
 from shared.auth.passwords import hash_password, verify_password
 from shared.auth.principal import Principal
-from shared.db.models import OfficeMember, User
+from shared.db.models import OfficeMember, User, utcnow
 from shared.db.session import Database
 
 SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
@@ -95,3 +96,32 @@ def check_credentials(db: Database, email: str, password: str) -> int | None:
         verify_password(password, _decoy_hash())
         return None
     return found.id if verify_password(password, found.password_hash) else None
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """The outcome of a login form: the account, or a wrong password, or too many attempts (seconds to wait)."""
+
+    user_id: int | None
+    retry_after: int | None = None
+
+
+def guarded(db: Database, checks: list[tuple[throttle.Limit, str]]) -> int | None:
+    """Counts one attempt of a password form under its throttle keys before any hash is computed (own transaction);
+    the seconds to wait if the form is used up, else None."""
+    with db.unit_of_work() as session:
+        return throttle.attempt(session, checks, utcnow())
+
+
+def sign_in(db: Database, email: str, password: str, address: str) -> SignIn:
+    """Every login form (sign-in pages, web app): counted first, then verified (bounded hash work), a success gives
+    its count back. Blocking: call it through `shared.auth.passwords.hashing`."""
+    checks = throttle.login_checks(email, address)
+    wait = guarded(db, checks)
+    if wait is not None:
+        return SignIn(None, wait)
+    user_id = check_credentials(db, email, password)
+    if user_id is not None:
+        with db.unit_of_work() as session:
+            throttle.refund(session, checks)
+    return SignIn(user_id)

@@ -1,5 +1,6 @@
 """Housekeeping of the authorization server: expired codes and tokens, token families with nothing left, unused
-registrations, old throttle events and decided authorization requests are removed.
+registrations, old throttle counters, ended web sessions, expired e-mail links and decided authorization requests are removed;
+so are the writes' idempotency keys older than 48 hours (`shared.write_log.forget_expired_keys`).
 
 `Housekeeping.due()` runs it at most every few minutes per process, from the endpoints clients call anyway
 (registration, token), so no separate job is needed; `remove_expired` is also callable on its own."""
@@ -15,10 +16,20 @@ import anyio.to_thread
 from sqlalchemy import delete, exists, select
 from sqlalchemy.orm import Session
 
-from shared.auth.models import IssuedToken, OAuthClient, OAuthCode, OAuthGrant, ThrottleEvent, UsedAuthorizationRequest
+from shared.auth.models import (
+    AccountToken,
+    IssuedToken,
+    OAuthClient,
+    OAuthCode,
+    OAuthGrant,
+    ThrottleCounter,
+    UsedAuthorizationRequest,
+    WebSession,
+)
 from shared.auth.throttle import LONGEST_WINDOW
 from shared.db.models import utcnow
 from shared.db.session import Database
+from shared.write_log import forget_expired_keys
 
 log = logging.getLogger("athaus.oauth")
 
@@ -43,10 +54,15 @@ def remove_expired(session: Session, now: dt.datetime | None = None) -> dict[str
     removed["registrations"] = session.execute(
         delete(OAuthClient).where(OAuthClient.created_at < now - UNUSED_REGISTRATION_TTL, ~granted.exists(), ~pending.exists())
     ).rowcount
-    removed["throttle_events"] = session.execute(delete(ThrottleEvent).where(ThrottleEvent.at < now - LONGEST_WINDOW)).rowcount
+    removed["throttle_counters"] = session.execute(
+        delete(ThrottleCounter).where(ThrottleCounter.window_start < now - LONGEST_WINDOW)
+    ).rowcount
+    removed["web_sessions"] = session.execute(delete(WebSession).where(WebSession.expires_at < now)).rowcount
+    removed["account_links"] = session.execute(delete(AccountToken).where(AccountToken.expires_at < now)).rowcount
     removed["used_requests"] = session.execute(
         delete(UsedAuthorizationRequest).where(UsedAuthorizationRequest.expires_at < now)
     ).rowcount
+    removed["idempotency_keys"] = forget_expired_keys(session, now)
     return removed
 
 

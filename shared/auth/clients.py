@@ -23,9 +23,11 @@ import anyio.to_thread
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
-from shared.auth.fetch import FetchRefused, fetch_public
+from shared.auth import throttle
+from shared.outbound import FetchRefused, fetch_public
 from shared.auth.models import OAuthClient
 from shared.auth.tokens import digest
+from shared.db.models import utcnow
 from shared.db.session import Database
 
 log = logging.getLogger("athaus.oauth")
@@ -88,7 +90,7 @@ def _same_redirect(registered: str, presented: str) -> bool:
 
 def document_url_allowed(url: str) -> bool:
     """A Client ID Metadata Document URL: https with a path, no credentials or fragment, not too long, and no host we
-    would not fetch from by its name (the addresses it resolves to are checked by shared.auth.fetch)."""
+    would not fetch from by its name (the addresses it resolves to are checked by shared.outbound)."""
     if len(url) > DOCUMENT_URL_MAX_CHARS:
         return False
     try:
@@ -174,6 +176,13 @@ class ClientRegistry:
                 secret_hash=row.secret_hash,
             )
 
+    def _fetch_allowed(self, url: str) -> int | None:
+        """Every fetch of a metadata document is counted before it is made: per host named and overall, so new
+        client_id URLs at /authorize cannot turn this server into a stream of outbound requests."""
+        checks = [(throttle.METADATA_FETCH_PER_HOST, urlsplit(url).hostname or ""), (throttle.METADATA_FETCH_OVERALL, "")]
+        with self.db.unit_of_work() as session:
+            return throttle.attempt(session, checks, utcnow())
+
     async def _document(self, url: str) -> Client | None:
         cached = self._documents.get(url)
         if cached and cached[0] > time.monotonic():
@@ -181,10 +190,14 @@ class ClientRegistry:
         if not document_url_allowed(url):
             log.warning(json.dumps({"event": "client_document_refused", "client_id": url[:DOCUMENT_URL_MAX_CHARS], "reason": "url"}))
             return None
+        wait = await anyio.to_thread.run_sync(self._fetch_allowed, url)
+        if wait is not None:
+            log.warning(json.dumps({"event": "client_document_throttled", "client_id": url, "retry_after": wait}))
+            return None
         try:
-            fetched = await fetch_public(url, max_bytes=DOCUMENT_MAX_BYTES)
+            fetched = await fetch_public(url, max_bytes=DOCUMENT_MAX_BYTES, purpose="client_document")
         except FetchRefused as failure:
-            log.warning(json.dumps({"event": "client_document_unreachable", "client_id": url, "error": str(failure)}))
+            log.warning(json.dumps({"event": "client_document_unreachable", "client_id": url, "error": failure.kind}))
             return None
         ok = fetched.status == 200 and len(fetched.body) <= DOCUMENT_MAX_BYTES
         client = _client_from_document(url, fetched.body) if ok else None

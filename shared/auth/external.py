@@ -14,6 +14,7 @@ import json
 import logging
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -24,6 +25,7 @@ from contract.rights import ServerName
 from shared.auth.access import account_by_email, build_principal
 from shared.auth.principal import Principal
 from shared.db.session import Database
+from shared.identity import user_agent
 from shared.settings import Settings
 
 log = logging.getLogger("athaus.oauth")
@@ -54,12 +56,15 @@ class JwksKeys:
 
     async def _fetch(self) -> None:
         try:
-            async with httpx.AsyncClient(timeout=5.0) as http:
+            async with httpx.AsyncClient(timeout=5.0, headers={"User-Agent": user_agent()}) as http:
                 response = await http.get(self.url)
                 response.raise_for_status()
             keys = jwt.PyJWKSet.from_dict(response.json()).keys
         except (httpx.HTTPError, ValueError, jwt.PyJWKSetError) as failure:
-            log.warning(json.dumps({"event": "jwks_unavailable", "url": self.url, "error": str(failure)}))
+            status = failure.response.status_code if isinstance(failure, httpx.HTTPStatusError) else None
+            log.warning(json.dumps({
+                "event": "jwks_unavailable", "host": urlsplit(self.url).hostname, "error": type(failure).__name__, "status": status,
+            }))
             return
         self._keys = {key.key_id: key for key in keys}
         self._fetched_at = time.monotonic()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, true
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from shared.db.models import Base, UTCDateTime, utcnow
@@ -79,15 +79,48 @@ class IssuedToken(Base):
     grant: Mapped[OAuthGrant] = relationship()
 
 
-class ThrottleEvent(Base):
-    """One counted attempt (a failed login, a registration) under a throttle key; shared by every instance."""
+class ThrottleCounter(Base):
+    """Attempts under one throttle key (a login for an address, a sign-up from a connection, …) in the current fixed
+    window; shared by every instance. Counted and read in one statement (an upsert with RETURNING), so parallel attempts
+    can never all pass a check that a separate count would only record afterwards."""
 
-    __tablename__ = "auth_throttle_events"
-    __table_args__ = (Index("ix_auth_throttle_events_key_at", "key", "at"),)
+    __tablename__ = "auth_throttle_counters"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    key: Mapped[str] = mapped_column(String(100))  # e.g. login-account:<sha256 of the address>, login-ip:<address>
-    at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)  # e.g. login-account:<sha256 of the address>
+    window_start: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class WebSession(Base):
+    """A browser's login (sign-in pages, web app): the cookie carries a random token, the server keeps its digest, so
+    logging out, a password change, removal from an office or deleting the account ends it at once."""
+
+    __tablename__ = "web_sessions"
+
+    token_hash: Mapped[str] = mapped_column(DIGEST, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+
+
+class AccountToken(Base):
+    """A link sent by e-mail: confirming a sign-up, resetting a password, joining an office. Single use (a conditional
+    update sets used_at), short-lived, kept only as the SHA-256 of the link's token. A sign-up creates no account before
+    its link is followed: the name and password hash wait here (and are cleared when the link is used)."""
+
+    __tablename__ = "account_tokens"
+
+    token_hash: Mapped[str] = mapped_column(DIGEST, primary_key=True)
+    purpose: Mapped[str] = mapped_column(String(20))  # signup | reset | invitation
+    email: Mapped[str] = mapped_column(String(200), index=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)  # reset: the account
+    office_id: Mapped[int | None] = mapped_column(ForeignKey("offices.id"))  # invitation: the office
+    role: Mapped[str | None] = mapped_column(String(10))  # invitation: owner | staff
+    invited_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    payload: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # sign-up: name, password hash, the sign-in to continue
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    used_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class UsedAuthorizationRequest(Base):

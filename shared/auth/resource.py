@@ -17,21 +17,21 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 import anyio.to_thread
+from fastapi import APIRouter
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.rights import ServerName
-from shared.auth.cors import Cors, OriginPolicy
 from shared.auth.challenge import NOTHING, RightsMap, challenge_header, peek_body
 from shared.auth.access import SERVER_TITLES, account_of, build_principal, server_scopes
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, resolve_access_token
 from shared.db.models import User
 from shared.db.session import Database
+from shared.routing import HeadRoute
 from shared.settings import Settings
 
 log = logging.getLogger("athaus.oauth")
@@ -122,17 +122,29 @@ class BearerAuthentication:
         return JSONResponse(body, status_code=status, headers={"WWW-Authenticate": header})
 
 
-def protected_resource_route(settings: Settings, server: ServerName) -> Route:
-    """RFC 9728 metadata of one MCP server, at the address its 401 challenge names."""
-    metadata = ProtectedResourceMetadata.model_validate(
-        {
-            "resource": settings.resource_url(server.value),
-            "authorization_servers": [settings.issuer],
-            "scopes_supported": server_scopes(server),
-            "bearer_methods_supported": ["header"],
-            "resource_name": SERVER_TITLES[server],
-        }
-    )
-    path = urlsplit(settings.resource_metadata_url(server.value)).path
-    handler = request_response(ProtectedResourceMetadataHandler(metadata).handle)
-    return Route(path, endpoint=Cors(handler, OriginPolicy(settings.allowed_origins), ["GET"]))
+def protected_resource_router(settings: Settings, servers: Iterable[ServerName]) -> tuple[APIRouter, dict[str, tuple[str, ...]]]:
+    """RFC 9728 metadata of each MCP server, at the address its 401 challenge names; with the paths browser-based
+    clients read across origins (GET, for shared.auth.cors.CrossOrigin)."""
+    router = APIRouter(route_class=HeadRoute, tags=["OAuth"])
+    cross_origin: dict[str, tuple[str, ...]] = {}
+    for server in servers:
+        metadata = ProtectedResourceMetadata.model_validate(
+            {
+                "resource": settings.resource_url(server.value),
+                "authorization_servers": [settings.issuer],
+                "scopes_supported": server_scopes(server),
+                "bearer_methods_supported": ["header"],
+                "resource_name": SERVER_TITLES[server],
+            }
+        )
+        path = urlsplit(settings.resource_metadata_url(server.value)).path
+        router.add_api_route(
+            path,
+            ProtectedResourceMetadataHandler(metadata).handle,
+            methods=["GET"],
+            response_model=ProtectedResourceMetadata,
+            name=f"protected_resource_{server.value}",
+            summary=f"Metadaten der geschützten Ressource {SERVER_TITLES[server]} (RFC 9728)",
+        )
+        cross_origin[path] = ("GET",)
+    return router, cross_origin

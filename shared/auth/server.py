@@ -30,25 +30,23 @@ from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, construct_redirect_uri
 from mcp.server.auth.routes import build_metadata, validate_issuer_url
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
-from mcp.server.transport_security import RequestBodyLimitMiddleware
-from mcp.shared.auth import OAuthMetadata, OAuthToken
-from pydantic import AnyHttpUrl
+from fastapi import APIRouter, Depends
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata, OAuthToken
+from pydantic import AnyHttpUrl, BaseModel
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route, request_response
-from starlette.types import ASGIApp
 
 from contract.rights import ServerName
 from shared.auth import throttle, tokens
 from shared.auth.cleanup import Housekeeping
 from shared.auth.access import server_scopes
-from shared.auth.clients import REGISTRATION_MAX_BYTES, ClientRegistry
-from shared.auth.cors import Cors, OriginPolicy
+from shared.auth.clients import REGISTRATION_MAX_BYTES, Client, ClientRegistry
 from shared.auth.signing import Signer
 from shared.db.models import utcnow
 from shared.db.session import Database
+from shared.routing import Answer, FormModel, HeadRoute, bounded_body, read_form
 from shared.settings import Settings
 
 log = logging.getLogger("athaus.oauth")
@@ -60,6 +58,13 @@ NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 FORM_MAX_BYTES = 64 * 1024  # token and revocation requests are a few hundred bytes
 # Registration may name the rights of both servers; which ones a token carries is decided per authorization.
 REGISTRATION = ClientRegistrationOptions(enabled=True, valid_scopes=[scope for server in ServerName for scope in server_scopes(server)])
+# Called by (possibly browser-based) clients: CORS for these paths and methods (shared.auth.cors.CrossOrigin).
+CROSS_ORIGIN = {
+    "/.well-known/oauth-authorization-server": ("GET",),
+    "/token": ("POST",),
+    "/revoke": ("POST",),
+    "/register": ("POST",),
+}
 
 
 def canonical_resource(url: str) -> str:
@@ -99,7 +104,6 @@ class AuthorizationServer:
         self.issuer = settings.issuer
         validate_issuer_url(AnyHttpUrl(self.issuer))
         self.clients = ClientRegistry(db)
-        self.origins = OriginPolicy(settings.allowed_origins)
         self.housekeeping = Housekeeping(db)
         self.signer = Signer(secret, "oauth-authorization-request")
         self.servers = {canonical_resource(settings.resource_url(server.value)): server for server in ServerName}
@@ -208,25 +212,21 @@ class AuthorizationServer:
             redirect_uri_given=params.get("redirect_uri") is not None,
         )
 
-    async def token(self, request: Request) -> Response:
+    async def token(self, form: TokenRequest, client: Client) -> Response:
         await self.housekeeping.due()
-        form = await request.form()
-        client = await self.clients.authenticate(form, request.headers.get("authorization"))
-        if client is None:
-            return _client_refused()
-        grant_type = _text(form, "grant_type")
+        grant_type = form.grant_type or None
         if grant_type not in ("authorization_code", "refresh_token"):
             return _token_error("unsupported_grant_type", "Unterstützt: authorization_code und refresh_token.")
         if grant_type not in client.grant_types:
             return _token_error("unauthorized_client", f"Die Anwendung ist nicht für {grant_type} registriert.")
         # RFC 8707 at the token endpoint: optional, but if given it must name the resource the grant is bound to.
-        requested = _text(form, "resource")
+        requested = form.resource or None
         server = self.server_for(requested)
         if requested and server is None:
             return _token_error("invalid_target", "resource muss die Adresse eines Athaus-MCP-Servers sein (RFC 8707).")
         resource = self.settings.resource_url(server.value) if server else None
         if grant_type == "authorization_code":
-            code, verifier = _text(form, "code"), _text(form, "code_verifier")
+            code, verifier = form.code or None, form.code_verifier or None
             if not code or not verifier:
                 return _token_error("invalid_request", "code und code_verifier sind Pflicht.")
             outcome = await self._in_transaction(
@@ -234,16 +234,16 @@ class AuthorizationServer:
                     session,
                     code=code,
                     client_id=client.client_id,
-                    redirect_uri=_text(form, "redirect_uri"),
+                    redirect_uri=form.redirect_uri or None,
                     code_verifier=verifier,
                     resource=resource,
                 )
             )
         else:
-            refresh_token = _text(form, "refresh_token")
+            refresh_token = form.refresh_token or None
             if not refresh_token:
                 return _token_error("invalid_request", "refresh_token ist Pflicht.")
-            scope = _text(form, "scope")
+            scope = form.scope or None
             outcome = await self._in_transaction(
                 lambda session: tokens.refresh(
                     session,
@@ -264,36 +264,59 @@ class AuthorizationServer:
         )
         return PydanticJSONResponse(content=issued, headers=NO_STORE)
 
-    async def revoke(self, request: Request) -> Response:
-        form = await request.form()
-        client = await self.clients.authenticate(form, request.headers.get("authorization"))
-        if client is None:
-            return _client_refused()
-        token = _text(form, "token")
+    async def revoke(self, form: RevocationRequest, client: Client) -> Response:
+        token = form.token or None
         if not token:
             return _token_error("invalid_request", "token ist Pflicht.")
         await self._in_transaction(lambda session: tokens.revoke(session, token=token, client_id=client.client_id))
         return Response(status_code=200, headers=NO_STORE)
 
-    def routes(self) -> list[BaseRoute]:
+    def router(self) -> APIRouter:
+        """The OAuth endpoints as FastAPI routes: forms as pydantic models, the authenticated client a dependency.
+        CORS for them is `CROSS_ORIGIN`, answered in front of the routes (shared.auth.cors.CrossOrigin)."""
         registration = RegistrationHandler(
             # The registration handler only calls register_client; the rest of the provider protocol is ours above.
             cast(OAuthAuthorizationServerProvider[Any, Any, Any], self.clients),
             REGISTRATION,
         )
-        return [
-            Route(
-                "/.well-known/oauth-authorization-server",
-                endpoint=Cors(request_response(MetadataHandler(self.metadata()).handle), self.origins, ["GET"]),
-            ),
-            Route("/token", endpoint=self._api(self.token)),
-            Route("/revoke", endpoint=self._api(self.revoke)),
-            Route("/register", endpoint=self._api(self._registering(registration), REGISTRATION_MAX_BYTES)),
-        ]
+        metadata = MetadataHandler(self.metadata())
+        register = self._registering(registration)
+        router = APIRouter(route_class=HeadRoute, tags=["OAuth"])
 
-    def _api(self, handler: Callable[[Request], Awaitable[Response]], max_bytes: int = FORM_MAX_BYTES) -> ASGIApp:
-        """Endpoints called by (possibly browser-based) clients: CORS outermost, then the body limit."""
-        return Cors(RequestBodyLimitMiddleware(request_response(handler), max_bytes), self.origins, ["POST"])
+        async def oauth_form(request: Request) -> FormData:
+            return await read_form(request, FORM_MAX_BYTES)
+
+        async def authenticated(request: Request, form: FormData = Depends(oauth_form)) -> Client:
+            client = await self.clients.authenticate(form, request.headers.get("authorization"))
+            if client is None:
+                raise Answer(_client_refused())
+            return client
+
+        @router.get("/.well-known/oauth-authorization-server", response_model=OAuthMetadata, summary="Metadaten (RFC 8414)")
+        async def authorization_server_metadata(request: Request) -> Response:
+            return await metadata.handle(request)
+
+        @router.post("/token", response_model=OAuthToken, openapi_extra=TokenRequest.openapi_body(), summary="Token ausstellen")
+        async def token(form: FormData = Depends(oauth_form), client: Client = Depends(authenticated)) -> Response:
+            return await self.token(TokenRequest.of(form), client)
+
+        @router.post("/revoke", openapi_extra=RevocationRequest.openapi_body(), summary="Token widerrufen (RFC 7009)")
+        async def revoke(form: FormData = Depends(oauth_form), client: Client = Depends(authenticated)) -> Response:
+            return await self.revoke(RevocationRequest.of(form), client)
+
+        @router.post(
+            "/register",
+            response_model=OAuthClientInformationFull,
+            status_code=201,
+            openapi_extra=_json_body(OAuthClientMetadata),
+            summary="Anwendung registrieren (RFC 7591)",
+        )
+        async def register_client(request: Request) -> Response:
+            if await bounded_body(request, REGISTRATION_MAX_BYTES) is None:
+                return Response("Request body too large", status_code=413)
+            return await register(request)
+
+        return router
 
     def _registering(self, registration: RegistrationHandler) -> Callable[[Request], Awaitable[Response]]:
         """Dynamic registration, at most `registrations_per_minute` per address; each one counts."""
@@ -306,10 +329,7 @@ class AuthorizationServer:
             def check_and_count() -> int | None:
                 now = utcnow()
                 with self.db.unit_of_work() as session:
-                    wait = throttle.retry_after(session, [(limit, address)], now)
-                    if wait is None:
-                        throttle.count(session, [(limit, address)], now)
-                    return wait
+                    return throttle.attempt(session, [(limit, address)], now)
 
             wait = await anyio.to_thread.run_sync(check_and_count)
             if wait is not None:
@@ -331,9 +351,44 @@ class AuthorizationServer:
         return await anyio.to_thread.run_sync(run)
 
 
-def _text(form: FormData, key: str) -> str | None:
-    value = form.get(key)
-    return value if isinstance(value, str) and value else None
+class AuthorizationQuery(BaseModel):
+    """An authorization request (OAuth 2.1 code flow with PKCE S256, RFC 8707 `resource`), as the browser brings it."""
+
+    response_type: str | None = None
+    client_id: str | None = None
+    redirect_uri: str | None = None
+    code_challenge: str | None = None
+    code_challenge_method: str | None = None
+    resource: str | None = None
+    scope: str | None = None
+    state: str | None = None
+
+
+class TokenRequest(FormModel):
+    """A token request (RFC 6749 §4.1.3, §6; RFC 8707 `resource`); the client's credentials in the form or as Basic."""
+
+    grant_type: str | None = None
+    code: str | None = None
+    code_verifier: str | None = None
+    redirect_uri: str | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    resource: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+
+
+class RevocationRequest(FormModel):
+    """A revocation request (RFC 7009); a public client names itself with client_id."""
+
+    token: str | None = None
+    token_type_hint: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+
+
+def _json_body(model: type[BaseModel]) -> dict[str, Any]:
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
 def _client_refused() -> Response:

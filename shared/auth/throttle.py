@@ -1,8 +1,13 @@
-"""Throttling of the sign-in: failed logins per account and per address, registrations per address.
+"""One throttle for every way in: logins (sign-in pages and web app), sign-ups, password resets, client
+registrations and metadata-document fetches.
 
-Counted in the database, so every instance and worker sees the same attempts. A login is checked before the
-password hash is computed (a scrypt of 32 MiB per attempt is the expensive part), and the account key is derived
-from the address typed, so the answer is the same whether or not an account exists for it.
+Counted in the database, so every instance and worker sees the same attempts, and counted *before* the expensive part
+(a scrypt of 32 MiB, an outbound fetch): `attempt` increments the counter of each key and reads it back in one
+statement (`INSERT … ON CONFLICT DO UPDATE … RETURNING`, atomic on SQLite and PostgreSQL alike), so of N parallel
+attempts exactly the limit pass, never all of those that happened to read before anyone wrote. A login that succeeds
+gives its count back (`refund`): what is limited are failed attempts, and a right password never locks anyone out of
+a window it did not use. Windows are fixed (a counter restarts once its window is over). Account keys are derived from
+the address typed, so the answer is the same whether or not an account exists for it.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import case, literal, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from shared.auth.models import ThrottleEvent
+from shared.auth.models import ThrottleCounter
+from shared.db.models import UTCDateTime
 
 
 @dataclass(frozen=True)
@@ -31,26 +38,56 @@ class Limit:
 
 LOGIN_PER_ACCOUNT = Limit("login-account", 10, dt.timedelta(minutes=15))
 LOGIN_PER_ADDRESS = Limit("login-address", 30, dt.timedelta(minutes=15))
+# Sign-up and reset send e-mail: few per address typed (no mailbox is flooded), more per connection.
+SIGNUP_PER_ACCOUNT = Limit("signup-account", 3, dt.timedelta(hours=1))
+SIGNUP_PER_ADDRESS = Limit("signup-address", 10, dt.timedelta(hours=1))
+RESET_PER_ACCOUNT = Limit("reset-account", 3, dt.timedelta(hours=1))
+RESET_PER_ADDRESS = Limit("reset-address", 10, dt.timedelta(hours=1))
+# Setting a password from a link (reset, invitation) hashes it: counted per connection like a login.
+NEW_PASSWORD_PER_ADDRESS = Limit("password-address", 30, dt.timedelta(minutes=15))
+# Each new client_id URL at /authorize is a fetch of its metadata document (a cached document is not fetched again).
+METADATA_FETCH_PER_HOST = Limit("metadata-host", 30, dt.timedelta(minutes=1))
+METADATA_FETCH_OVERALL = Limit("metadata-all", 300, dt.timedelta(minutes=1))
 REGISTRATION_WINDOW = dt.timedelta(minutes=1)  # the number per window is a setting (registrations_per_minute)
-LONGEST_WINDOW = max(LOGIN_PER_ACCOUNT.window, LOGIN_PER_ADDRESS.window, REGISTRATION_WINDOW)
+LONGEST_WINDOW = dt.timedelta(hours=1)
 
 
 def registration_limit(per_minute: int) -> Limit:
     return Limit("register-address", per_minute, REGISTRATION_WINDOW)
 
 
-def retry_after(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime) -> int | None:
-    """Seconds until the next attempt is allowed, if any of the (limit, value) pairs is used up; else None."""
+def login_checks(email: str, address: str) -> list[tuple[Limit, str]]:
+    return [(LOGIN_PER_ACCOUNT, email), (LOGIN_PER_ADDRESS, address)]
+
+
+def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime) -> int | None:
+    """Counts one attempt under every (limit, value) and returns the seconds to wait if any limit is now exceeded
+    (this attempt included), else None. Call it in its own short transaction, before the work it guards."""
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     waits = []
     for limit, value in checks:
-        since = now - limit.window
-        count, oldest = session.execute(
-            select(func.count(), func.min(ThrottleEvent.at)).where(ThrottleEvent.key == limit.key(value), ThrottleEvent.at > since)
-        ).one()
-        if count >= limit.attempts and oldest is not None:
-            waits.append(max(1, math.ceil((oldest + limit.window - now).total_seconds())))
+        expired = ThrottleCounter.window_start <= literal(now - limit.window, UTCDateTime())
+        statement = (
+            insert(ThrottleCounter)
+            .values(key=limit.key(value), window_start=now, count=1)
+            .on_conflict_do_update(
+                index_elements=[ThrottleCounter.key],
+                set_={
+                    "count": case((expired, 1), else_=ThrottleCounter.count + 1),
+                    "window_start": case((expired, literal(now, UTCDateTime())), else_=ThrottleCounter.window_start),
+                },
+            )
+            .returning(ThrottleCounter.count, ThrottleCounter.window_start)
+        )
+        counted, started = session.execute(statement).one()
+        if counted > limit.attempts:
+            # another attempt may have opened the window a moment after this one's clock: never more than the window
+            left = math.ceil((started + limit.window - now).total_seconds())
+            waits.append(max(1, min(left, int(limit.window.total_seconds()))))
     return max(waits) if waits else None
 
 
-def count(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime) -> None:
-    session.add_all(ThrottleEvent(key=limit.key(value), at=now) for limit, value in checks)
+def refund(session: Session, checks: Sequence[tuple[Limit, str]]) -> None:
+    """Gives back the attempt of a login that succeeded."""
+    keys = [limit.key(value) for limit, value in checks]
+    session.execute(update(ThrottleCounter).where(ThrottleCounter.key.in_(keys), ThrottleCounter.count > 0).values(count=ThrottleCounter.count - 1))

@@ -18,6 +18,10 @@ kinds_here=None) -> Outcome`
     `Outcome`: confirmation_id, status (ConfirmationStatus: pending | sent | discarded | expired | sent_without_click),
     replayed, result (the `OutboundResult` the tools return, German), inquiry_id (the thread written into, if any).
 
+`current_state(session, ref, *, user_id, kinds, now, app_url) -> WithMeta`
+    The card's question when it starts (`get_confirmation`): the confirmation as it is now, `_meta` with its current
+    payload hash and never the token.
+
 `list_pending(session, *, user_id, now) -> list[PendingView]`
     The user's actions still waiting for a click, oldest first, with what the card shows: summary, action_label,
     recipient (to whom), sender (from whom), subject, text, shared_contact, expires_at / expires_text, payload_hash.
@@ -30,8 +34,8 @@ from __future__ import annotations
 
 from shared.confirmations.execute import Outcome, Via, allowed_without_click, execute, send_or_show, set_without_click
 from shared.confirmations.kinds import inquiry_payload, proposal_payload, reject_proposal, reply_payload
-from shared.confirmations.store import CardResult, card_result, own_action, prepare, status_of
-from shared.confirmations.views import PendingView, list_pending
+from shared.confirmations.store import CardResult, card_result, draft_once, own_action, prepare, status_of
+from shared.confirmations.views import PendingView, current_state, list_pending
 
 __all__ = [
     "CardResult",
@@ -40,6 +44,8 @@ __all__ = [
     "Via",
     "allowed_without_click",
     "card_result",
+    "current_state",
+    "draft_once",
     "execute",
     "inquiry_payload",
     "list_pending",

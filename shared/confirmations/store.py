@@ -4,6 +4,7 @@ result a tool returns about them (the card's data; the token only in `_meta`).""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -17,6 +18,8 @@ from contract.vocabulary import ConfirmationStatus, PendingActionKind
 from shared.confirmations.kinds import summary_of
 from shared.confirmations.tokens import derive_token, new_salt, payload_hash, token_hash
 from shared.db.models import PendingAction
+from shared.db.session import Database
+from shared.write_log import in_one_transaction, remember, replayed
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")
 DEFAULT_TTL = dt.timedelta(hours=48)
@@ -92,6 +95,33 @@ def prepare(
     action.token_hash = token_hash(derive_token(session, action.ref, salt))
     session.flush()
     return action
+
+
+def draft_once(
+    db: Database,
+    *,
+    user_id: int,
+    operation: str,
+    key: str | None,
+    request: dict[str, Any],
+    now: dt.datetime,
+    app_url: str,
+    make: Callable[[Session], PendingAction],
+) -> WithMeta:
+    """A draft_ tool's unit of work under its idempotency key: the same key and arguments again show the first
+    draft (as it is now) and prepare nothing twice; a new key, or none, runs `make` (which prepares or revises)."""
+
+    def write(session: Session) -> WithMeta:
+        stored = replayed(session, user_id=user_id, operation=operation, key=key, request=request, now=now)
+        if stored is not None:
+            earlier = session.scalar(select(PendingAction).where(PendingAction.ref == stored["confirmation_id"], PendingAction.user_id == user_id))
+            if earlier is not None:
+                return card_result(session, earlier, now, app_url)
+        action = make(session)
+        remember(session, user_id=user_id, operation=operation, key=key, request=request, outcome={"confirmation_id": action.ref}, now=now)
+        return card_result(session, action, now, app_url)
+
+    return in_one_transaction(db, write)
 
 
 # A tool's answer about a prepared action: the structured result and the `_meta` only the card reads.

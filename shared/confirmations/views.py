@@ -1,4 +1,5 @@
-"""The user's waiting confirmations as the web app lists them: the same German content the card shows."""
+"""The user's waiting confirmations as the web app lists them, and one confirmation's current state as the card asks
+for it when it starts: the same German content the card shows."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from contract.confirmations import CONFIRMATION_META_KEY
+from contract.envelope import WithMeta
 from contract.vocabulary import PendingActionKind, stored_label
-from shared.confirmations.store import german_time
+from shared.confirmations.store import card_result, german_time, own_action
 from shared.db.models import PendingAction
 
 
@@ -57,3 +60,13 @@ def list_pending(session: Session, *, user_id: int, now: dt.datetime) -> list[Pe
         .order_by(PendingAction.created_at, PendingAction.id)
     )
     return [view_of(action) for action in rows]
+
+
+def current_state(session: Session, ref: str, *, user_id: int, kinds: tuple[str, ...], now: dt.datetime, app_url: str) -> WithMeta:
+    """The card's question when it starts (`get_confirmation`): what the confirmation `ref` of this user is now, so a
+    card shown again long after offers no button for what was sent, discarded or expired. `_meta` carries the current
+    payload hash (a revised draft no longer matches the card's) and never the token: the card has its own."""
+    result = card_result(session, own_action(session, ref, user_id=user_id, kinds=kinds), now, app_url)
+    shown = result.meta.get(CONFIRMATION_META_KEY)
+    meta = {CONFIRMATION_META_KEY: {"confirmation_id": shown["confirmation_id"], "payload_hash": shown["payload_hash"]}} if shown else {}
+    return WithMeta(result.output, meta)

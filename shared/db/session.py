@@ -3,7 +3,12 @@
 Every statement under a deadline (every HTTP request and MCP call has one) is bounded: on PostgreSQL by a connect
 timeout, a pool timeout and a statement timeout set per transaction to what is left of the deadline, and for a database that
 does not answer at all by the watchdog (`shared/db/watchdog.py`); on SQLite by a progress handler that aborts a
-statement once the call's deadline has passed (`shared/db/deadline.py`)."""
+statement once the call's deadline has passed (`shared/db/deadline.py`).
+
+On SQLite a unit of work takes the write lock before its first read (`BEGIN IMMEDIATE`), so a read-then-write (the
+optimistic version check, a draft's status, an idempotency key) holds against a concurrent writer just as `FOR UPDATE`
+does on PostgreSQL; pysqlite's own transaction handling (which began a transaction only at the first write, leaving
+the reads outside it) is switched off. Reads (`read_only`) begin a plain deferred transaction."""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from shared.db import deadline, watchdog
 CONNECT_TIMEOUT_SECONDS = 3  # a database that does not answer the connect is down, not slow
 POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, not a queue
 SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
+WRITE_OPTION = "athaus_writes"  # execution option of a unit of work's connection: SQLite begins it IMMEDIATE
 _PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
 
 
@@ -44,6 +50,12 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.close()
             dbapi_connection.set_progress_handler(_sqlite_past_deadline, _PROGRESS_STEPS)
+            dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(connection) -> None:  # type: ignore[no-untyped-def]
+            writes = connection.get_execution_options().get(WRITE_OPTION, False)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
         return engine
     connect_args: dict[str, Any] = {}
@@ -109,7 +121,9 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._writing = sessionmaker(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False)
         event.listen(self._sessions, "after_begin", _bound_transaction)
+        event.listen(self._writing, "after_begin", _bound_transaction)
 
     @classmethod
     def from_url(cls, database_url: str, pool_size: int = 10, max_overflow: int = 20) -> Database:
@@ -118,7 +132,7 @@ class Database:
     @contextmanager
     def unit_of_work(self) -> Iterator[Session]:
         """A session in one transaction: committed when the block ends cleanly, rolled back otherwise."""
-        with self._sessions.begin() as session:
+        with self._writing.begin() as session:
             yield session
 
     @contextmanager

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formatdate
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from shared.db.models import OutboxMessage
 from shared.db.session import Database
-from shared.settings import Settings
+from shared.settings import Settings, is_loopback
 
 log = logging.getLogger("athaus.outbox")
 LEASE = dt.timedelta(minutes=5)
@@ -44,15 +45,21 @@ class SmtpMailer:
     password: str | None = None
     starttls: bool = False
     timeout: float = 10.0
+    ehlo_name: str | None = None  # the public URL's host; None: the machine's name (smtplib's default)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SmtpMailer | None:
         if not settings.smtp_host:
             return None
-        return cls(settings.smtp_host, settings.smtp_port, settings.smtp_user, settings.smtp_password, settings.smtp_starttls)
+        public_host = urlsplit(settings.public_url).hostname
+        ehlo_name = None if is_loopback(public_host) else public_host
+        return cls(
+            settings.smtp_host, settings.smtp_port, settings.smtp_user, settings.smtp_password, settings.smtp_starttls,
+            ehlo_name=ehlo_name,
+        )
 
     def send(self, message: EmailMessage) -> None:
-        with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
+        with smtplib.SMTP(self.host, self.port, local_hostname=self.ehlo_name, timeout=self.timeout) as smtp:
             if self.starttls:
                 smtp.starttls()
             if self.user:
@@ -131,7 +138,11 @@ def deliver_due(db: Database, settings: Settings, mailer: Mailer, now: dt.dateti
             with db.unit_of_work() as session:
                 session.execute(update(OutboxMessage).where(OutboxMessage.id == row_id, OutboxMessage.status == "sending").values(**values))
             (done.failed if last else done.retried).append(row_id)
-            log.warning(json.dumps({"event": "outbox_failed" if last else "outbox_retry", "id": row_id, "attempts": attempts}))
+            status = getattr(error, "smtp_code", None)
+            log.warning(json.dumps({
+                "event": "outbox_failed" if last else "outbox_retry", "id": row_id, "attempts": attempts,
+                "error": type(error).__name__, "host": settings.smtp_host, "status": status,
+            }))
             continue
         with db.unit_of_work() as session:
             session.execute(

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, Tally, WithMeta
 from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
-from contract.confirmations import MCP_APP_MIME, SKYBRIDGE_MIME
+from contract.confirmations import MCP_APP_MIME, SKYBRIDGE_MIME, UI_EXTENSION, UI_EXTENSION_SETTINGS
 from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
 from contract.wire import compact_value
@@ -203,9 +203,9 @@ class ToolRunner:
         problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
         if problems:
             raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=render(output, spec.input_model))], structured_content=structured, _meta=meta
-        )
+        # The connector tools (search, fetch) answer in ChatGPT's shape: their one text is the result as JSON.
+        text = json.dumps(structured, ensure_ascii=False) if spec.json_text else render(output, spec.input_model)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured, _meta=meta)
 
 
 def build_server(definition: ServerDefinition, context: ToolContext, version: str) -> Server[Any]:
@@ -239,11 +239,17 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
-    apps = {app.uri: app for app in server.apps}
+    apps = {uri: app for app in server.apps for uri in (app.uri, app.chatgpt_uri)}
     domain = context.settings.public_url.rstrip("/")
     app_resources = [
-        types.Resource(uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=MCP_APP_MIME, _meta={"ui": app.ui_meta(domain)})
+        resource
         for app in server.apps
+        for resource in (
+            types.Resource(uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=MCP_APP_MIME, _meta={"ui": app.ui_meta()}),
+            types.Resource(
+                uri=app.chatgpt_uri, name=f"{app.name}-chatgpt", title=app.title, description=app.description, mime_type=SKYBRIDGE_MIME, _meta=app.skybridge_meta(domain)
+            ),
+        )
     ]
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -251,14 +257,14 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         return types.ListResourcesResult(resources=app_resources)
 
     def read_app(uri: str) -> types.ReadResourceResult:
-        """The card as an MCP App and in the Apps SDK form: one URI, one HTML, each host takes its MIME type."""
-        app, html = apps[uri], definition.app_html[uri]()
-        return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(uri=uri, mime_type=MCP_APP_MIME, text=html, _meta={"ui": app.ui_meta(domain)}),
-                types.TextResourceContents(uri=uri, mime_type=SKYBRIDGE_MIME, text=html, _meta=app.skybridge_meta(domain)),
-            ]
-        )
+        """One content per URI (a host takes exactly one): the MCP App, or the same HTML in the Apps SDK form."""
+        app = apps[uri]
+        html = definition.app_html[app.uri]()
+        if uri == app.uri:
+            content = types.TextResourceContents(uri=uri, mime_type=MCP_APP_MIME, text=html, _meta={"ui": app.ui_meta()})
+        else:
+            content = types.TextResourceContents(uri=uri, mime_type=SKYBRIDGE_MIME, text=html, _meta=app.skybridge_meta(domain))
+        return types.ReadResourceResult(contents=[content])
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         if str(params.uri) in apps:
@@ -329,7 +335,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
     if definition.completers:
         handlers["on_completion"] = complete
     handlers = {key: _mapped(handler, seconds) for key, handler in handlers.items()}
-    return Server(
+    mcp_server = Server(
         server.name.value,
         version=version,
         title=server.title,
@@ -343,6 +349,9 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         },
         **handlers,
     )
+    if server.apps:  # the card is an MCP App: both eras see the extension in the server's capabilities
+        mcp_server.extensions[UI_EXTENSION] = dict(UI_EXTENSION_SETTINGS)
+    return mcp_server
 
 
 def _refuse_unstorable(arguments: Mapping[str, Any]) -> None:

@@ -67,7 +67,9 @@ def build(result: Page[Any] | Tally, output_model: type[BaseModel]) -> BaseModel
             returned=len(result.items),
             sort_key=result.sort_key,
             sort_key_label=result.sort_key_label,
-            items=result.items,
+            # the list's own name: `items`, or what the output model names it (the connectors' `results`)
+            **{getattr(output_model, "items_key", "items"): result.items},
+            **result.body,
         )
     return output_model(
         **_common(result, empty=result.total == 0, reasons=[], next_cursor=None),

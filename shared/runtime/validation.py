@@ -21,6 +21,7 @@ _MESSAGES = {
     "int_type": "muss eine ganze Zahl sein",
     "float_parsing": "muss eine Zahl sein",
     "float_type": "muss eine Zahl sein",
+    "finite_number": "muss eine endliche Zahl sein (nicht unendlich, nicht NaN)",
     "bool_parsing": "muss true oder false sein",
     "bool_type": "muss true oder false sein",
     "string_type": "muss ein Text sein",

@@ -1,18 +1,21 @@
-"""Fetching an office's OpenImmo feed URL: bounded in time and size, spooled to disk beyond a megabyte.
+"""Fetching an office's OpenImmo feed URL through the one public-address-only fetch (shared/outbound.py): https only
+outside development, every redirect checked again, bounded in time and size, spooled to disk beyond a megabyte.
 
 Every failure is a German sentence with the next step; none names the host or the URL (the office configured it,
-the model does not need it, and a response never carries a host)."""
+the model does not need it, and a response never carries a host). The log gets type, host and status."""
 
 from __future__ import annotations
 
 import tempfile
 from typing import IO
 
-import httpx
+import anyio
 
 from contract.errors import ErrorCode, ToolFailure
+from shared.outbound import FetchRefused, fetch_public
 
 SPOOL_IN_MEMORY = 1024 * 1024
+FEED_REDIRECTS = 3
 NEXT_STEP = "bitte die Feed-Adresse des Büros prüfen oder die Übertragung als xml übergeben."
 
 
@@ -24,43 +27,61 @@ def too_large(max_bytes: int) -> ToolFailure:
     )
 
 
-def fetch_feed(url: str, *, max_bytes: int, timeout: float) -> IO[bytes]:
-    """The body of the feed URL in a temporary file (rewound), or ToolFailure (SOURCE_UNAVAILABLE, INVALID_ARGUMENT)."""
-    if not url.startswith(("https://", "http://")):
-        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "Die eingestellte Feed-Adresse ist keine http(s)-Adresse: " + NEXT_STEP)
+def fetch_feed(url: str, *, max_bytes: int, timeout: float, allow_http: bool = False) -> IO[bytes]:
+    """The body of the feed URL in a temporary file (rewound), or ToolFailure (SOURCE_UNAVAILABLE, INVALID_ARGUMENT).
+
+    Runs in a worker thread (the tool's handler); `allow_http` only in development mode."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme not in (("https", "http") if allow_http else ("https",)):
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "Die eingestellte Feed-Adresse ist keine https-Adresse: " + NEXT_STEP)
     spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+
+    async def fetch() -> int:
+        fetched = await fetch_public(
+            url, max_bytes=max_bytes, timeout=timeout, accept="application/xml, text/xml", redirects=FEED_REDIRECTS,
+            allow_http=allow_http, sink=spool.write, purpose="openimmo_feed",
+        )
+        if fetched.too_large:
+            raise too_large(max_bytes)
+        return fetched.status
+
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=True, max_redirects=3) as client:
-            with client.stream("GET", url, headers={"Accept": "application/xml, text/xml"}) as response:
-                if response.status_code != 200:
-                    raise ToolFailure(
-                        ErrorCode.SOURCE_UNAVAILABLE,
-                        f"Die Feed-Adresse des Büros antwortet mit HTTP {response.status_code} statt mit der Übertragung; "
-                        "nichts wurde geändert: " + NEXT_STEP,
-                    )
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > max_bytes:
-                    raise too_large(max_bytes)
-                read = 0
-                for chunk in response.iter_bytes():
-                    read += len(chunk)
-                    if read > max_bytes:
-                        raise too_large(max_bytes)
-                    spool.write(chunk)
+        status = anyio.run(fetch)
     except ToolFailure:
         spool.close()
         raise
-    except httpx.TimeoutException:
+    except FetchRefused as refused:
+        spool.close()
+        raise _failure(refused.kind, timeout) from None
+    if status != 200:
         spool.close()
         raise ToolFailure(
             ErrorCode.SOURCE_UNAVAILABLE,
-            f"Die Feed-Adresse des Büros hat nicht innerhalb von {timeout:g} Sekunden geantwortet; nichts wurde geändert: "
-            "bitte später erneut versuchen oder die Übertragung als xml übergeben.",
-        ) from None
-    except httpx.HTTPError:
-        spool.close()
-        raise ToolFailure(
-            ErrorCode.SOURCE_UNAVAILABLE, "Die Feed-Adresse des Büros ist nicht erreichbar; nichts wurde geändert: " + NEXT_STEP
-        ) from None
+            f"Die Feed-Adresse des Büros antwortet mit HTTP {status} statt mit der Übertragung; nichts wurde geändert: "
+            + NEXT_STEP,
+        )
     spool.seek(0)
     return spool
+
+
+def _failure(kind: str, timeout: float) -> ToolFailure:
+    if kind == "timeout":
+        return ToolFailure(
+            ErrorCode.SOURCE_UNAVAILABLE,
+            f"Die Feed-Adresse des Büros hat nicht innerhalb von {timeout:g} Sekunden geantwortet; nichts wurde geändert: "
+            "bitte später erneut versuchen oder die Übertragung als xml übergeben.",
+        )
+    if kind == "refused":
+        return ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            "Die Feed-Adresse des Büros (oder eine Weiterleitung von ihr) zeigt nicht auf eine öffentliche https-Adresse; "
+            "nichts wurde geändert: " + NEXT_STEP,
+        )
+    if kind == "redirects":
+        return ToolFailure(
+            ErrorCode.SOURCE_UNAVAILABLE,
+            f"Die Feed-Adresse des Büros leitet mehr als {FEED_REDIRECTS}-mal weiter; nichts wurde geändert: " + NEXT_STEP,
+        )
+    return ToolFailure(
+        ErrorCode.SOURCE_UNAVAILABLE, "Die Feed-Adresse des Büros ist nicht erreichbar; nichts wurde geändert: " + NEXT_STEP
+    )

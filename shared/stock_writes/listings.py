@@ -287,7 +287,7 @@ def save_listing(
     """Create (listing_ref None: a draft) or change a listing of the office. See the package docstring. `revise`
     False: the caller bumps the catalog revision once for its whole transaction (the import)."""
     request = {"listing_ref": listing_ref, "expected_version": expected_version, "fields": fields, "feed": feed, "external_id": external_id}
-    if user_id is not None and (stored := replayed(session, user_id=user_id, operation="save_listing", key=idempotency_key, request=request)):
+    if user_id is not None and (stored := replayed(session, user_id=user_id, operation="save_listing", key=idempotency_key, request=request, now=now)):
         listing = _own_listing(session, office_id, stored["listing_ref"])
         return SaveOutcome(WriteResult(stored["result"]), listing, stored["changed_fields"], True, MatchCounts(stored["matches"], 0))
     if listing_ref is None:
@@ -385,7 +385,7 @@ def change_status(
     transaction has just created (create_listings), which no other transaction can see, so it is not read again."""
     new = ListingStatus(status)
     request = {"listing_ref": listing_ref, "status": new.value, "reason": reason, "expected_version": expected_version}
-    if user_id is not None and (stored := replayed(session, user_id=user_id, operation="update_listing_status", key=idempotency_key, request=request)):
+    if user_id is not None and (stored := replayed(session, user_id=user_id, operation="update_listing_status", key=idempotency_key, request=request, now=now)):
         listing = _own_listing(session, office_id, listing_ref)
         made = MatchCounts(stored["matches"], stored["proposals"])
         return StatusOutcome(WriteResult(stored["result"]), listing, ListingStatus(stored["old_status"]), new, True, made)

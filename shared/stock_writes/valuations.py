@@ -44,7 +44,7 @@ def save_valuation(
     """Store a new valuation. `values`: value_low, value_high (required), method, comparables (listing refs), note;
     without `listing_ref` also owner_name, address, postal_code, city, property_type, marketing_type, living_area."""
     request = {"listing_ref": listing_ref, "values": values}
-    if user_id is not None and (stored := replayed(session, user_id=user_id, operation="save_valuation", key=idempotency_key, request=request)):
+    if user_id is not None and (stored := replayed(session, user_id=user_id, operation="save_valuation", key=idempotency_key, request=request, now=now)):
         valuation = session.scalar(select(Valuation).where(Valuation.office_id == office_id, Valuation.ref == stored["valuation_ref"]))
         assert valuation is not None
         listing = session.get(Listing, valuation.listing_id) if valuation.listing_id else None

@@ -19,18 +19,20 @@ import anyio.to_thread
 from mcp.server.auth.routes import AUTHORIZATION_PATH
 from sqlalchemy.exc import IntegrityError
 from starlette.datastructures import FormData
+from fastapi import APIRouter, Depends
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from contract.rights import ServerName
-from shared.auth import throttle, tokens
-from shared.auth.access import check_credentials, SERVER_TITLES, Account, account_of, allowed_scopes, server_rights
+from shared.auth import tokens
+from shared.auth.passwords import hashing
+from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights, sign_in
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.models import UsedAuthorizationRequest
-from shared.auth.server import PENDING_TTL_SECONDS, AuthorizationServer, PendingAuthorization, ShownError
+from shared.auth.server import PENDING_TTL_SECONDS, AuthorizationQuery, AuthorizationServer, PendingAuthorization, ShownError
 from shared.auth.signing import Signer
 from shared.db.models import User, utcnow
+from shared.routing import Answer, FormModel, HeadRoute
 from shared.web.pages import (
     CONSENT_PATH,
     LOGIN_PATH,
@@ -41,6 +43,7 @@ from shared.web.pages import (
     refusal_page,
     secured,
     see_other,
+    too_many_attempts,
 )
 
 SESSION_COOKIE = "athaus_sitzung"
@@ -77,17 +80,51 @@ class SignInPages:
         # Secure cookies would never come back over plain http, which only a local development setup uses.
         self.secure_cookies = not (server.settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
 
-    def routes(self) -> list[BaseRoute]:
-        return [
-            # No CORS on the authorization endpoint: a browser navigates there, scripts have no business calling it.
-            Route(AUTHORIZATION_PATH, endpoint=self.authorize, methods=["GET"]),
-            Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
-            Route(CONSENT_PATH, endpoint=self.consent, methods=["GET", "POST"]),
-        ]
+    def router(self) -> APIRouter:
+        """The authorization endpoint, login and consent as FastAPI routes: the pending request, the CSRF check and
+        the signed-in account are dependencies, each form a pydantic model."""
+        router = APIRouter(route_class=HeadRoute, tags=["Anmeldung"], default_response_class=HTMLResponse)
 
-    async def authorize(self, request: Request) -> Response:
+        async def visit(request: Request) -> _Visit:
+            checked = await self._visit(request)
+            if isinstance(checked, Response):
+                raise Answer(checked)
+            return checked
+
+        async def signed_in(request: Request) -> Account | None:
+            """The account of the sign-in session cookie, if it is valid and the account still exists."""
+            return await anyio.to_thread.run_sync(self._account, self._session_user(request))
+
+        # No CORS on the authorization endpoint: a browser navigates there, scripts have no business calling it.
+        @router.get(AUTHORIZATION_PATH, summary="Autorisierungsanfrage (OAuth 2.1, PKCE, RFC 8707)")
+        async def authorize(query: AuthorizationQuery = Depends()) -> Response:
+            return await self.authorize(query)
+
+        @router.get(LOGIN_PATH, summary="Anmeldeseite")
+        async def show_login(request: Request, visit: _Visit = Depends(visit)) -> Response:
+            return await self.login(request, visit)
+
+        @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="Anmelden")
+        async def submit_login(request: Request, visit: _Visit = Depends(visit)) -> Response:
+            return await self.login(request, visit)
+
+        @router.get(CONSENT_PATH, summary="Zustimmungsseite")
+        async def show_consent(
+            request: Request, visit: _Visit = Depends(visit), account: Account | None = Depends(signed_in)
+        ) -> Response:
+            return await self.consent(request, visit, account)
+
+        @router.post(CONSENT_PATH, openapi_extra=ConsentForm.openapi_body(), summary="Zustimmen oder ablehnen")
+        async def submit_consent(
+            request: Request, visit: _Visit = Depends(visit), account: Account | None = Depends(signed_in)
+        ) -> Response:
+            return await self.consent(request, visit, account)
+
+        return router
+
+    async def authorize(self, query: AuthorizationQuery) -> Response:
         """Where the client sends the browser: on to login and consent, or the refusal."""
-        checked = await self.server.check_request(request.query_params)
+        checked = await self.server.check_request(query.model_dump(exclude_none=True))
         if isinstance(checked, ShownError):
             return error_page(checked.title, checked.message)
         if isinstance(checked, PendingAuthorization):
@@ -96,10 +133,7 @@ class SignInPages:
             )
         return checked
 
-    async def login(self, request: Request) -> Response:
-        visit = await self._visit(request)
-        if isinstance(visit, Response):
-            return visit
+    async def login(self, request: Request, visit: _Visit) -> Response:
         form, request_token, pending = visit.form, visit.request_token, visit.pending
         client = await self.server.clients.get(pending.client_id)
         if client is None:
@@ -114,33 +148,28 @@ class SignInPages:
         )
         if form is None:
             return self._with_csrf_cookie(page(), nonce)
-        email = _field(form, "email") or ""
+        entered = LoginForm.of(form)
+        email = entered.email or ""
         address = request.client.host if request.client else "unknown"
-        checks = [(throttle.LOGIN_PER_ACCOUNT, email), (throttle.LOGIN_PER_ADDRESS, address)]
-        # Before the password hash: a throttled attempt costs a query, not a 32 MiB scrypt.
-        wait = await anyio.to_thread.run_sync(self._throttled, checks)
-        if wait is not None:
-            return _too_many_attempts(wait)
-        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
+        # Counted before the password hash (a 32 MiB scrypt), the hash work bounded per process.
+        outcome = await hashing(sign_in, self.server.db, email, entered.password or "", address)
+        if outcome.retry_after is not None:
+            return too_many_attempts(outcome.retry_after)
+        user_id = outcome.user_id
         if user_id is None:
-            await anyio.to_thread.run_sync(self._count_failure, checks)
             return self._with_csrf_cookie(page(email=email, failed=True), nonce)
         response = see_other(carrying(CONSENT_PATH, request_token))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
         return response
 
-    async def consent(self, request: Request) -> Response:
-        visit = await self._visit(request)
-        if isinstance(visit, Response):
-            return visit
+    async def consent(self, request: Request, visit: _Visit, account: Account | None) -> Response:
         form, request_token, pending = visit.form, visit.request_token, visit.pending
-        account = await anyio.to_thread.run_sync(self._account, self._session_user(request))
         if account is None:
             return see_other(carrying(LOGIN_PATH, request_token))
         allowed = allowed_scopes(account, pending.server)
         if form is not None:
-            chosen = [value for value in form.getlist("scope") if isinstance(value, str)]
-            return await self._decide(pending, account, chosen, allowed, _field(form, "entscheidung"))
+            decision = ConsentForm.of(form)
+            return await self._decide(pending, account, list(decision.scope), allowed, decision.entscheidung)
         client = await self.server.clients.get(pending.client_id)
         if client is None:
             return error_page(*EXPIRED)
@@ -179,7 +208,7 @@ class SignInPages:
                 return error_page("Formular zu groß", "Das Formular war zu groß. Bitte die Seite neu laden und es erneut versuchen.", status=413)
         if form is not None and not self._csrf_valid(request, form):
             return _csrf_refused()
-        request_token = _field(form, "anfrage") if form is not None else request.query_params.get("anfrage")
+        request_token = SignInForm.of(form).anfrage if form is not None else request.query_params.get("anfrage")
         pending = self.server.unseal(request_token)
         if pending is None or request_token is None:
             return error_page(*EXPIRED)
@@ -224,17 +253,6 @@ class SignInPages:
             return False
         return True
 
-    def _throttled(self, checks: list[tuple[throttle.Limit, str]]) -> int | None:
-        with self.server.db.read_only() as session:
-            return throttle.retry_after(session, checks, utcnow())
-
-    def _count_failure(self, checks: list[tuple[throttle.Limit, str]]) -> None:
-        with self.server.db.unit_of_work() as session:
-            throttle.count(session, checks, utcnow())
-
-    def _check_credentials(self, email: str, password: str) -> int | None:
-        return check_credentials(self.server.db, email, password)
-
     def _session_user(self, request: Request) -> int | None:
         payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))
         user_id = payload.get("user") if payload else None
@@ -252,7 +270,7 @@ class SignInPages:
         return nonce, self.csrf.mac(nonce)
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
-        nonce, sent = request.cookies.get(CSRF_COOKIE), _field(form, "csrf_token")
+        nonce, sent = request.cookies.get(CSRF_COOKIE), SignInForm.of(form).csrf_token
         return nonce is not None and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce).encode())
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
@@ -265,9 +283,21 @@ class SignInPages:
         )
 
 
-def _field(form: FormData | None, key: str) -> str | None:
-    value = form.get(key) if form is not None else None
-    return value if isinstance(value, str) else None
+class SignInForm(FormModel):
+    """What every sign-in form carries: the pending authorization request and the CSRF token."""
+
+    anfrage: str | None = None
+    csrf_token: str | None = None
+
+
+class LoginForm(SignInForm):
+    email: str | None = None
+    password: str | None = None
+
+
+class ConsentForm(SignInForm):
+    entscheidung: str | None = None  # "erlauben" or "ablehnen"
+    scope: list[str] = []  # the rights ticked
 
 
 async def _bounded_form(request: Request) -> FormData | None:
@@ -281,19 +311,6 @@ async def _bounded_form(request: Request) -> FormData | None:
         if len(body) > FORM_MAX_BYTES:
             return None
     return FormData(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
-
-
-def _too_many_attempts(wait: int) -> Response:
-    """The same page whether or not an account exists for the address typed."""
-    minutes = max(1, -(-wait // 60))
-    response = error_page(
-        "Zu viele Anmeldeversuche",
-        f"Für diese E-Mail-Adresse oder von diesem Anschluss gab es zu viele fehlgeschlagene Anmeldungen. "
-        f"Bitte in {minutes} {'Minute' if minutes == 1 else 'Minuten'} erneut versuchen.",
-        status=429,
-    )
-    response.headers["Retry-After"] = str(wait)
-    return response
 
 
 def _csrf_refused() -> Response:

@@ -144,3 +144,16 @@ def refusal_page(*, message: str, user_name: str, request_token: str, csrf_token
         f"</form>{_other_account(request_token, user_name)}"
     )
     return _page("Dieses Konto passt nicht", body, 403)
+
+
+def too_many_attempts(wait: int) -> Response:
+    """Every password form's answer when its throttle is used up: the same whether or not an account exists."""
+    minutes = max(1, -(-wait // 60))
+    response = error_page(
+        "Zu viele Anmeldeversuche",
+        f"Für diese E-Mail-Adresse oder von diesem Anschluss gab es zu viele Versuche. "
+        f"Bitte in {minutes} {'Minute' if minutes == 1 else 'Minuten'} erneut versuchen.",
+        status=429,
+    )
+    response.headers["Retry-After"] = str(wait)
+    return response

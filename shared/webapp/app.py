@@ -13,24 +13,26 @@ import datetime as dt
 import hmac
 import secrets
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from fastapi import APIRouter, Depends
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from contract.errors import ToolFailure
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.signing import Signer
-from shared.auth.access import check_credentials, Account, account_of
+from shared.auth.access import Account, account_of, sign_in
+from shared.auth.passwords import hashing
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
+from shared.routing import Answer, FormModel, HeadRoute
 from shared.settings import Settings
-from shared.web.pages import secured, see_other
+from shared.web.pages import secured, see_other, too_many_attempts
 from shared.webapp.pages import (
     APP_PATH,
     DECIDE_PATH,
@@ -74,21 +76,66 @@ class WebApp:
         # Secure cookies would never come back over plain http, which only a local development setup uses.
         self.secure_cookies = not (settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
 
-    def routes(self) -> list[BaseRoute]:
-        return [
-            Route("/app", endpoint=self.root, methods=["GET"]),
-            Route(APP_PATH, endpoint=self.index, methods=["GET"]),
-            Route(LOGIN_PATH, endpoint=self.login, methods=["GET", "POST"]),
-            Route(LOGOUT_PATH, endpoint=self.logout, methods=["POST"]),
-            Route(DECIDE_PATH, endpoint=self.decide, methods=["POST"]),
-            Route(SETTINGS_PATH, endpoint=self.without_click, methods=["POST"]),
-        ]
+    def router(self) -> APIRouter:
+        """The web app's routes: the CSRF-checked form and the signed-in account are dependencies, each form a
+        pydantic model."""
+        router = APIRouter(route_class=HeadRoute, tags=["Web-App"], default_response_class=HTMLResponse)
 
-    async def root(self, request: Request) -> Response:
-        return secured(RedirectResponse(APP_PATH, status_code=308))
+        async def checked_form(request: Request) -> FormData:
+            """A POST's form whose CSRF token holds; otherwise the refusal, before anything is read or executed."""
+            form = await request.form()
+            if not self._csrf_valid(request, form):
+                raise Answer(_csrf_refused())
+            return form
 
-    async def index(self, request: Request) -> Response:
-        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        async def signed_in(request: Request) -> Account | None:
+            """The account of the session cookie, if it is valid and the account still exists."""
+            return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+
+        @router.get("/app", summary="Zur Web-App")
+        async def root() -> Response:
+            return secured(RedirectResponse(APP_PATH, status_code=308))
+
+        @router.get(APP_PATH, summary="Was auf einen Klick wartet")
+        async def index(request: Request, user: Account | None = Depends(signed_in)) -> Response:
+            return await self.index(request, user)
+
+        @router.get(LOGIN_PATH, summary="Anmeldeseite der Web-App")
+        async def show_login(request: Request, user: Account | None = Depends(signed_in)) -> Response:
+            nonce, csrf_token = self._csrf_pair(request)
+            onward = onward_path(request.query_params.get("weiter"))
+            if user is not None:
+                return see_other(onward)
+            page = login_page(csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward)
+            return self._with_csrf_cookie(page, nonce)
+
+        @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="In der Web-App anmelden")
+        async def login(request: Request, form: FormData = Depends(checked_form)) -> Response:
+            return await self.login(request, LoginForm.of(form))
+
+        @router.post(LOGOUT_PATH, openapi_extra=CsrfForm.openapi_body(), summary="Abmelden")
+        async def logout(form: FormData = Depends(checked_form)) -> Response:
+            return self.logout()
+
+        @router.post(DECIDE_PATH, openapi_extra=DecisionForm.openapi_body(), summary="Senden oder verwerfen")
+        async def decide(request: Request, form: FormData = Depends(checked_form)) -> Response:
+            return await self.decide(self._session_user(request), DecisionForm.of(form))
+
+        @router.post(SETTINGS_PATH, openapi_extra=WithoutClickForm.openapi_body(), summary="Was ohne Klick läuft (Büroinhaber)")
+        async def without_click(form: FormData = Depends(checked_form), user: Account | None = Depends(signed_in)) -> Response:
+            return await self.without_click(user, WithoutClickForm.of(form))
+
+        return router
+
+    async def account(self, request: Request) -> Account | None:
+        """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
+        return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+
+    def login_for(self, path: str) -> Response:
+        """To the login, which continues to `path` afterwards."""
+        return see_other(f"{LOGIN_PATH}?{urlencode({'weiter': path})}")
+
+    async def index(self, request: Request, user: Account | None) -> Response:
         if user is None:
             return see_other(LOGIN_PATH)
         nonce, csrf_token = self._csrf_pair(request)
@@ -97,42 +144,34 @@ class WebApp:
         page = list_page(user_name=user.name, items=items, csrf_token=csrf_token, notice=self._notice(request), without_click=allowed)
         return self._with_csrf_cookie(page, nonce)
 
-    async def login(self, request: Request) -> Response:
+    async def login(self, request: Request, form: LoginForm) -> Response:
         nonce, csrf_token = self._csrf_pair(request)
-        if request.method == "GET":
-            if await anyio.to_thread.run_sync(self._user, self._session_user(request)) is not None:
-                return see_other(APP_PATH)
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, notice=self._notice(request)), nonce)
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
-        email = _field(form, "email") or ""
-        user_id = await anyio.to_thread.run_sync(self._check_credentials, email, _field(form, "password") or "")
+        email = form.email or ""
+        address = request.client.host if request.client else "unknown"
+        # The same throttle as the sign-in pages, counted before the hash; the hash work bounded per process.
+        outcome = await hashing(sign_in, self.db, email, form.password or "", address)
+        if outcome.retry_after is not None:
+            return too_many_attempts(outcome.retry_after)
+        user_id = outcome.user_id
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
-            return self._with_csrf_cookie(login_page(csrf_token=csrf_token, email=email, notice=failed, status=400), nonce)
-        response = see_other(APP_PATH)
+            page = login_page(csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "")
+            return self._with_csrf_cookie(page, nonce)
+        response = see_other(onward_path(form.weiter))
         self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
         return response
 
-    async def logout(self, request: Request) -> Response:
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
+    def logout(self) -> Response:
         response = see_other(self._with_notice(LOGIN_PATH, "logged_out", ""))
         response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax")
         return response
 
-    async def decide(self, request: Request) -> Response:
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
-        user_id = self._session_user(request)
+    async def decide(self, user_id: int | None, form: DecisionForm) -> Response:
         if user_id is None:
             return see_other(LOGIN_PATH)
-        confirmation_id = _field(form, "confirmation_id") or ""
-        decision = _field(form, "entscheidung") or ""
-        shown_hash = _field(form, "payload_hash") or ""
+        confirmation_id = form.confirmation_id or ""
+        decision = form.entscheidung or ""
+        shown_hash = form.payload_hash or ""
         if decision not in DECISIONS or not confirmation_id:
             return error_page("Unvollständig", "Das Formular war unvollständig. Bitte die Übersicht neu laden und noch einmal klicken.", 400)
         try:
@@ -142,19 +181,14 @@ class WebApp:
         kind = "replayed" if outcome.replayed else ("discarded" if outcome.status.value == "discarded" else "sent")
         return see_other(self._with_notice(APP_PATH, kind, confirmation_id))
 
-    async def without_click(self, request: Request) -> Response:
+    async def without_click(self, user: Account | None, form: WithoutClickForm) -> Response:
         """The office owner's setting: which kinds run without a click (only the owner may change it)."""
-        form = await request.form()
-        if not self._csrf_valid(request, form):
-            return _csrf_refused()
-        user = await anyio.to_thread.run_sync(self._user, self._session_user(request))
         if user is None:
             return see_other(LOGIN_PATH)
-        chosen = [value for value in form.getlist("ohne_klick") if isinstance(value, str)]
         if user.office_id is None:
             return error_page("Nicht gespeichert", "Diese Einstellung gibt es nur für Maklerbüros; für Suchende geht nichts ohne Klick hinaus.", 403)
         try:
-            kept = await anyio.to_thread.run_sync(self._save_without_click, user, chosen)
+            kept = await anyio.to_thread.run_sync(self._save_without_click, user, list(form.ohne_klick))
         except ToolFailure as failure:
             return error_page("Nicht gespeichert", failure.message, 403 if failure.code.value == "MISSING_RIGHT" else 400)
         summary = f"Ohne Klick laufen jetzt: {'; '.join(kept)}." if kept else "Alles wartet jetzt auf einen Klick."
@@ -196,9 +230,6 @@ class WebApp:
             kept = set_without_click(session, office_id=user.office_id, user_id=user.user_id, kinds_allowed=chosen)
         return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
 
-    def _check_credentials(self, email: str, password: str) -> int | None:
-        return check_credentials(self.db, email, password)
-
     # ---- cookies, CSRF, notices ----------------------------------------------------------------------------
 
     def _session_user(self, request: Request) -> int | None:
@@ -212,7 +243,7 @@ class WebApp:
         return nonce, self.csrf.mac(nonce)
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
-        nonce, sent = request.cookies.get(CSRF_COOKIE), _field(form, "csrf_token")
+        nonce, sent = request.cookies.get(CSRF_COOKIE), CsrfForm.of(form).csrf_token
         return bool(nonce) and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce or "").encode())
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
@@ -233,9 +264,31 @@ class WebApp:
         return Notice(template.kind, template.text.format(id=payload.get("c", "")))
 
 
-def _field(form: FormData | None, key: str) -> str | None:
-    value = form.get(key) if form is not None else None
-    return value if isinstance(value, str) else None
+class CsrfForm(FormModel):
+    csrf_token: str | None = None
+
+
+class LoginForm(CsrfForm):
+    email: str | None = None
+    password: str | None = None
+    weiter: str | None = None  # the web app page to open after the login
+
+
+def onward_path(path: str | None) -> str:
+    """Where a login continues: a page of the web app itself (never another site: no open redirect), else its start."""
+    if path and path.startswith(APP_PATH) and "//" not in path and "\\" not in path and all(c.isprintable() for c in path):
+        return path
+    return APP_PATH
+
+
+class DecisionForm(CsrfForm):
+    confirmation_id: str | None = None
+    entscheidung: str | None = None  # "send" or "discard"
+    payload_hash: str | None = None  # the hash of what the page showed: a changed action is not executed
+
+
+class WithoutClickForm(CsrfForm):
+    ohne_klick: list[str] = []  # the kinds ticked
 
 
 def _csrf_refused() -> Response:

@@ -89,13 +89,15 @@ def _notice(notice: Notice | None) -> str:
     return f'<p class="notice {escape(notice.kind)}" role="{role}">{escape(notice.text)}</p>'
 
 
-def login_page(*, csrf_token: str, email: str = "", notice: Notice | None = None, status: int = 200) -> Response:
+def login_page(*, csrf_token: str, email: str = "", notice: Notice | None = None, status: int = 200, weiter: str = "") -> Response:
+    """`weiter`: the web app page the person came for, opened after the login (a link from a result, e.g. a record)."""
+    onward = f'<input type="hidden" name="weiter" value="{escape(weiter)}">' if weiter else ""
     body = (
         '<div class="panel">'
         "<p>Hier bestätigst du, was dein Assistent für dich vorbereitet hat. Melde dich mit deinem Athaus-Konto an.</p>"
         f"{_notice(notice)}"
         f'<form method="post" action="{LOGIN_PATH}">'
-        f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
+        f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">{onward}'
         '<label for="email">E-Mail-Adresse</label>'
         f'<input id="email" name="email" type="email" autocomplete="username" required value="{escape(email)}">'
         '<label for="password">Passwort</label>'
@@ -179,3 +181,10 @@ def list_page(
 
 def error_page(title: str, message: str, status: int) -> Response:
     return _page(title, f'<p class="notice error" role="alert">{escape(message)}</p><p><a href="{APP_PATH}">Zurück zur Übersicht</a></p>', status)
+
+
+def record_page(title: str, text: str, *, note: str = "", status: int = 200) -> Response:
+    """One record (a public exposé, a listing or an inquiry of the office) in its German text, the words a model
+    reads, for a person who opened its link."""
+    lead = f'<p class="label">{escape(note)}</p>' if note else ""
+    return _page(title, f'{lead}<div class="body">{escape(text)}</div>', status)

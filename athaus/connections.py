@@ -1,0 +1,88 @@
+"""What every HTTP connection of `athaus serve` gets, and the uvicorn options that give it (one place for the CLI, every
+worker process and the tests' live servers).
+
+- **A context of its own per request** (`reset_contextvars`). uvicorn starts each request's task in a copy of the
+  context its read callback runs in, and asyncio creates that callback (on resuming reads) inside the previous
+  request's task: the next request on a keep-alive connection inherited the previous one's context variables, among
+  them its deadline (shared/db/deadline.py). Once that deadline had passed, the token lookup of the next request
+  failed at once, 503 "Datenbank nicht erreichbar" from a healthy database (issue 18: 189 of 2,578 requests with one
+  worker, bench/keepalive.py). The edge also opens each request's deadline as its own (shared/runtime/edge.py).
+- **A bounded time to send the request.** From the connection's opening (or the first byte of the next request on
+  a keep-alive connection) the client has `ATHAUS_REQUEST_READ_SECONDS` to send headers and the whole body; then the
+  connection is closed. uvicorn bounds only the idle time between requests: a client that sent half a body (or half
+  its headers) held its connection and a task for as long as it liked.
+- TCP_NODELAY (athaus/nodelay.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+from typing import Any
+
+from athaus.nodelay import NoDelayHTTPProtocol
+from shared.settings import Settings
+
+log = logging.getLogger("athaus.connections")
+
+
+class BoundedReadHTTPProtocol(NoDelayHTTPProtocol):
+    """uvicorn's HTTP protocol with a time limit on reading each request (headers and body)."""
+
+    def __init__(self, *args: Any, read_seconds: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._read_seconds = read_seconds
+        self._read_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._watch_read()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch_read()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._watch_read()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_read_timer()
+        super().connection_lost(exc)
+
+    def _watch_read(self) -> None:
+        """Waiting for (part of) a request: the timer runs; the request read whole, the app has it: it stops."""
+        if self.transport is None or self.transport.is_closing():
+            self._stop_read_timer()
+            return
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete and not cycle.more_body:
+            self._stop_read_timer()
+        elif self._read_timer is None:
+            self._read_timer = asyncio.get_running_loop().call_later(self._read_seconds, self._read_timed_out)
+
+    def _stop_read_timer(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
+
+    def _read_timed_out(self) -> None:
+        self._read_timer = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        part = "body" if cycle is not None and not cycle.response_complete and cycle.more_body else "headers"
+        log.info(json.dumps({"event": "request_read_timeout", "seconds": self._read_seconds, "part": part}))
+        self.transport.close()  # the app's receive() sees http.disconnect
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of `uvicorn.run` / `uvicorn.Config` besides the app, host, port and workers."""
+    return {
+        "http": functools.partial(BoundedReadHTTPProtocol, read_seconds=settings.request_read_seconds),
+        "reset_contextvars": True,
+        "log_config": None,
+        "access_log": False,
+    }

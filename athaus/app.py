@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
+import hmac
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -19,7 +21,8 @@ from fastapi import APIRouter, FastAPI
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 from starlette.middleware import Middleware
-from starlette.responses import JSONResponse, RedirectResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
@@ -36,7 +39,7 @@ from shared.db.session import Database
 from shared.logging import configure
 from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
-from shared.outbox.worker import SmtpMailer, deliver_due
+from shared.outbox.worker import SmtpMailer, deliver_due, outbox_counts
 from shared.identity import announce, version
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
@@ -46,6 +49,10 @@ from shared.runtime.failures import in_worker
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
+from shared.telemetry import tracing
+from shared.telemetry.asgi import Telemetry
+from shared.telemetry.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from shared.telemetry.metrics import exposition, operator_may_read
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
 
@@ -115,6 +122,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     """One FastAPI app: the HTTP routes of the rooms (OAuth, sign-in pages, web app, health) with their OpenAPI
     document, the MCP endpoints and the docs site mounted on it."""
     announce(settings.public_url)  # outbound requests name this deployment (shared/identity.py)
+    tracing.configure(configured_endpoint=settings.otlp_endpoint, pseudonym_key=pseudonym_key(settings, db))
     context = tool_context(settings, db)
     hosts = AcceptedHosts(settings.public_url, settings.allowed_hosts)
     security = TransportSecuritySettings(
@@ -165,6 +173,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))
     routers.append(health_router(db, served))
+    routers.append(metrics_router(settings, db))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     docs_site = (SITE_DIR / "index.html").is_file()
     if docs_site:
@@ -196,6 +205,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         description=OPENAPI_DESCRIPTION,
         lifespan=lifespan,
         middleware=[
+            Middleware(Telemetry),  # outermost: the request id and span cover the edge's own answers (413, 503) too
             Middleware(HostCheck, hosts=hosts, bind_port=settings.port),
             Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds),
             Middleware(CrossOrigin, policy=origins, paths=cross_origin),
@@ -257,6 +267,37 @@ def health_router(db: Database, served: list[str]) -> APIRouter:
                 {"status": "unavailable", "database": "unreachable"}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         return JSONResponse({"status": "ok", "version": version(), "servers": served})
+
+    return router
+
+
+def pseudonym_key(settings: Settings, db: Database) -> bytes:
+    """The key of the pseudonyms in spans and logs: the same on every instance of one database."""
+    if settings.secret_key is not None:
+        return hmac.new(settings.secret_key.encode(), b"pseudonym", hashlib.sha256).digest()
+    with db.unit_of_work() as session:
+        return ensure_secret(session, "pseudonym").encode()
+
+
+def metrics_router(settings: Settings, db: Database) -> APIRouter:
+    """/metrics for the operator only: 404 unless ATHAUS_METRICS_TOKEN is set, 401 without that bearer token."""
+    router = APIRouter(route_class=HeadRoute, tags=["Betrieb"])
+    gauges = {
+        "athaus_outbox_backlog": ("E-mails waiting to be sent (queued or being sent)", lambda: outbox_counts(db)["backlog"]),
+        "athaus_outbox_failed": ("E-mails given up after their last attempt", lambda: outbox_counts(db)["failed"]),
+    }
+
+    @router.get("/metrics", summary="Kennzahlen (Prometheus), nur mit ATHAUS_METRICS_TOKEN")
+    async def metrics(request: Request) -> Response:
+        allowed = operator_may_read(settings.metrics_token, request.headers.get("authorization"))
+        if allowed is None:
+            return PlainTextResponse("Nicht gefunden.", status_code=404)
+        if not allowed:
+            return PlainTextResponse(
+                "Die Kennzahlen brauchen das Token aus ATHAUS_METRICS_TOKEN.", status_code=401, headers={"WWW-Authenticate": "Bearer"}
+            )
+        body = await in_worker(HEALTH_DEADLINE_SECONDS, exposition, gauges)
+        return Response(body, media_type=METRICS_CONTENT_TYPE)
 
     return router
 

@@ -7,7 +7,9 @@ import json
 import logging
 import os
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -86,10 +88,23 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     # follows it there too
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     log.info('{"event": "serve", "workers": %d}', workers)
+    metrics_dir = shared_metrics_dir()
     uvicorn.run(
         "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
     )
+    if metrics_dir is not None:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def shared_metrics_dir() -> str | None:
+    """Several workers: their Prometheus values meet in a fresh folder (any worker's /metrics sums them). One made
+    here is removed when serving ends; PROMETHEUS_MULTIPROC_DIR set by the operator is used as it is."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    folder = tempfile.mkdtemp(prefix="athaus-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    return folder
 
 
 def announce(settings: Settings) -> None:

@@ -105,12 +105,12 @@ def _place(session: Session, args: EstimateValueInput) -> tuple[str | None, list
     """The object's place resolved against the catalog's places (shared.catalog.places), as the catalog search does,
     and where distances to the comparables are measured from: the centre of its postal code, else of its place."""
     if args.postal_codes:
-        places.check_postal_codes(session, args.postal_codes, "postal_codes")
-    by_code = places.resolve_postal_code(session, args.postal_code, "postal_code") if args.postal_code else None
+        places.check_postal_codes(args.postal_codes, "postal_codes")
+    by_code = places.resolve_postal_code(args.postal_code, "postal_code") if args.postal_code else None
     code_centre = Origin(by_code.latitude, by_code.longitude, f"Mitte der PLZ {args.postal_code}") if by_code else None
     if args.city is None:
         return (by_code.name if by_code and not args.postal_codes else None), [], code_centre
-    match = places.resolve_place(session, args.city, "city")
+    match = places.resolve_place(args.city, "city")
     warnings = [w for w in [places.normalised_warning("city", args.city, match)] if w]
     return match.name, warnings, code_centre or Origin(match.latitude, match.longitude, f"Mitte von {match.name}")
 

@@ -20,7 +20,7 @@ class CalculatePurchaseCostsInput(ContractModel):
         default=None, description="Inserat, dessen Kaufpreis, Bundesland und Provision gelten."
     )
     price: Annotated[float | None, Label("Kaufpreis", unit="€")] = Field(default=None, ge=1, le=1e9, description="EUR (ab 1); überschreibt den des Inserats.")
-    state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40, description="Name oder Kürzel, z. B. 'Bayern', 'NRW'.")
+    state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40, description="Name oder Kürzel, z. B. 'Bayern', 'NRW'; oder PLZ bzw. Ort, dessen Bundesland gilt.")
     commission_percent: Annotated[float | None, Label("Käuferprovision", unit="%")] = Field(
         default=None, ge=0, le=10, description="Käuferprovision in % inkl. MwSt.; 0 = provisionsfrei; weggelassen: die des Inserats."
     )

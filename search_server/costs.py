@@ -12,6 +12,7 @@ from contract.purchase_costs import CalculatePurchaseCostsInput, CostItem, Purch
 from contract.vocabulary import MarketingType
 from search_server.catalog import load_public_listing
 from shared import purchase_costs
+from shared.catalog import places
 from shared.german import date_text, euro, number
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
@@ -56,6 +57,20 @@ def _request_text(values: dict[str, Any], sources: dict[str, ValueSource]) -> st
     return ", ".join(parts) + "."
 
 
+def _state_of(text: str) -> str:
+    """The Bundesland named (name or abbreviation), or that of a postal code or place ('97084', 'Würzburg')."""
+    try:
+        return purchase_costs.resolve_state(text)
+    except purchase_costs.UnknownStateError as unknown:
+        typed = text.strip()
+        if typed.isdigit() and len(typed) == 5:
+            return places.resolve_postal_code(typed, "state").state
+        try:
+            return places.resolve_place(typed, "state").state
+        except ToolFailure:
+            raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{unknown} Eine PLZ oder ein Ort geht auch.") from None
+
+
 def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext) -> PurchaseCostsOutput:
     price, state, commission = args.price, args.state, args.commission_percent
     # where each input comes from: the caller, else the listing, else the default
@@ -85,6 +100,8 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
             ErrorCode.INVALID_ARGUMENT,
             "Es fehlt das Bundesland (state), z. B. 'Bayern' oder 'NRW'; alternativ eine listing_id angeben.",
         )
+    if sources["state"] is ValueSource.caller:
+        state = _state_of(state)
     contract_date = args.contract_date or ctx.now().date()
     try:
         result = purchase_costs.calculate(

@@ -16,7 +16,8 @@ from search_server import account, account_writes, catalog, connector, contact, 
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.catalog.text import normalise
 from shared.confirmations.card import card_html
-from shared.db.models import Inquiry, Listing, Place
+from shared.catalog import places
+from shared.db.models import Inquiry, Listing
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import ServerDefinition, bind
 
@@ -36,15 +37,8 @@ def complete_own_inquiry_ids(prefix: str, ctx: ToolContext, limit: int) -> list[
 
 
 def complete_places(prefix: str, ctx: ToolContext, limit: int) -> list[str]:
-    """Place names (or postal codes, for digits) from the catalog's places that start with `prefix`."""
-    text = prefix.strip()
-    with ctx.db.read_only() as session:
-        if text.isdigit():
-            query = select(Place.postal_code).distinct().where(Place.postal_code.startswith(text)).order_by(Place.postal_code)
-        else:
-            key = normalise(text)
-            query = select(Place.name).distinct().where(Place.name_key.startswith(key)).order_by(Place.name)
-        return list(session.scalars(query.limit(limit)))
+    """Place names (or postal codes, for digits) of Germany that start with `prefix`."""
+    return places.completions(prefix, limit)
 
 
 def complete_marketing_types(prefix: str, ctx: ToolContext, limit: int) -> list[str]:

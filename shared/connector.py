@@ -7,27 +7,21 @@ from __future__ import annotations
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import select
 
 from contract.envelope import EffectiveValue, IncompleteReason, ReasonCode, Suggestion, ValueSource
 from contract.errors import ErrorCode, ToolFailure
 from shared import german
 from shared.catalog.free_text import Reading, read_line, without
-from shared.catalog.text import normalise
-from shared.db.models import Place
+from shared.catalog import places
 from shared.db.session import Database
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def read(line: str, db: Database) -> Reading:
-    """The line read as filters and words; a run of words is a place when it is exactly a known place's name."""
-
-    def place_of(text: str) -> str | None:
-        with db.read_only() as session:
-            return session.scalar(select(Place.name).where(Place.name_key == normalise(text)).limit(1))
-
-    return read_line(line, place_of)
+    """The line read as filters and words; a run of words is a place when it is exactly the name of a German town
+    (shared.catalog.places.town_named)."""
+    return read_line(line, places.town_named)
 
 
 def filters(reading: Reading, model: type[M], limit: int) -> M:

@@ -61,7 +61,7 @@ def stored_criteria(session: Session, criteria: dict[str, Any]) -> dict[str, Any
     except ValidationError as error:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, german_message(error).replace("Das Argument ", "Das Kriterium ", 1)) from None
     parse_query(filters)
-    resolved = places.resolve_filters(session, filters)
+    resolved = places.resolve_filters(filters)
     return resolved.filters.model_dump(mode="json", exclude_none=True)
 
 

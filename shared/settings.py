@@ -129,6 +129,16 @@ class Settings(BaseSettings):
         "authorization server puts it there).",
     )
 
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP endpoint for traces (e.g. http://collector:4318); unset: the standard "
+        "OTEL_EXPORTER_OTLP_ENDPOINT, and without either no spans are exported.",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description="Bearer token that opens /metrics (Prometheus) to the operator; unset: /metrics is not served (404).",
+    )
+
     confirmation_ttl_hours: int = Field(default=48, description="How long a prepared action waits for its click.")
     smtp_host: str | None = Field(default=None, description="SMTP server for e-mail delivery; unset: no e-mails.")
     smtp_port: int = 25

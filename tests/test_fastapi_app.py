@@ -35,6 +35,7 @@ HTTP_PATHS = {
     "/app/bestaetigungen": {"post"},
     "/app/ohne-klick": {"post"},
     "/healthz": {"get"},
+    "/metrics": {"get"},
 }
 
 

@@ -116,7 +116,7 @@ def search_cases(db: Database) -> list[tuple[str, dict[str, Any]]]:
     return [
         ("search_listings", {"query": "Balkon", "city": "Leipzig", "limit": 10}),
         ("search_listings", {"query": "Schlossgespenst Balkon", "city": "Leipzig", "max_price": 900}),
-        ("search_listings", {"city": "Freiburg", "query": "Balkon~ OR Loggia", "max_warm_rent": 1200, "limit": 3}),
+        ("search_listings", {"city": "Freiburg im Breisgau", "query": "Balkon~ OR Loggia", "max_warm_rent": 1200, "limit": 3}),
         ("search_listings", {"marketing_type": "rent", "near": {"place": "Leipzig", "radius_km": 5}, "sort": "price_desc", "limit": 3}),
         ("count_listings", {"city": "Leipzig"}),
         ("count_listings", {"query": "Schlossgespenst"}),

@@ -116,7 +116,7 @@ def test_resource_prompt_and_completion(live_server: LiveServer) -> None:
     assert [c.mime_type for c in resource.contents] == ["text/markdown", "application/json"]
     assert json.loads(resource.contents[1].text)["address"]["city"] == "Leipzig"
     assert "Leipzig" in prompt.messages[0].content.text
-    assert "München" in completion.completion.values and "Münster" in completion.completion.values
+    assert "München" in completion.completion.values and "Münster (Nordrhein-Westfalen)" in completion.completion.values
     assert all(v.startswith("Mü") for v in completion.completion.values)
 
 

@@ -100,6 +100,15 @@ SETTING_MEANINGS: dict[str, str] = {
     "oauth_user_claim": (
         "Bei einem externen Aussteller: der Claim des Tokens, der die E-Mail-Adresse des Athaus-Kontos trägt."
     ),
+    "otlp_endpoint": (
+        "OTLP/HTTP-Endpunkt für Traces (etwa `http://collector:4318`): jede HTTP-Anfrage, jeder Werkzeugaufruf und jede "
+        "Datenbankabfrage wird ein Span. Ohne Angabe gilt die Standardvariable `OTEL_EXPORTER_OTLP_ENDPOINT`; ohne beide "
+        "werden keine Spans exportiert."
+    ),
+    "metrics_token": (
+        "Token, mit dem der Betreiber `/metrics` (Prometheus) abruft: `Authorization: Bearer <Token>`. Ohne Angabe gibt "
+        "es `/metrics` nicht (HTTP 404); ein falsches oder fehlendes Token bekommt HTTP 401."
+    ),
     "confirmation_ttl_hours": "Wie lange eine vorbereitete Tat (Entwurf) auf ihren Klick wartet, in Stunden; danach `CONFIRMATION_EXPIRED`.",
     "smtp_host": "SMTP-Server für die E-Mails, die eine gesendete Nachricht ankündigen. Ohne Angabe gehen keine E-Mails hinaus; der Verlauf bei Athaus ist immer sofort da.",
     "smtp_port": "Port des SMTP-Servers.",

@@ -1,15 +1,19 @@
-"""Place names and postal codes as a caller types them, resolved against the catalog's places (the `places` table).
+"""Place names and postal codes as a caller types them, resolved against every German municipality and postal code
+(the gazetteer, shared/catalog/gazetteer.py; no database table, no network).
 
-The one resolver for `city`, `near.place`, `postal_codes` and estimate_value's place, so every tool understands a
-place alike, and none answers "nothing there" because it did not understand one:
+The one resolver for `city`, `near.place`, `postal_codes`, estimate_value's place, the postal code of a listing written
+and the Bundesland of purchase costs, so every tool understands a place alike:
 
 - case, umlauts (ü = ue), hyphens, brackets, spaces and "St."/"Sankt" do not matter ("halle saale" is Halle (Saale));
-- a unique short form is applied and said ("Freiburg", "Freiburg i. Br." are Freiburg im Breisgau: VALUE_NORMALISED);
-- an ambiguous short form asks one question naming the candidates;
-- an unknown name or postal code is INVALID_ARGUMENT naming the nearest known ones.
+- a unique short form is applied and said ("Freiburg i. Br." is Freiburg im Breisgau: VALUE_NORMALISED);
+- a name several municipalities share, or a short form of several ("Neustadt", "Frankfurt"), asks one question
+  listing the candidates with their Bundesland; the answer "Neunkirchen (Saarland)" names one of namesakes;
+- a district the data names ("Heidingsfeld", "Köln-Altstadt Nord") is its municipality, centred on the district;
+- an unknown name is INVALID_ARGUMENT naming the names spelt nearly alike (never unrelated places), an unknown postal
+  code names the nearest existing ones.
 
-`resolve_filters` applies it to catalog filters (search_listings, count_listings, the broker's stock); estimate_value
-calls the single resolvers.
+`resolve_filters` applies it to catalog filters (search_listings, count_listings, the broker's stock); the others call
+the single resolvers.
 """
 
 from __future__ import annotations
@@ -17,27 +21,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-
 from contract.catalog import CatalogFilters
 from contract.envelope import ResultWarning, WarningCode
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from shared.catalog import search as engine
-from shared.catalog.text import normalise, tokens
-from shared.db.models import Place
+from shared.catalog.gazetteer import Gazetteer, Municipality, load, split_state
+from shared.catalog.text import tokens
 
 NEAREST_SHOWN = 3
+LARGER = 10  # a typed name that is one small place's whole name still asks when a place it shortens is this much larger
 _SAINT = {"st": "sankt"}
 _CONNECTING = frozenset("a am an auf bei d der die i im in ob vor".split())  # Frankfurt a. M., Freiburg i. Br.
 
 
 @dataclass(frozen=True)
 class PlaceMatch:
-    name: str  # as the catalog spells it
-    latitude: float  # centre: mean of its postal areas
+    name: str  # the municipality as a filter names it: 'Leipzig', or 'Neunkirchen (Saarland)' among namesakes
+    state: str  # Bundesland
+    latitude: float  # the municipality's centre, or its district's
     longitude: float
     short_form: bool = False  # the caller gave a unique short form of `name`
+    district: str | None = None  # the caller named this district of the municipality
 
 
 def place_key(text: str) -> str:
@@ -45,15 +49,32 @@ def place_key(text: str) -> str:
     return " ".join(_SAINT.get(word, word) for word in tokens(text))
 
 
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance."""
+def gazetteer() -> Gazetteer:
+    return load(place_key)
+
+
+def filter_name(place: Municipality) -> str:
+    """The name a filter carries: the municipality's, with its Bundesland where namesakes share it."""
+    return place.label if len(gazetteer().by_key[place_key(place.name)]) > 1 else place.name
+
+
+def _match(place: Municipality, *, short_form: bool = False) -> PlaceMatch:
+    return PlaceMatch(filter_name(place), place.state, place.latitude, place.longitude, short_form)
+
+
+def _within(a: str, b: str, limit: int) -> int | None:
+    """The Levenshtein distance of a and b if it is at most `limit`, else None (stops as soon as it must exceed it)."""
+    if abs(len(a) - len(b)) > limit:
+        return None
     previous = list(range(len(b) + 1))
     for i, x in enumerate(a, 1):
         current = [i]
         for j, y in enumerate(b, 1):
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        if min(current) > limit:
+            return None
         previous = current
-    return previous[-1]
+    return previous[-1] if previous[-1] <= limit else None
 
 
 def _shortens(short: str, key: str) -> bool:
@@ -67,156 +88,206 @@ def _shortens(short: str, key: str) -> bool:
     return all(f.startswith(t) for t, f in zip(typed[1:], full[1:], strict=False))
 
 
-def _all_places(session: Session) -> list[PlaceMatch]:
-    rows = session.execute(
-        select(Place.name, func.avg(Place.latitude), func.avg(Place.longitude)).group_by(Place.name).order_by(Place.name)
-    )
-    return [PlaceMatch(name, float(lat), float(lon)) for name, lat, lon in rows]
-
-
-def _exact(session: Session, text: str) -> PlaceMatch | None:
-    """The common case through the index: the name as the catalog spells it, in any case."""
-    row = session.execute(
-        select(func.min(Place.name), func.avg(Place.latitude), func.avg(Place.longitude)).where(Place.name_key == normalise(text.strip()))
-    ).one()
-    return None if row[0] is None else PlaceMatch(str(row[0]), float(row[1]), float(row[2]))
-
-
-def _nearest(places: list[PlaceMatch], key: str) -> list[str]:
-    """The known places nearest to `key` in edits, measured against the whole name and its short form of as many
-    words, so a misspelt short form ('Frankfrt') finds its place too."""
+def _spelt_alike(key: str) -> list[str]:
+    """The names spelt nearly like `key` (a few edits, fewer for short words; against the whole name and its leading
+    words as many as typed), largest first among equals; none when nothing is that close."""
+    limit = 1 if len(key) <= 5 else 2 if len(key) <= 10 else 3
     width = len(key.split())
-
-    def distance(place: PlaceMatch) -> int:
-        full = place_key(place.name)
-        return min(_edits(key, full), _edits(key, " ".join(full.split()[:width])))
-
-    return [p.name for p in sorted(places, key=lambda p: (distance(p), p.name))[:NEAREST_SHOWN]]
+    scored: list[tuple[int, int, str]] = []
+    for other, found in gazetteer().by_key.items():
+        lead = " ".join(other.split()[:width])
+        distances = [d for d in (_within(key, other, limit), _within(key, lead, limit) if lead != other else None) if d is not None]
+        if distances:
+            scored.extend((min(distances), -place.residents, filter_name(place)) for place in found)
+    return list(dict.fromkeys(name for _, _, name in sorted(scored)))[:NEAREST_SHOWN]
 
 
 def _listed(names: list[str], last: str = "und") -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {last} {names[-1]}"
 
 
-def resolve_place(session: Session, text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
-    """The catalog's place that `text` (a name, not a postal code) names; `argument` is the input field, for the
-    question and the error; `district_in_query`: the tool's query finds districts, and an error says so."""
-    if (exact := _exact(session, text)) is not None:
-        return exact
-    if text.strip().isdigit():
-        raise ToolFailure(
-            ErrorCode.INVALID_ARGUMENT,
-            f"{text.strip()!r} ist kein Ortsname: bitte den Ort als Namen erneut senden ({argument}); eine PLZ hat 5 Ziffern "
-            "und gehört zu den PLZ.",
+def _ask(text: str, argument: str, candidates: list[Municipality]) -> InputNeeded:
+    """One question naming the candidates, largest first; each offered value resolves to its place without a question
+    (a name that was itself asked about carries its Bundesland: 'Halle (Niedersachsen)')."""
+    ranked = sorted(candidates, key=lambda p: (-p.residents, p.name, p.state))
+    asked = place_key(text)
+    names = [p.label if place_key(p.name) == asked else filter_name(p) for p in ranked]
+    shown = [name if p.state in name else f"{name} in {p.state}" for name, p in zip(names, ranked, strict=True)]
+    return InputNeeded(
+        Question(
+            argument=argument,
+            message=f"Welcher Ort ist mit {text.strip()!r} gemeint: {_listed(shown, 'oder')}?",
+            schema={"type": "string", "enum": names, "title": "Ort"},
         )
-    key = place_key(text)
-    places = _all_places(session)
-    same = [p for p in places if place_key(p.name) == key]
-    if len(same) == 1:
-        return same[0]
-    shortened = same or [p for p in places if _shortens(key, place_key(p.name))]
-    if len(shortened) == 1:
-        return PlaceMatch(shortened[0].name, shortened[0].latitude, shortened[0].longitude, short_form=True)
-    if shortened:
-        names = [p.name for p in shortened]
-        raise InputNeeded(
-            Question(
-                argument=argument,
-                message=f"Welcher Ort ist mit {text.strip()!r} gemeint: {_listed(names, 'oder')}?",
-                schema={"type": "string", "enum": names, "title": "Ort"},
-            )
-        )
-    nearest = _nearest(places, key) if key else []
-    known = f"; am ähnlichsten sind {_listed(nearest)}" if nearest else ""
-    district = "; einen Stadtteil findet der Volltext (query)" if district_in_query else ""
-    raise ToolFailure(
-        ErrorCode.INVALID_ARGUMENT,
-        f"Den Ort {text.strip()!r} kennt der Katalog nicht{known}: bitte mit einem bekannten Ortsnamen oder einer PLZ "
-        f"erneut senden ({argument}){district}.",
     )
 
 
-def _near_codes(session: Session, code: str) -> list[str]:
-    """The known postal codes (or code beginnings of the same length) numerically nearest to `code`, with places."""
+def resolve_place(text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
+    """The municipality (or district) that `text` (a name, not a postal code) names; `argument` is the input field,
+    for the question and the error; `district_in_query`: the tool's query finds districts, and an error says so."""
+    stripped = text.strip()
+    if stripped.isdigit():
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{stripped!r} ist kein Ortsname: bitte den Ort als Namen erneut senden ({argument}); eine PLZ hat 5 Ziffern "
+            "und gehört zu den PLZ.",
+        )
+    places = gazetteer()
+    name, state = split_state(stripped)
+    if state is None and stripped.endswith(")") and " (" in stripped:  # 'Neunkirchen (Saar)': a Bundesland abbreviated
+        head, _, qualifier = stripped[:-1].rpartition(" (")
+        states = {p.state for p in places.by_key.get(place_key(head), []) if len(qualifier) >= 3 and p.state.casefold().startswith(qualifier.casefold())}
+        name, state = (head, states.pop()) if len(states) == 1 else (name, None)
+    if state is not None:
+        chosen = [p for p in places.by_key.get(place_key(name), []) if p.state == state]
+        if len(chosen) == 1:
+            return _match(chosen[0])
+    key = place_key(stripped)
+    exact = places.by_key.get(key, [])
+    first = key.split()[0] if key else ""
+    shortened = [p for other, found in places.by_key.items() if other.startswith(first) and _shortens(key, other) for p in found]
+    if len(exact) == 1 and not any(p.residents > LARGER * max(exact[0].residents, 1) for p in shortened):
+        return _match(exact[0])
+    if not exact and len(shortened) == 1:
+        return _match(shortened[0], short_form=True)
+    if exact or shortened:
+        raise _ask(stripped, argument, exact + shortened)
+    districts = places.districts_by_key.get(key, [])
+    if len({d.municipality for d in districts}) == 1:
+        district = districts[0]
+        return PlaceMatch(filter_name(district.municipality), district.municipality.state, district.latitude, district.longitude, district=district.name)
+    if districts:
+        raise _ask(stripped, argument, list(dict.fromkeys(d.municipality for d in districts)))
+    nearest = _spelt_alike(key) if key else []
+    known = f"; ähnlich geschrieben sind {_listed(nearest)}" if nearest else "; kein Ort ist ähnlich geschrieben"
+    district = "; einen Ortsteil findet der Volltext (query)" if district_in_query else ""
+    raise ToolFailure(
+        ErrorCode.INVALID_ARGUMENT,
+        f"Einen Ort {stripped!r} gibt es im Ortsverzeichnis (alle Gemeinden Deutschlands) nicht{known}: bitte mit einem "
+        f"Ortsnamen oder einer PLZ erneut senden ({argument}){district}.",
+    )
+
+
+def _near_codes(code: str) -> list[str]:
+    """The existing postal codes (or code beginnings of the same length) numerically nearest to `code`, with places."""
     width = len(code)
     known: dict[str, str] = {}
-    for postal_code, name in session.execute(select(Place.postal_code, Place.name).order_by(Place.postal_code, Place.name)):
-        known.setdefault(postal_code[:width], name)  # only on an error: the whole list is small enough to rank here
+    for postal_code, found in sorted(gazetteer().by_code.items()):
+        known.setdefault(postal_code[:width], min(found, key=lambda p: (-p.residents, p.name)).name)
     ranked = sorted(known.items(), key=lambda row: (abs(int(row[0]) - int(code)), row[0]))[:NEAREST_SHOWN]
     return [f"{prefix} ({name})" if width == 5 else f"{prefix}… (z. B. {name})" for prefix, name in sorted(ranked)]
 
 
-def check_postal_codes(session: Session, codes: list[str], argument: str) -> None:
-    """Every code (5 digits) or code beginning (2–4 digits) is one some place has; else INVALID_ARGUMENT naming the
-    nearest known ones."""
+def check_postal_codes(codes: list[str], argument: str) -> None:
+    """Every code (5 digits) or code beginning (2–4 digits) exists; else INVALID_ARGUMENT naming the nearest ones."""
+    places = gazetteer()
     for code in codes:
-        upper = code[:-1] + chr(ord(code[-1]) + 1)
-        if session.scalar(select(Place.id).where(Place.postal_code >= code, Place.postal_code < upper).limit(1)) is None:
-            what = "Die PLZ" if len(code) == 5 else "Einen PLZ-Bereich"
+        if not (code in places.by_code if len(code) == 5 else places.has_code_beginning(code)):
+            what = "Die PLZ" if len(code) == 5 else "Den PLZ-Bereich"
             raise ToolFailure(
                 ErrorCode.INVALID_ARGUMENT,
-                f"{what} {code} kennt der Katalog nicht; nahe bekannte sind {_listed(_near_codes(session, code))}: "
-                f"bitte damit erneut senden ({argument}).",
+                f"{what} {code} gibt es nicht; nahe sind {_listed(_near_codes(code))}: bitte damit erneut senden ({argument}).",
             )
 
 
-def resolve_postal_code(session: Session, code: str, argument: str) -> PlaceMatch:
-    """The place of a 5-digit postal code, its centre the code's own."""
-    check_postal_codes(session, [code], argument)
-    row = session.execute(
-        select(func.min(Place.name), func.avg(Place.latitude), func.avg(Place.longitude)).where(Place.postal_code == code)
-    ).one()
-    return PlaceMatch(str(row[0]), float(row[1]), float(row[2]))
+def places_of_code(code: str) -> list[Municipality]:
+    """The municipalities a 5-digit postal code serves, largest first; [] for a code that does not exist."""
+    return sorted(gazetteer().by_code.get(code, []), key=lambda p: (-p.residents, p.name))
 
 
-def resolve_place_or_code(session: Session, text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
+def resolve_postal_code(code: str, argument: str) -> PlaceMatch:
+    """The place of a 5-digit postal code (the largest of those it serves), centred on the code's places."""
+    check_postal_codes([code], argument)
+    found = places_of_code(code)
+    main = found[0]
+    return PlaceMatch(
+        filter_name(main), main.state, sum(p.latitude for p in found) / len(found), sum(p.longitude for p in found) / len(found)
+    )
+
+
+def resolve_place_or_code(text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
     """A place name or a 5-digit postal code, as `near.place` takes it."""
     code = text.strip()
     if code.isdigit() and len(code) == 5:
-        return resolve_postal_code(session, code, argument)
-    return resolve_place(session, text, argument, district_in_query=district_in_query)
+        return resolve_postal_code(code, argument)
+    return resolve_place(text, argument, district_in_query=district_in_query)
+
+
+def district_place(match: PlaceMatch) -> str | None:
+    """'Würzburg-Heidingsfeld' for a match on a district: what the resolver reads back as that district."""
+    return f"{split_state(match.name)[0]}-{match.district}" if match.district else None
 
 
 def normalised_warning(argument: str, typed: str, match: PlaceMatch) -> ResultWarning | None:
-    """VALUE_NORMALISED when a short form was applied, naming both; None when the caller named the place itself."""
-    if not match.short_form:
+    """VALUE_NORMALISED when a short form was applied or a district stood for its municipality, naming both; None
+    when the caller named the place itself."""
+    if match.district and argument != "near.place":
+        message = (
+            f"{typed.strip()!r} ist ein Ortsteil von {match.name}: gesucht wurde in ganz {match.name} ({argument}); "
+            "den Ortsteil allein findet der Volltext (query) oder ein Umkreis (near)."
+        )
+    elif match.district:
+        message = f"{typed.strip()!r} ist der Ortsteil {match.district} von {match.name}: der Umkreis zählt ab seiner Mitte ({argument})."
+    elif match.short_form:
+        message = f"Der Ort {typed.strip()!r} ist eindeutig {match.name}: danach wurde gesucht ({argument})."
+    else:
         return None
-    return ResultWarning(
-        code=WarningCode.VALUE_NORMALISED,
-        message=f"Der Ort {typed.strip()!r} ist im Katalog eindeutig {match.name}: danach wurde gesucht ({argument}).",
-    )
+    return ResultWarning(code=WarningCode.VALUE_NORMALISED, message=message)
 
 
 @dataclass(frozen=True)
 class ResolvedPlaces:
-    """The filters with every place as the catalog spells it, the centre of `near`, and what was normalised."""
+    """The filters with every place as a filter names it, the centre of `near`, and what was normalised."""
 
     filters: CatalogFilters
     centre: engine.Centre | None
     warnings: list[ResultWarning]
 
 
-def resolve_filters(session: Session, filters: CatalogFilters) -> ResolvedPlaces:
+def resolve_filters(filters: CatalogFilters) -> ResolvedPlaces:
     """`city`, `postal_codes` and `near.place` of catalog filters resolved; the centre of `near`."""
     updates: dict[str, Any] = {}
     warnings: list[ResultWarning] = []
     if filters.city:
-        match = resolve_place(session, filters.city, "city", district_in_query=True)
+        match = resolve_place(filters.city, "city", district_in_query=True)
         updates["city"] = match.name
         warnings += filter(None, [normalised_warning("city", filters.city, match)])
     if filters.postal_codes:
-        check_postal_codes(session, filters.postal_codes, "postal_codes")
+        check_postal_codes(filters.postal_codes, "postal_codes")
     centre = None
     near = filters.near
     if near is not None and near.place:
-        match = resolve_place_or_code(session, near.place, "near.place", district_in_query=True)
+        match = resolve_place_or_code(near.place, "near.place", district_in_query=True)
         warnings += filter(None, [normalised_warning("near.place", near.place, match)])
         is_code = near.place.strip().isdigit()
+        place = district_place(match) or match.name
         if not is_code:
-            updates["near"] = near.model_copy(update={"place": match.name})
-        label = f"{near.place.strip()} ({match.name})" if is_code else match.name
+            updates["near"] = near.model_copy(update={"place": place})
+        label = f"{near.place.strip()} ({match.name})" if is_code else place
         centre = engine.Centre(match.latitude, match.longitude, near.radius_km, label)
     elif near is not None:
         assert near.latitude is not None and near.longitude is not None  # the contract validates the pair
         centre = engine.Centre(near.latitude, near.longitude, near.radius_km, f"{near.latitude:.4f}, {near.longitude:.4f}")
     return ResolvedPlaces(filters.model_copy(update=updates) if updates else filters, centre, warnings)
+
+
+def completions(prefix: str, limit: int) -> list[str]:
+    """Postal codes (for digits) or place names that start with `prefix`, the largest places first."""
+    text = prefix.strip()
+    places = gazetteer()
+    if text.isdigit():
+        return [code for code in places.codes if code.startswith(text)][:limit]
+    key = place_key(text)
+    found = [p for other, namesakes in places.by_key.items() if other.startswith(key) for p in namesakes]
+    return [filter_name(p) for p in sorted(found, key=lambda p: (-p.residents, p.name))[:limit]]
+
+
+TOWN = 10_000  # residents from which a free-text line's word is read as a place
+
+
+def town_named(text: str) -> str | None:
+    """The municipality `text` names exactly, if no other has that name and it is a town (TOWN residents or more):
+    what a free-text line reads as a place. Smaller places and namesakes stay words, which the full text finds in a
+    listing's place as well; so "Wald" or "Halle" in a line is never a place by accident."""
+    found = gazetteer().by_key.get(place_key(text), [])
+    return filter_name(found[0]) if len(found) == 1 and found[0].residents >= TOWN else None

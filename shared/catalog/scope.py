@@ -155,7 +155,7 @@ class ListingScope:
 
     def __init__(self, session: Session, filters: CatalogFilters) -> None:
         self.parsed = parse_query(filters)
-        resolved = places.resolve_filters(session, filters)
+        resolved = places.resolve_filters(filters)
         self.filters, self.centre, self.place_warnings = resolved.filters, resolved.centre, resolved.warnings
         self.base: list[ColumnElement[bool]] = self._base_conditions(self.parsed)
         self.ranges = engine.range_conditions(self.filters)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, aliased
 from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import Freshness
 from contract.vocabulary import ListingStatus, MarketingType
+from shared.catalog.gazetteer import split_state
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import normalise
 from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
@@ -174,7 +175,10 @@ def base_conditions(
     if filters.property_types:
         conditions.append(Listing.property_type.in_(sorted({p.value for p in filters.property_types})))
     if filters.city:
-        conditions.append(Listing.city_key == normalise(filters.city.strip()))
+        name, state = split_state(filters.city)  # 'Neunkirchen (Saarland)': one of namesakes
+        conditions.append(Listing.city_key == normalise(name))
+        if state is not None:
+            conditions.append(Listing.state == state)
     if filters.postal_codes:
         conditions.append(
             or_(

@@ -24,6 +24,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from shared.db import deadline, watchdog
+from shared.telemetry.database import MeteredQueuePool, instrument
 
 CONNECT_TIMEOUT_SECONDS = 3  # a database that does not answer the connect is down, not slow
 POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, not a queue
@@ -41,7 +42,11 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_SECONDS})
+        pooled: dict[str, Any] = {} if url.database in (None, "", ":memory:") else {"poolclass": MeteredQueuePool}
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_SECONDS}, hide_parameters=True, **pooled
+        )
+        instrument(engine)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -62,13 +67,16 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
     if url.get_backend_name() == "postgresql":
         # no connection-wide statement timeout: migrations and seeding a large catalog run without a deadline
         connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
+    # hide_parameters: an error's message (logged) never carries the values of a statement (e-mail addresses, tokens)
     engine = create_engine(
-        url, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=POOL_TIMEOUT_SECONDS, connect_args=connect_args
+        url, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=POOL_TIMEOUT_SECONDS, connect_args=connect_args,
+        hide_parameters=True, poolclass=MeteredQueuePool,
     )
     if url.get_backend_name() == "postgresql":
         event.listen(engine, "do_connect", _connect_within_deadline)
     event.listen(engine, "checkout", _watch_and_ping)
     event.listen(engine, "checkin", _release)
+    instrument(engine)  # after the ping: a connection counts as in use once it passed
     return engine
 
 

@@ -178,7 +178,7 @@ DEMO_PLACES: tuple[DemoPlace, ...] = (
         3400, 10.5, 546_000, "0511",
     ),
     DemoPlace(
-        "Oldenburg (Oldb)", "Niedersachsen", ("26121", "26122", "26123", "26129", "26133"), 53.1435, 8.2146,
+        "Oldenburg", "Niedersachsen", ("26121", "26122", "26123", "26129", "26133"), 53.1435, 8.2146,
         ("Innenstadt", "Bürgerfelde", "Donnerschwee", "Eversten", "Kreyenbrück", "Osternburg"),
         3400, 9.5, 171_000, "0441",
     ),
@@ -251,7 +251,7 @@ DEMO_PLACES: tuple[DemoPlace, ...] = (
         2300, 8.0, 181_000, "0681",
     ),
     DemoPlace(
-        "Neunkirchen (Saar)", "Saarland", ("66538", "66539", "66540"), 49.3448, 7.1799,
+        "Neunkirchen", "Saarland", ("66538", "66539", "66540"), 49.3448, 7.1799,
         ("Innenstadt", "Wiebelskirchen", "Wellesweiler", "Furpach", "Kohlhof", "Hangard"),
         1400, 6.2, 46_000, "06821",
     ),

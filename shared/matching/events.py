@@ -32,6 +32,7 @@ from contract.errors import InputNeeded, ToolFailure
 from contract.vocabulary import MatchKind, ProposalStatus, SearchOrderStatus
 from shared.catalog import places
 from shared.catalog import search as engine
+from shared.catalog.gazetteer import split_state
 from shared.catalog.scope import filter_conditions, parse_query
 from shared.catalog.text import normalise
 from shared.db.models import Listing, ListingEvent, Match, Proposal, SearchOrder
@@ -62,13 +63,13 @@ def fits(session: Session, listing: Listing, criteria: dict[str, Any] | None) ->
         return False
     # the same tests the catalog's SQL makes on city and postal codes (shared.catalog.search.base_conditions), in
     # Python first: most saved searches look elsewhere, and need no query
-    if filters.city and normalise(filters.city.strip()) != listing.city_key:
+    if filters.city and (normalise(split_state(filters.city)[0]) != listing.city_key or split_state(filters.city)[1] not in (None, listing.state)):
         return False
     if filters.postal_codes and not any(listing.postal_code.startswith(code) for code in filters.postal_codes):
         return False
     try:
         parsed = parse_query(filters)
-        resolved = places.resolve_filters(session, filters)
+        resolved = places.resolve_filters(filters)
     except (ToolFailure, InputNeeded):  # a stored place the catalog no longer knows: nothing fits
         return False
     conditions = filter_conditions(resolved.filters, parsed, resolved.centre)

@@ -21,7 +21,7 @@ from email.utils import formatdate
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from shared.db.models import OutboxMessage
@@ -153,3 +153,10 @@ def deliver_due(db: Database, settings: Settings, mailer: Mailer, now: dt.dateti
         done.sent.append(row_id)
         log.info(json.dumps({"event": "outbox_sent", "id": row_id, "attempts": attempts}))
     return done
+
+
+def outbox_counts(db: Database) -> dict[str, int]:
+    """The backlog (queued or being sent) and the failed e-mails, for the operator's metrics."""
+    with db.read_only() as session:
+        rows = dict(session.execute(select(OutboxMessage.status, func.count()).group_by(OutboxMessage.status)).all())
+    return {"backlog": rows.get("queued", 0) + rows.get("sending", 0), "failed": rows.get("failed", 0)}

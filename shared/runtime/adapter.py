@@ -30,12 +30,15 @@ from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
 from contract.wire import compact_value
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
+from shared.logging import REQUEST_ID
 from shared.runtime import envelope
 from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
+from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
+from shared.telemetry.tracing import caller_fields, tracer
 
 log = logging.getLogger("athaus.calls")
 
@@ -133,27 +136,31 @@ class ToolRunner:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unbekanntes Werkzeug {params.name!r}; tools/list nennt alle.")
         started = time.perf_counter()
         outcome = "OK"
-        try:
-            result = missing_right(
-                spec, caller, self.context.settings.resource_metadata_url(self.definition.spec.name.value)
-            ) or await self._run(spec, params, meta, replace(self.context, caller=caller, progress=progress))
-            if isinstance(result, types.CallToolResult) and result.is_error:
-                outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
-            elif isinstance(result, types.InputRequiredResult):
-                outcome = "INPUT_REQUIRED"
-            return result
-        finally:
-            log.info(
-                json.dumps(
-                    {
-                        "event": "tool_call",
-                        "server": self.definition.spec.name.value,
-                        "tool": spec.name,
-                        "outcome": outcome,
-                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                    }
-                )
-            )
+        server = self.definition.spec.name.value
+        who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller else {}
+        with tracer.start_as_current_span(f"tool {spec.name}", attributes={
+            "athaus.server": server, "athaus.tool": spec.name, **{f"athaus.{key}": value for key, value in who.items()},
+            "athaus.request_id": REQUEST_ID.get() or "",
+        }) as span:
+            try:
+                result = missing_right(
+                    spec, caller, self.context.settings.resource_metadata_url(server)
+                ) or await self._run(spec, params, meta, replace(self.context, caller=caller, progress=progress))
+                if isinstance(result, types.CallToolResult) and result.is_error:
+                    outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
+                elif isinstance(result, types.InputRequiredResult):
+                    outcome = "INPUT_REQUIRED"
+                return result
+            except BaseException:
+                outcome = "INTERNAL"
+                raise
+            finally:
+                seconds = time.perf_counter() - started
+                span.set_attribute("athaus.outcome", outcome)
+                TOOL_CALLS.labels(server, spec.name, outcome).inc()
+                TOOL_SECONDS.labels(server, spec.name).observe(seconds)
+                line = {"event": "tool_call", "server": server, "tool": spec.name, "outcome": outcome}
+                log.info(json.dumps({**line, "duration_ms": round(seconds * 1000, 2), **who}))
 
     async def _run(
         self, spec: ToolSpec, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, context: ToolContext

@@ -50,6 +50,7 @@ from shared import publishing
 from shared.catalog.indexing import bump_revision
 from shared.openimmo import Header, ParsedObject, TransferError, TransferReader, read_transfer
 from shared.stock_writes import NewListing, change_status, create_listings, draft_of, field_labels, plan_change, save_listing
+from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
 CHUNK = 500  # objects per transaction: read in one query, created in a few statements
 PROGRESS_EVERY_SECONDS = 0.5
@@ -119,6 +120,7 @@ class _Clock:
 
     def tick(self) -> None:
         self.done += 1
+        IMPORT_OBJECTS.inc()
         if self.progress is not None and time.monotonic() - self.last >= PROGRESS_EVERY_SECONDS:
             self.progress(self.done, self.total, f"{self.done} von {self.total} Objekten verarbeitet")
             self.last = time.monotonic()
@@ -140,6 +142,14 @@ def import_transfer(
 ) -> ImportListingsOutput:
     """`preview`: the same reading, validation and comparison, nothing written: what would be created, changed,
     withdrawn and refused."""
+    with IMPORTS_RUNNING.track_inprogress():
+        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress, preview)
+
+
+def _import(
+    db: Database, source: IO[bytes], source_kind: TransferSource, office_id: int, user_id: int | None, client_id: str | None,
+    max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None, preview: bool,
+) -> ImportListingsOutput:
     header, total = survey(source, max_bytes=max_bytes)
     run = _Run(header, total)
     clock = _Clock(progress, total)

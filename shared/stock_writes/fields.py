@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from contract.broker_writes import REQUIRED_ON_CREATE, ListingFields
 from contract.errors import ErrorCode, ToolFailure
 from contract.labels import label_of
-from shared.db.models import Listing, Place
+from shared.catalog import places
+from shared.db.models import Listing
 from shared.runtime.validation import german_message
 from shared.write_log import json_safe
 
@@ -119,31 +119,24 @@ def merged(session: Session, current: dict[str, Any] | None, sent: dict[str, Any
         if sent.get("price") is not None:
             raise invalid("price und price_on_request = true schließen sich aus: bitte nur eines davon senden.")
         values["price"] = None
-    _place(session, values, sent, creating)
+    _place(values, sent, creating)
     return values
 
 
-def _place(session: Session, values: dict[str, Any], sent: dict[str, Any], creating: bool) -> None:
-    """State and coordinates from the postal code when not sent; an unknown postal code needs them sent."""
+def _place(values: dict[str, Any], sent: dict[str, Any], creating: bool) -> None:
+    """State and coordinates from the postal code (every German one, shared.catalog.gazetteer) when not sent: of the
+    municipality named by `city` among those the code serves, else of the largest; a code that does not exist needs
+    them sent (a brand-new code) or is a typo."""
     if not creating and "postal_code" not in sent:
         return
-    place = _place_of(session, values["postal_code"])
-    for name in ("state", "latitude", "longitude"):
-        if name in sent:
-            continue
-        if place is None:
-            needed = [n for n in ("state", "latitude", "longitude") if n not in sent]
-            raise invalid(
-                f"Die PLZ {values['postal_code']} (postal_code) kennt der Katalog nicht: bitte {', '.join(needed)} mitsenden "
-                "oder die PLZ prüfen."
-            )
+    served = places.places_of_code(values["postal_code"])
+    city = places.place_key(str(values.get("city") or ""))
+    place = next((p for p in served if places.place_key(p.name) == city), served[0] if served else None)
+    needed = [n for n in ("state", "latitude", "longitude") if n not in sent]
+    if place is None and needed:
+        raise invalid(
+            f"Die PLZ {values['postal_code']} (postal_code) gibt es nicht: bitte die PLZ prüfen oder, wenn sie neu ist, "
+            f"{', '.join(needed)} mitsenden."
+        )
+    for name in needed:
         values[name] = getattr(place, name)
-
-
-def _place_of(session: Session, postal_code: str) -> Place | None:
-    """The catalog's place of a postal code, looked up once per transaction (an import saves hundreds of listings
-    in a handful of postal codes)."""
-    cache: dict[str, Place | None] = session.info.setdefault("stock_writes.places", {})
-    if postal_code not in cache:
-        cache[postal_code] = session.scalar(select(Place).where(Place.postal_code == postal_code).order_by(Place.id).limit(1))
-    return cache[postal_code]

@@ -1,0 +1,66 @@
+"""Spans and pseudonyms. Without an OTLP endpoint no tracer provider is installed and every span is a no-op."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+
+from opentelemetry import trace
+
+from shared.identity import version
+
+tracer = trace.get_tracer("athaus")
+_pseudonym_key = b""
+_exporting = False
+
+
+def otlp_endpoint(configured: str | None) -> str | None:
+    """The traces endpoint: ATHAUS_OTLP_ENDPOINT, else the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT; None: off."""
+    if configured:
+        return configured.rstrip("/") + "/v1/traces"
+    return os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or (
+        os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"].rstrip("/") + "/v1/traces" if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") else None
+    )
+
+
+def configure(*, configured_endpoint: str | None, pseudonym_key: bytes) -> bool:
+    """Once per process, when the app is built: the key of pseudonyms, and the OTLP exporter if an endpoint is set.
+    True when spans are exported."""
+    global _pseudonym_key, _exporting
+    _pseudonym_key = pseudonym_key
+    endpoint = otlp_endpoint(configured_endpoint)
+    if endpoint is None or _exporting:
+        return _exporting
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "athaus-mcp"), "service.version": version()})
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+    trace.set_tracer_provider(provider)
+    _exporting = True
+    return True
+
+
+def pseudonym(kind: str, ident: int | None) -> str | None:
+    """A keyed hash naming an office, seeker or user without its id or e-mail: stable per deployment (the key lives
+    in the database), not reversible without the key."""
+    if ident is None:
+        return None
+    digest = hmac.new(_pseudonym_key, f"{kind}:{ident}".encode(), hashlib.sha256).hexdigest()
+    return f"{kind[0]}-{digest[:16]}"
+
+
+def caller_fields(kind: str, user_id: int, office_id: int | None, client_id: str | None) -> dict[str, str]:
+    """What a span and the `tool_call` log line say about the caller: pseudonyms and the OAuth client id."""
+    fields = {"user": pseudonym("user", user_id) or ""}
+    if office_id is not None:
+        fields["office"] = pseudonym("office", office_id) or ""
+    elif kind == "seeker":
+        fields["seeker"] = pseudonym("seeker", user_id) or ""
+    if client_id:
+        fields["client_id"] = client_id
+    return fields

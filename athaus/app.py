@@ -18,14 +18,13 @@ import anyio.to_thread
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from fastapi import APIRouter, FastAPI
-from pydantic import BaseModel, Field
-from sqlalchemy import text
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from athaus.docs.site import SITE_DIR
+from athaus.health import HEALTH_DEADLINE_SECONDS, health_router
 from athaus.record_pages import record_router
 from athaus.servers import DEFINITIONS
 from athaus.transport import ProgressAwareTransport
@@ -44,7 +43,7 @@ from shared.identity import announce, version
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
-from shared.runtime.edge import RETRY_AFTER_SECONDS, AcceptedHosts, Edge, HostCheck
+from shared.runtime.edge import AcceptedHosts, Edge, HostCheck
 from shared.runtime.failures import in_worker
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
@@ -57,7 +56,6 @@ from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
 
 log = logging.getLogger("athaus.app")
-HEALTH_DEADLINE_SECONDS = 3.0
 
 
 def tool_context(settings: Settings, db: Database) -> ToolContext:
@@ -240,35 +238,6 @@ OPENAPI_DESCRIPTION = (
     "Die beiden MCP-Server (/makler/mcp, /suche/mcp) sprechen MCP und stehen nicht in diesem Dokument; "
     "ihre Werkzeuge beschreibt die Dokumentation unter /docs/."
 )
-
-
-class Health(BaseModel):
-    status: str = Field(description="ok, or unavailable (503) when the database does not answer")
-    version: str | None = None
-    servers: list[str] = []
-    database: str | None = None
-
-
-def health_router(db: Database, served: list[str]) -> APIRouter:
-    router = APIRouter(route_class=HeadRoute, tags=["Betrieb"])
-
-    def database_answers() -> None:
-        with db.read_only() as session:
-            session.execute(text("SELECT 1"))
-
-    @router.get("/healthz", response_model=Health, response_model_exclude_none=True, summary="Lebt der Dienst?")
-    async def healthz() -> JSONResponse:
-        # In a worker thread under its own short deadline: a hung database never holds the event loop.
-        try:
-            await in_worker(HEALTH_DEADLINE_SECONDS, database_answers)
-        except Exception as error:
-            log.warning('{"event": "health_check_failed", "error": "%s"}', type(error).__name__)
-            return JSONResponse(
-                {"status": "unavailable", "database": "unreachable"}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
-            )
-        return JSONResponse({"status": "ok", "version": version(), "servers": served})
-
-    return router
 
 
 def pseudonym_key(settings: Settings, db: Database) -> bytes:

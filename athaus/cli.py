@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from shared.db.migrate import upgrade
 from shared.db.models import Listing
 from shared.db.session import Database
+from shared.identity import version
 from shared.logging import configure
 from shared.settings import Settings
 
@@ -299,6 +300,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="athaus", description="Athaus MCP-Server")
+    root.add_argument("--version", action="version", version=f"athaus {version()}", help="Version zeigen und beenden")
     commands = root.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="Server starten (ohne Angabe: beide in einem Prozess)")

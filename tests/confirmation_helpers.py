@@ -20,6 +20,9 @@ OTHER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_id == 2)
 SEEKER = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
 OTHER_SEEKER = [a for a in DEMO_ACCOUNTS if a.kind == "seeker"][1]
 
+# The request `_meta` of a host that renders MCP Apps (the extension declared in the client capabilities, per request).
+APPS_META = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}}
+
 BROKER_SCOPES = frozenset({"makler:lesen", "makler:schreiben", "makler:senden"})
 SEEKER_SCOPES = frozenset({"suche:konto", "suche:konto.schreiben", "suche:anfragen"})
 

@@ -35,6 +35,7 @@ HTTP_PATHS = {
     "/app/bestaetigungen": {"post"},
     "/app/ohne-klick": {"post"},
     "/healthz": {"get"},
+    "/healthz/ready": {"get"},
     "/metrics": {"get"},
 }
 
@@ -59,10 +60,17 @@ def client(db: Database, **changes: object) -> TestClient:
 def test_the_openapi_document_covers_the_http_routes_and_not_the_mcp_endpoints(db: Database) -> None:
     with client(db) as http:
         answer = http.get("/openapi.json")
+        routes = http.app.state.allowed_methods  # type: ignore[attr-defined]
     assert answer.status_code == 200
     document = answer.json()
     assert document["info"]["version"] == version()
-    assert {path: set(operations) for path, operations in document["paths"].items()} == HTTP_PATHS
+    documented = {path: set(operations) for path, operations in document["paths"].items()}
+    # Every HTTP route of the app, with its methods (HEAD is GET's twin, not an operation of its own) ...
+    hidden = {"/docs"}  # the redirect to the docs site
+    assert documented == {path: {m.lower() for m in methods} - {"head"} for path, methods in routes.items() if path not in hidden}
+    # ... at least these, and never an MCP endpoint.
+    assert all(documented.get(path) == operations for path, operations in HTTP_PATHS.items())
+    assert not {"/makler/mcp", "/suche/mcp"} & set(documented)
     # The forms are documented as the models the routes read them into.
     token_form = document["paths"]["/token"]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]
     assert {"grant_type", "code", "code_verifier", "refresh_token", "resource", "client_id"} <= set(token_form["properties"])

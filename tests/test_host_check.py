@@ -39,7 +39,7 @@ def test_every_route_answers_only_its_own_hosts(server: LiveServer) -> None:
     app = server.server.config.app
     routes = every_route(app)
     expected = {"/token", "/register", "/revoke", "/authorize", "/oauth/anmelden", "/oauth/zustimmung", "/app", "/app/",
-                "/app/anmelden", "/app/abmelden", "/app/bestaetigungen", "/app/ohne-klick", "/healthz", "/docs", "/docs/",
+                "/app/anmelden", "/app/abmelden", "/app/bestaetigungen", "/app/ohne-klick", "/healthz", "/healthz/ready", "/docs", "/docs/",
                 "/openapi.json", "/makler/mcp", "/suche/mcp", "/.well-known/oauth-authorization-server"}
     assert expected <= set(routes)
     port = server.port

@@ -117,9 +117,21 @@ def execute(
             "Bitte die neue Fassung in der neuesten Karte oder in der Web-App prüfen und dort klicken.",
         )
     values = {"status": "sent" if decision is Decision.send else "discarded", "decision": decision.value, "via": via, "executed_at": now}
-    claimed = session.execute(update(PendingAction).where(PendingAction.id == action.id, PendingAction.status == "pending").values(**values))
+    # The claim holds only for the payload that was checked: a revision committed since (same condition on status)
+    # makes it miss, and the click is CONFLICT instead of sending the text it never showed.
+    claimed = session.execute(
+        update(PendingAction)
+        .where(PendingAction.id == action.id, PendingAction.status == "pending", PendingAction.payload_hash == action.payload_hash)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
     session.refresh(action)
     if claimed.rowcount != 1:
+        if action.status == "pending":
+            raise ToolFailure(
+                ErrorCode.CONFLICT,
+                f"Der Entwurf {action.ref} wurde eben geändert; nichts ist hinausgegangen. Bitte die neue Fassung prüfen und dort klicken.",
+            )
         return _outcome(session, action, now, app_url, replayed=True)
     inquiry_ref = run(session, action, now) if decision is Decision.send else None
     return _outcome(session, action, now, app_url, replayed=False, inquiry_id=inquiry_ref)

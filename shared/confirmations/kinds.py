@@ -95,7 +95,9 @@ def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_r
 
 
 def proposal_payload(session: Session, *, office_id: int, proposal_ref: str, message: str | None) -> tuple[Proposal, dict[str, Any]]:
-    proposal = session.scalar(select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id))
+    # Locked (PostgreSQL FOR UPDATE; SQLite's unit of work holds the write lock already): a reject and accepts of one
+    # proposal run one after the other, so no accept draft is left waiting on a rejected proposal.
+    proposal = session.scalar(select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id).with_for_update().execution_options(populate_existing=True))
     if proposal is None:
         raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Vorschlag {proposal_ref} gibt es bei deinem Büro nicht: list_proposals nennt die offenen.")
     if proposal.status != ProposalStatus.open.value:

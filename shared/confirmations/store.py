@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from contract.confirmations import APP_PATH, CONFIRMATION_META_KEY, ConfirmationBlock, OutboundResult, ProfileLine
@@ -55,7 +55,9 @@ def prepare(
     revise: str | None = None,
 ) -> PendingAction:
     """A new pending action for `payload`, or the waiting action `revise` of the same user and kind with the new
-    payload (its earlier card then no longer matches: a click on it gives CONFLICT)."""
+    payload (its earlier card then no longer matches: a click on it gives CONFLICT). A revision changes the draft only
+    while it is pending, in one conditional UPDATE (the click claims it with the same condition), so a revision that
+    loses the race against a click is CONFLICT and never rewrites what was sent."""
     digest = payload_hash(payload)
     if revise is not None:
         action = session.scalar(
@@ -63,15 +65,15 @@ def prepare(
         )
         if action is None:
             raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Entwurf {revise} dieser Art gibt es in deinem Konto nicht: ohne confirmation_id entsteht ein neuer.")
-        if action.status != "pending":
+        revised = session.execute(
+            update(PendingAction)
+            .where(PendingAction.id == action.id, PendingAction.status == "pending")
+            .values(payload=payload, payload_hash=digest, summary=summary_of(payload), subject_ref=subject_ref, expires_at=now + ttl, updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        session.refresh(action)
+        if revised.rowcount != 1:
             raise ToolFailure(ErrorCode.CONFLICT, f"Der Entwurf {revise} ist schon erledigt ({action.status}): ohne confirmation_id entsteht ein neuer.")
-        action.payload = payload
-        action.payload_hash = digest
-        action.summary = summary_of(payload)
-        action.subject_ref = subject_ref
-        action.expires_at = now + ttl
-        action.updated_at = now
-        session.flush()
         return action
     salt = new_salt()
     action = PendingAction(

@@ -6,7 +6,9 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine
 
 import migrations
 
@@ -33,3 +35,18 @@ def revision(engine: Engine, message: str) -> None:
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.revision(config, message=message, autogenerate=True)
+
+
+def head_revisions(engine: Engine) -> frozenset[str]:
+    """The revisions this code's migrations end in (one, tests/test_migrations.py sees to it)."""
+    return frozenset(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+
+
+def applied_revisions(connection: Connection) -> frozenset[str]:
+    """The revisions the database is at (`alembic current`); empty for a database never migrated."""
+    return frozenset(MigrationContext.configure(connection).get_current_heads())
+
+
+def known_revisions(engine: Engine) -> frozenset[str]:
+    """Every revision this code's migrations have: a database at one of them is behind, at any other unknown."""
+    return frozenset(revision.revision for revision in ScriptDirectory.from_config(alembic_config(engine)).walk_revisions())

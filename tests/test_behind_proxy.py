@@ -1,0 +1,298 @@
+"""Production as it runs: Debian's nginx ends TLS (a CA made here) in front of two `athaus serve` processes on one
+PostgreSQL, ATHAUS_PUBLIC_URL=https://athaus.test:<port>, development mode off.
+
+Through the proxy the official MCP client signs in (discovery from the 401, dynamic registration, PKCE, the login
+form with its CSRF token, consent, code, token), calls tools on both servers, and every URL Athaus names (metadata,
+redirects, resources) says https; the cookies are Secure. The nginx configuration is deploy/nginx/athaus.conf.template,
+the same file compose.yaml uses and README.md and docs/betrieb.md show (a test below compares them).
+
+Needs nginx (scripts/test installs Debian's package as root, like Chromium) and PostgreSQL (ATHAUS_TEST_DATABASE_URL);
+skipped with the reason otherwise (without nginx: failed in CI)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from string import Template
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx2
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from tests.conftest import _free_port, _fresh_database_url
+from tests.test_oauth import CHATGPT_REDIRECT, Browser, MemoryStorage, connected, oauth_client
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "deploy" / "nginx" / "athaus.conf.template"
+NAME = "athaus.test"
+ATHAUS = str(Path(sys.executable).parent / "athaus")  # the installed command, as an operator runs it
+BROKER, BROKER_PASSWORD = "inhaberin@athaus-demo.example", "makler-demo"
+# What README.md and docs/betrieb.md show: the template with these values.
+DOCUMENTED = {
+    "ATHAUS_UPSTREAM_1": "127.0.0.1:8001",
+    "ATHAUS_UPSTREAM_2": "127.0.0.1:8002",
+    "ATHAUS_TLS_PORT": "443",
+    "ATHAUS_SERVER_NAME": "mcp.example.de",
+    "ATHAUS_TLS_CERTIFICATE": "/etc/letsencrypt/live/mcp.example.de/fullchain.pem",
+    "ATHAUS_TLS_KEY": "/etc/letsencrypt/live/mcp.example.de/privkey.pem",
+}
+
+
+def rendered(values: dict[str, str]) -> str:
+    """The template with the ATHAUS_ values filled in, nginx's own $variables left as they are."""
+    return Template(TEMPLATE.read_text(encoding="utf-8")).safe_substitute(values)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/betrieb.md"])
+def test_the_docs_show_the_configuration_the_test_uses(page: str) -> None:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    blocks = re.findall(r"```nginx\n(.*?)```", text, flags=re.S)
+    assert rendered(DOCUMENTED) in blocks, f"{page}: the nginx block differs from deploy/nginx/athaus.conf.template"
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+# --- a CA of our own, a certificate for athaus.test ------------------------------------------------------------
+
+
+def make_ca(folder: Path) -> tuple[Path, Path, Path]:
+    """(CA certificate, server certificate, server key) as PEM files."""
+    now = dt.datetime.now(dt.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Athaus Test-CA")])
+    ca = (
+        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (
+        x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, NAME)]))
+        .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(NAME)]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    paths = folder / "ca.pem", folder / "server.pem", folder / "server.key"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return paths
+
+
+# --- the deployment: two instances, nginx in front ------------------------------------------------------------
+
+
+class Deployment:
+    def __init__(self, folder: Path, database_url: str) -> None:
+        self.folder = folder
+        self.port = _free_port()
+        self.base_url = f"https://{NAME}:{self.port}"
+        self.ports = [_free_port(), _free_port()]
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.logs = [folder / f"athaus-{n}.log" for n in (1, 2)]
+        self.env = {
+            **os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_PUBLIC_URL": self.base_url,
+            "ATHAUS_DEVELOPMENT": "false", "ATHAUS_OUTBOX_WORKER": "false", "ATHAUS_LOG_LEVEL": "INFO",
+        }
+        self.env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+
+    def athaus(self, *args: str) -> None:
+        subprocess.run([ATHAUS, *args], env=self.env, check=True, timeout=300, capture_output=True)
+
+    def start(self, nginx: str, ca: tuple[Path, Path, Path]) -> None:
+        self.athaus("demo", "seed", "--listings", "40")  # migrates first, as `athaus db upgrade` would
+        for port, log in zip(self.ports, self.logs, strict=True):
+            self.processes.append(subprocess.Popen(
+                [ATHAUS, "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
+                env=self.env, stdout=subprocess.DEVNULL, stderr=log.open("wb"),
+            ))
+        site = rendered({
+            "ATHAUS_UPSTREAM_1": f"127.0.0.1:{self.ports[0]}", "ATHAUS_UPSTREAM_2": f"127.0.0.1:{self.ports[1]}",
+            "ATHAUS_TLS_PORT": f"127.0.0.1:{self.port}", "ATHAUS_SERVER_NAME": NAME,
+            "ATHAUS_TLS_CERTIFICATE": str(ca[1]), "ATHAUS_TLS_KEY": str(ca[2]),
+        })
+        (self.folder / "site.conf").write_text(site, encoding="utf-8")
+        temp = self.folder / "nginx-temp"
+        temp.mkdir()
+        main = f"""
+{'user root;' if os.geteuid() == 0 else ''}
+daemon off;
+worker_processes 1;
+pid {self.folder}/nginx.pid;
+error_log {self.folder}/nginx-error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log {self.folder}/nginx-access.log;
+    client_body_temp_path {temp}/body;
+    proxy_temp_path {temp}/proxy;
+    fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi;
+    scgi_temp_path {temp}/scgi;
+    include {self.folder}/site.conf;
+}}
+"""
+        (self.folder / "nginx.conf").write_text(main, encoding="utf-8")
+        check = subprocess.run([nginx, "-t", "-c", str(self.folder / "nginx.conf")], capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0, check.stderr
+        self.processes.append(subprocess.Popen([nginx, "-c", str(self.folder / "nginx.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 120
+        for port in self.ports:
+            while not self._answers(f"http://127.0.0.1:{port}/healthz"):
+                assert time.monotonic() < deadline, "athaus serve did not come up: " + "".join(log.read_text() for log in self.logs)[-2000:]
+                time.sleep(0.2)
+        while not self._answers(f"https://127.0.0.1:{self.port}/healthz", host=f"{NAME}:{self.port}"):
+            assert time.monotonic() < deadline, "nginx did not come up: " + (self.folder / "nginx-error.log").read_text()
+            time.sleep(0.2)
+
+    @staticmethod
+    def _answers(url: str, host: str | None = None) -> bool:
+        try:
+            return httpx2.get(url, timeout=2, headers={"Host": host} if host else None, verify=False).status_code == 200
+        except httpx2.HTTPError:
+            return False
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    if not os.environ.get("ATHAUS_TEST_DATABASE_URL"):
+        pytest.skip("zwei Instanzen brauchen PostgreSQL: ATHAUS_TEST_DATABASE_URL setzen (SQLite hat nur einen Schreiber)")
+    nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+    if nginx is None:
+        unavailable("nginx fehlt (als root installiert scripts/test Debians Paket selbst; sonst: apt-get install nginx)")
+    folder = tmp_path_factory.mktemp("proxy")
+    folder.chmod(0o755)
+    ca = make_ca(folder)
+    url, drop = _fresh_database_url(folder, "proxy")
+    deployment = Deployment(folder, url)
+    try:
+        deployment.start(str(nginx), ca)
+        yield deployment
+    finally:
+        deployment.stop()
+        drop()
+
+
+@pytest.fixture
+def client_side(deployment: Deployment, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as a client on the internet: athaus.test resolves to the proxy, our CA is the one trusted."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        return real("127.0.0.1" if host in (NAME, NAME.encode()) else host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setenv("SSL_CERT_FILE", str(deployment.folder / "ca.pem"))
+
+
+class RecordingBrowser(Browser):
+    """The browser stand-in of tests/test_oauth.py, keeping every response it saw (Location, Set-Cookie)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.responses: list[httpx2.Response] = []
+        self.http.event_hooks["response"].append(self.responses.append)
+
+
+def athaus_urls(value: Any, base: str) -> list[str]:
+    """Every URL naming this deployment's host inside a JSON value."""
+    host = urlsplit(base).hostname
+    return re.findall(rf"[a-z][a-z0-9+.-]*://{re.escape(host or '')}[^\s\"'<>]*", json.dumps(value))
+
+
+@pytest.mark.postgres
+def test_behind_nginx_with_tls_a_client_signs_in_and_uses_both_servers_on_two_instances(deployment: Deployment, client_side: None) -> None:
+    started = time.monotonic()
+    base = deployment.base_url
+    makler, suche = f"{base}/makler/mcp", f"{base}/suche/mcp"
+
+    # metadata: every URL https at the public address
+    resource = httpx2.get(f"{base}/.well-known/oauth-protected-resource/makler/mcp").json()
+    authorization = httpx2.get(f"{base}/.well-known/oauth-authorization-server").json()
+    assert resource["resource"] == makler and resource["authorization_servers"] == [base]
+    assert authorization["issuer"] == base
+    urls = athaus_urls(resource, base) + athaus_urls(authorization, base)
+    assert urls and all(url.startswith(f"{base}/") or url == base for url in urls), urls
+    challenge = httpx2.post(makler, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "show_situation_report", "arguments": {}}},
+                            headers={"Accept": "application/json, text/event-stream"})
+    assert challenge.status_code == 401
+    assert f'resource_metadata="{base}/.well-known/oauth-protected-resource/makler/mcp"' in challenge.headers["www-authenticate"]
+    health = httpx2.get(f"{base}/healthz")
+    assert health.json()["status"] == "ok" and re.fullmatch(r"[0-9a-f]{32}", health.headers["x-request-id"])  # nginx's $request_id
+
+    # the whole sign-in through the proxy, driven by the official client
+    browser = RecordingBrowser(BROKER, password=BROKER_PASSWORD, grant=["makler:lesen"])
+    storage = MemoryStorage()
+    auth = oauth_client(makler, browser, storage, name="ChatGPT", redirect_uri=CHATGPT_REDIRECT)
+
+    async def use_both() -> tuple[Any, Any, Any]:
+        async with connected(makler, "2026-07-28", auth=auth) as client:
+            report = await client.call_tool("show_situation_report", {})
+            stock = await client.call_tool("search_listings", {"limit": 3})
+        async with connected(suche, "2026-07-28") as client:
+            found = await client.call_tool("search_listings", {"limit": 3})
+        return report, stock, found
+
+    results = anyio.run(use_both)
+    assert [result.is_error for result in results] == [False, False, False]
+    assert browser.answer["iss"] == base and browser.answer.get("code")
+    assert storage.tokens is not None and storage.tokens.scope == "makler:lesen"
+
+    # redirects within Athaus: https at the public address (or relative to it); the last one goes to the client
+    locations = [response.headers["location"] for response in browser.responses if "location" in response.headers]
+    assert locations[-1].startswith(CHATGPT_REDIRECT + "?")
+    assert all(not re.match(r"[a-z]+://", location) or location.startswith(f"{base}/") or location.startswith(CHATGPT_REDIRECT)
+               for location in locations), locations
+    assert all(str(response.url).startswith(f"{base}/") for response in browser.responses)
+    # cookies: Secure, HttpOnly, no Domain; __Host- only where the path is / (Athaus scopes them to /oauth)
+    cookies = [value for response in browser.responses for value in response.headers.get_list("set-cookie")]
+    assert cookies
+    for cookie in cookies:
+        attributes = [part.strip().lower() for part in cookie.split(";")[1:]]
+        assert "secure" in attributes and "httponly" in attributes, cookie
+        assert not any(part.startswith("domain=") for part in attributes), cookie
+        path = next((part.removeprefix("path=") for part in attributes if part.startswith("path=")), "/")
+        assert cookie.startswith("__Host-") or path != "/", cookie
+
+    # resource URLs in results: every URL naming the deployment is https
+    named = [url for result in results for url in athaus_urls(result.model_dump(mode="json", by_alias=True), base)]
+    assert all(url.startswith("https://") for url in named), named
+
+    # both instances answered (nginx alternates; one token from one instance works on the other)
+    calls = [sum('"event": "tool_call"' in line for line in log.read_text().splitlines()) for log in deployment.logs]
+    assert all(count >= 1 for count in calls), calls
+    print(f"\nproxy test: {time.monotonic() - started:.1f} s through nginx (tool calls per instance: {calls})")
+

@@ -48,12 +48,14 @@ from shared.runtime.failures import in_worker
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
+from shared.web.accounts import AccountPages
 from shared.telemetry import tracing
 from shared.telemetry.asgi import Telemetry
 from shared.telemetry.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from shared.telemetry.metrics import exposition, operator_may_read
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
+from shared.webapp.people import PeoplePages
 
 log = logging.getLogger("athaus.app")
 
@@ -163,11 +165,13 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     if settings.oauth_issuer is None:
         secret = auth_secret(settings, db)
         authorization_server = AuthorizationServer(settings, db, secret)
-        routers += [authorization_server.router(), SignInPages(authorization_server, secret).router()]
+        sign_in_pages = SignInPages(authorization_server, secret)
+        # Sign-up, reset and invitations only with the built-in server: an external one owns its accounts' passwords.
+        routers += [authorization_server.router(), sign_in_pages.router(), AccountPages(sign_in_pages).router()]
         cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
     webapp = WebApp(settings, db, auth_secret(settings, db), now=context.now)
-    routers.append(webapp.router())
+    routers += [webapp.router(), PeoplePages(webapp).router()]  # the owner's staff list, everyone's "Meine Daten"
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))
     routers.append(health_router(db, served))

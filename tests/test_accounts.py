@@ -88,7 +88,7 @@ def test_a_sign_up_creates_the_account_only_when_its_link_is_followed(db: Databa
     assert user_id_of(db, "neu@example.de") is None  # nothing can act before the address is confirmed
     [mail] = outbox(db, "neu@example.de")
     assert mail.subject == "Bitte bestätige deine E-Mail-Adresse für Athaus" and "Hallo Nora Neu" in mail.body
-    token = link_token(mail, "/konto/bestaetigen")
+    token = link_token(mail, "/oauth/konto-bestaetigen")
     with db.unit_of_work() as session:
         confirmed = confirm_signup(session, token, NOW + dt.timedelta(minutes=5))
     assert confirmed is not None and confirmed.continue_with == "anfrage-1"
@@ -106,14 +106,14 @@ def test_a_sign_up_for_a_known_address_stores_nothing_and_says_so_by_mail_only(d
     with db.unit_of_work() as session:
         start_signup(session, email=known.upper(), name="Fremd", password_hash=hash_password(PASSWORD), public_url=PUBLIC, now=NOW)
     [mail] = outbox(db, known)
-    assert mail.subject == "Dein Athaus-Konto gibt es schon" and "/konto/" not in mail.body
+    assert mail.subject == "Dein Athaus-Konto gibt es schon" and "/oauth/" not in mail.body
     assert check_credentials(db, known, PASSWORD) is None  # the old password stays
 
 
 def test_a_sign_up_link_expires(db: Database) -> None:
     with db.unit_of_work() as session:
         start_signup(session, email="spaet@example.de", name="Spät", password_hash="x", public_url=PUBLIC, now=NOW)
-    token = link_token(outbox(db, "spaet@example.de")[0], "/konto/bestaetigen")
+    token = link_token(outbox(db, "spaet@example.de")[0], "/oauth/konto-bestaetigen")
     with db.unit_of_work() as session:
         assert confirm_signup(session, token, NOW + LIFETIMES["signup"] + dt.timedelta(seconds=1)) is None
     assert user_id_of(db, "spaet@example.de") is None
@@ -132,7 +132,7 @@ def test_a_reset_sets_the_password_once_and_ends_every_session_and_token(scratch
         start_reset(session, email="niemand@example.de", public_url=PUBLIC, now=NOW)  # unknown: no mail, same answer
         start_reset(session, email=seeker.email, public_url=PUBLIC, now=NOW)
     assert outbox(scratch_db, "niemand@example.de") == []
-    link = link_token(outbox(scratch_db, seeker.email)[-1], "/konto/passwort-neu")
+    link = link_token(outbox(scratch_db, seeker.email)[-1], "/oauth/passwort-neu")
     with scratch_db.unit_of_work() as session:
         assert finish_reset(session, link, hash_password(PASSWORD), NOW + LIFETIMES["reset"] + dt.timedelta(seconds=1)) is None
         assert finish_reset(session, link, hash_password(PASSWORD), NOW + dt.timedelta(minutes=10)) == user_id
@@ -165,20 +165,20 @@ def test_an_office_its_owner_and_staff_from_invitation_to_removal(db: Database) 
     with db.unit_of_work() as session:
         office_id, owner_link = create_office(session, name="Immobilien Kranich", city="Leipzig", owner_email="Chefin@Kranich.de", public_url=PUBLIC, now=NOW)
     [mail] = outbox(db, "chefin@kranich.de")
-    assert owner_link == f"{PUBLIC}/konto/einladung?t={link_token(mail, '/konto/einladung')}"
+    assert owner_link == f"{PUBLIC}/oauth/einladung?t={link_token(mail, '/oauth/einladung')}"
     with db.read_only() as session:
-        shown = invitation(session, link_token(mail, "/konto/einladung"), NOW)
+        shown = invitation(session, link_token(mail, "/oauth/einladung"), NOW)
     assert shown is not None and (shown.office_name, shown.role, shown.has_account, shown.refusal) == ("Immobilien Kranich", "owner", False, None)
     with db.unit_of_work() as session:
-        owner_id = accept_invitation(session, link_token(mail, "/konto/einladung"), name="Karla Kranich", password_hash=hash_password(PASSWORD), now=NOW)
+        owner_id = accept_invitation(session, link_token(mail, "/oauth/einladung"), name="Karla Kranich", password_hash=hash_password(PASSWORD), now=NOW)
     with db.unit_of_work() as session:
         with pytest.raises(ToolFailure) as used:
-            accept_invitation(session, link_token(mail, "/konto/einladung"), name="X", password_hash="x", now=NOW)
+            accept_invitation(session, link_token(mail, "/oauth/einladung"), name="X", password_hash="x", now=NOW)
     assert used.value.code.value == "CONFIRMATION_EXPIRED"
 
     with db.unit_of_work() as session:
         invite(session, office_id=office_id, by_user_id=owner_id, email="mit@kranich.de", role="staff", public_url=PUBLIC, now=NOW)
-    staff_link = link_token(outbox(db, "mit@kranich.de")[0], "/konto/einladung")
+    staff_link = link_token(outbox(db, "mit@kranich.de")[0], "/oauth/einladung")
     with db.unit_of_work() as session:
         staff_id = accept_invitation(session, staff_link, name="Mia Mit", password_hash=hash_password(PASSWORD), now=NOW)
     with db.read_only() as session:
@@ -218,7 +218,7 @@ def test_a_seeker_cannot_join_an_office(db: Database) -> None:
     seeker = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
     with db.unit_of_work() as session:
         invite(session, office_id=1, by_user_id=user_id_of(db, OWNER.email) or 0, email=seeker.email, role="staff", public_url=PUBLIC, now=NOW)
-    token = link_token(outbox(db, seeker.email)[-1], "/konto/einladung")
+    token = link_token(outbox(db, seeker.email)[-1], "/oauth/einladung")
     with db.unit_of_work() as session, pytest.raises(ToolFailure) as refused:
         accept_invitation(session, token, name="", password_hash=None, now=NOW)
     assert refused.value.message.startswith(f"{seeker.email} gehört zu einem Konto für die Immobiliensuche")

@@ -55,7 +55,7 @@ def test_office_create_makes_the_office_and_invites_its_owner(tmp_path: Path, mo
     monkeypatch.setenv("ATHAUS_LOG_LEVEL", "WARNING")
     assert cli.main(["office", "create", "--name", "Immobilien Kranich", "--city", "Leipzig", "--owner-email", "Chefin@Kranich.de"]) == 0
     out = capsys.readouterr().out
-    link = re.search(r"https://athaus\.example\.org/konto/einladung\?t=[\w-]+", out)
+    link = re.search(r"https://athaus\.example\.org/oauth/einladung\?t=[\w-]+", out)
     assert link and "Büro Immobilien Kranich angelegt (Nummer 1)." in out and "Einladung an chefin@kranich.de als Inhaber/in" in out
     db = Database.from_url(url)
     with db.read_only() as session:

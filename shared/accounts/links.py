@@ -13,9 +13,10 @@ from shared.auth.models import AccountToken
 from shared.auth.tokens import digest
 from shared.db.models import User
 
-CONFIRM_PATH = "/konto/bestaetigen"
-RESET_PATH = "/konto/passwort-neu"
-INVITATION_PATH = "/konto/einladung"
+# Under /oauth, beside the sign-in pages: their session and CSRF cookies are scoped there.
+CONFIRM_PATH = "/oauth/konto-bestaetigen"
+RESET_PATH = "/oauth/passwort-neu"
+INVITATION_PATH = "/oauth/einladung"
 
 LIFETIMES = {"signup": dt.timedelta(hours=24), "reset": dt.timedelta(hours=1), "invitation": dt.timedelta(days=7)}
 PATHS = {"signup": CONFIRM_PATH, "reset": RESET_PATH, "invitation": INVITATION_PATH}

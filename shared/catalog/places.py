@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from contract.catalog import CatalogFilters
-from contract.envelope import ResultWarning, WarningCode
+from contract.envelope import ResultWarning, Suggestion, WarningCode
 from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from shared.catalog import search as engine
 from shared.catalog.gazetteer import Gazetteer, Municipality, load, split_state
-from shared.catalog.text import tokens
+from shared.catalog.text import edits_within, tokens
 
 NEAREST_SHOWN = 3
 LARGER = 10  # a typed name that is one small place's whole name still asks when a place it shortens is this much larger
@@ -62,21 +62,6 @@ def _match(place: Municipality, *, short_form: bool = False) -> PlaceMatch:
     return PlaceMatch(filter_name(place), place.state, place.latitude, place.longitude, short_form)
 
 
-def _within(a: str, b: str, limit: int) -> int | None:
-    """The Levenshtein distance of a and b if it is at most `limit`, else None (stops as soon as it must exceed it)."""
-    if abs(len(a) - len(b)) > limit:
-        return None
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        if min(current) > limit:
-            return None
-        previous = current
-    return previous[-1] if previous[-1] <= limit else None
-
-
 def _shortens(short: str, key: str) -> bool:
     """`short` names the place `key` in fewer letters: its leading words ('frankfurt' of 'frankfurt am main'), later
     words abbreviated ('frankfurt m', 'freiburg i br'), connecting words left out ('frankfurt main'). The first
@@ -96,7 +81,7 @@ def _spelt_alike(key: str) -> list[str]:
     scored: list[tuple[int, int, str]] = []
     for other, found in gazetteer().by_key.items():
         lead = " ".join(other.split()[:width])
-        distances = [d for d in (_within(key, other, limit), _within(key, lead, limit) if lead != other else None) if d is not None]
+        distances = [d for d in (edits_within(key, other, limit), edits_within(key, lead, limit) if lead != other else None) if d is not None]
         if distances:
             scored.extend((min(distances), -place.residents, filter_name(place)) for place in found)
     return list(dict.fromkeys(name for _, _, name in sorted(scored)))[:NEAREST_SHOWN]
@@ -291,3 +276,48 @@ def town_named(text: str) -> str | None:
     listing's place as well; so "Wald" or "Halle" in a line is never a place by accident."""
     found = gazetteer().by_key.get(place_key(text), [])
     return filter_name(found[0]) if len(found) == 1 and found[0].residents >= TOWN else None
+
+
+FAR_KM = 20.0  # a municipality's extent beyond its centre: a centre farther than radius + this from it cannot overlap
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Filters that exclude each other, named, with one suggestion per filter dropped."""
+
+    message: str
+    suggestions: list[Suggestion]
+
+
+def _lies_in(code: str) -> str:
+    if len(code) < 5:
+        return f"PLZ {code}…"
+    return f"{code} liegt in {_listed([filter_name(p) for p in places_of_code(code)])}"
+
+
+def contradiction(filters: CatalogFilters, centre: engine.Centre | None) -> Contradiction | None:
+    """`city` against `postal_codes` (no code of the place) or against `near` (the place lies beyond the radius)."""
+    if not filters.city:
+        return None
+    name, state = split_state(filters.city)
+    towns = [p for p in gazetteer().by_key.get(place_key(name), []) if state is None or p.state == state]
+    if not towns:
+        return None
+    city = filters.city
+    own_codes = {code for p in towns for code in p.postal_codes}
+    drop_city = Suggestion(arguments={"city": None}, reason=f"ohne Ort {city}")
+    if filters.postal_codes and not any(own.startswith(code) for code in filters.postal_codes for own in own_codes):
+        where = "; ".join(_lies_in(code) for code in filters.postal_codes)
+        return Contradiction(
+            f"Ort und PLZ schließen sich aus: {where}, nicht in {city}. Bitte eines von beiden weglassen (suggestions).",
+            [Suggestion(arguments={"postal_codes": None}, reason=f"ohne PLZ {', '.join(filters.postal_codes)}"), drop_city],
+        )
+    if centre is not None:
+        km = min(engine.distance_km(centre, p.latitude, p.longitude) for p in towns)
+        if km > centre.radius_km + FAR_KM:
+            return Contradiction(
+                f"Ort und Umkreis schließen sich aus: {city} liegt etwa {km:.0f} km von {centre.label} entfernt, der Umkreis "
+                f"reicht {centre.radius_km:g} km. Bitte eines von beiden weglassen (suggestions).",
+                [Suggestion(arguments={"near": None}, reason=f"ohne Umkreis um {centre.label}"), drop_city],
+            )
+    return None

@@ -95,8 +95,16 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
     return warnings
 
 
-def empty_hint(filters: CatalogFilters, centre: engine.Centre | None, word_counts: dict[str, int] | None = None) -> str:
+def empty_hint(
+    filters: CatalogFilters,
+    centre: engine.Centre | None,
+    word_counts: dict[str, int] | None = None,
+    unindexed: dict[str, list[str]] | None = None,
+) -> str:
     parts = []
+    for word, alike in (unindexed or {}).items():
+        spelt = f"; ähnlich geschrieben steht in Inseraten: {', '.join(alike)} (nicht gesucht)" if alike else ""
+        parts.append(f"{word!r} steht in keinem Inserat{spelt}.")
     if filters.query:
         parts.append(f"Volltext {filters.query!r} sucht ganze Wörter; ein Wortanfang mit * findet auch Zusammensetzungen.")
     if word_counts:
@@ -227,10 +235,27 @@ class ListingScope:
             for clause in words[:MAX_COUNTED_WORDS]
         }
 
+    def unindexed_words(self, session: Session) -> dict[str, list[str]]:
+        """The plain searched words no listing contains (the first MAX_COUNTED_WORDS), each with the index terms
+        spelt nearly alike: a misspelt word gets a next step."""
+        found: dict[str, list[str]] = {}
+        for clause in self.parsed.searched[:MAX_COUNTED_WORDS]:
+            term = clause.terms[0]
+            if len(clause.terms) != 1 or term.prefix or clause.closed is not None:
+                continue
+            if not any(engine.is_indexed(session, spelling) for spelling in term.spellings):
+                found[clause.typed] = engine.alike_terms(session, term.text)
+        return found
+
     def next_steps(self, session: Session) -> tuple[str, list[Suggestion]]:
-        """The request-specific hint and the suggestions of an empty result (counting each word alone)."""
+        """The request-specific hint and the suggestions of an empty result (counting each word alone). Filters that
+        exclude each other are named, and each suggestion drops one of them (any other would find nothing again)."""
+        conflict = places.contradiction(self.filters, self.centre)
+        if conflict is not None:
+            return conflict.message, conflict.suggestions
         counts = self.word_counts(session)
-        return empty_hint(self.filters, self.centre, counts), suggestions_for(self.filters, counts)
+        unindexed = self.unindexed_words(session)
+        return empty_hint(self.filters, self.centre, counts, unindexed), suggestions_for(self.filters, counts, unindexed)
 
     def count_alternatives(self, session: Session) -> list[list[ColumnElement[bool]]]:
         """Condition sets whose matches together are this scope's matches: the full text spelled out into exact

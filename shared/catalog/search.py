@@ -20,7 +20,7 @@ from contract.envelope import Freshness
 from contract.vocabulary import ListingStatus, MarketingType
 from shared.catalog.gazetteer import split_state
 from shared.catalog.query import Clause, ParsedQuery, Term
-from shared.catalog.text import normalise
+from shared.catalog.text import edits_within, normalise, one_edit_away
 from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
 from shared.paging.cursor import binding_hash
 from shared.paging.keyset import KeysetOrder
@@ -258,6 +258,31 @@ def index_spellings(session: Session, term: Term, limit: int) -> list[str] | Non
             return found
         found.append(following)
     return None
+
+
+ALIKE_SHOWN = 3
+_ALIKE_SEEKS = 80  # distinct index terms read when no term is one edit away
+
+
+def is_indexed(session: Session, word: str) -> bool:
+    return session.scalar(select(ListingTerm.listing_id).where(ListingTerm.term == word).limit(1)) is not None
+
+
+def alike_terms(session: Session, word: str) -> list[str]:
+    """Index terms spelt nearly like `word` (which no listing contains): those one edit away (one lookup), else those
+    two edits away among the terms sharing its first three letters (one seek per distinct term, bounded); the
+    terms used by more listings first."""
+    near = sorted(one_edit_away(word))
+    found = set(session.scalars(select(ListingTerm.term).where(ListingTerm.term.in_(near)).distinct())) if near else set()
+    if not found and len(word) >= 5:
+        starts = index_spellings(session, Term(word[:3], prefix=True), _ALIKE_SEEKS) or []
+        found = {term for term in starts if edits_within(word, term, 2) is not None}
+    def used_by(term: str) -> int:  # postings, counted up to 1,000: enough to order a few words
+        capped = select(ListingTerm.listing_id).where(ListingTerm.term == term).limit(1_000).subquery()
+        return int(session.scalar(select(func.count()).select_from(capped)) or 0)
+
+    used = {term: used_by(term) for term in sorted(found)[:10]}
+    return sorted(used, key=lambda term: (-used[term], term))[:ALIKE_SHOWN]
 
 
 def unknown_value_counts(

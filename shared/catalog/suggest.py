@@ -121,8 +121,30 @@ def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:
     return suggestions
 
 
-def suggestions_for(filters: CatalogFilters, word_counts: dict[str, int] | None = None) -> list[Suggestion]:
+def _spelling_suggestions(query: str, unindexed: dict[str, list[str]]) -> list[Suggestion]:
+    """Each word no listing contains replaced by an index word spelt nearly alike, within its own alternative."""
+    suggestions: list[Suggestion] = []
+    for group in parse(query).groups:
+        misspelt = [c for c in group if unindexed.get(c.typed)]
+        if len(misspelt) > 1:  # every such word at once first: fixing one alone still finds nothing
+            replaced = _query_of([Clause((Term(unindexed[c.typed][0]),), typed=unindexed[c.typed][0]) if c in misspelt else c for c in group])
+            pairs = ", ".join(f"{unindexed[c.typed][0]!r} statt {c.typed!r}" for c in misspelt)
+            suggestions.append(Suggestion(arguments={"query": replaced}, reason=f"{pairs} (ähnlich geschrieben, stehen in Inseraten)"))
+        for clause in group:
+            for alike in unindexed.get(clause.typed, []):
+                replaced = _query_of([Clause((Term(alike),), typed=alike) if c is clause else c for c in group])
+                suggestions.append(
+                    Suggestion(arguments={"query": replaced}, reason=f"{alike!r} statt {clause.typed!r} (ähnlich geschrieben, steht in Inseraten)")
+                )
+    return suggestions
+
+
+def suggestions_for(
+    filters: CatalogFilters, word_counts: dict[str, int] | None = None, unindexed: dict[str, list[str]] | None = None
+) -> list[Suggestion]:
     """Next steps for an empty result; `word_counts` (each word alone, see ListingScope.word_counts) lets the
-    suggestions drop what finds nothing instead of changing a harmless word."""
+    suggestions drop what finds nothing instead of changing a harmless word; `unindexed` (words no listing contains,
+    with index words spelt alike) puts the likely intended word first."""
+    spelling = _spelling_suggestions(filters.query, unindexed) if filters.query and unindexed else []
     query = _query_suggestions(filters.query, word_counts or {}) if filters.query else []
-    return [*query, *_filter_suggestions(filters)]
+    return [*spelling, *query, *_filter_suggestions(filters)]

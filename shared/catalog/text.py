@@ -142,3 +142,32 @@ def _word_terms(word: str) -> tuple[str, ...]:
     if word in STOP_WORDS:
         return ()
     return (word[:64], *compound_parts(word))
+
+
+def edits_within(a: str, b: str, limit: int) -> int | None:
+    """The Levenshtein distance of a and b if it is at most `limit`, else None (stops as soon as it must exceed it)."""
+    if abs(len(a) - len(b)) > limit:
+        return None
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        if min(current) > limit:
+            return None
+        previous = current
+    return previous[-1] if previous[-1] <= limit else None
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def one_edit_away(word: str) -> set[str]:
+    """Every word one deletion, transposition, replacement or insertion (a–z) away from `word`."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    found = {a + b[1:] for a, b in splits if b}
+    found |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    found |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    found |= {a + c + b for a, b in splits for c in _LETTERS}
+    found.discard(word)
+    return found

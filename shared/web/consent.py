@@ -1,8 +1,8 @@
 """The browser side of the built-in authorization server: its authorization endpoint, login and consent, as
 German server-rendered pages.
 
-Stateless on the server: the pending authorization request travels signed in the `anfrage` parameter,
-the login is a signed cookie. Every form carries a CSRF token bound to a cookie nonce (signed
+The pending authorization request travels signed in the `anfrage` parameter; the login is a server-side session
+(`shared.auth.sessions`, the cookie carries a random token), so a new password or a removal ends it at once. Every form carries a CSRF token bound to a cookie nonce (signed
 double submit); a POST without it is refused with 403.
 """
 
@@ -26,6 +26,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from contract.rights import ServerName
 from shared.auth import tokens
 from shared.auth.passwords import hashing
+from shared.auth.sessions import open_session, session_user
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights, sign_in
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.models import UsedAuthorizationRequest
@@ -74,7 +75,6 @@ class _Visit:
 class SignInPages:
     def __init__(self, server: AuthorizationServer, secret: str) -> None:
         self.server = server
-        self.sessions = Signer(secret, "web-session")
         self.csrf = Signer(secret, "web-csrf")
         public = urlsplit(server.settings.public_url)
         # Secure cookies would never come back over plain http, which only a local development setup uses.
@@ -93,7 +93,7 @@ class SignInPages:
 
         async def signed_in(request: Request) -> Account | None:
             """The account of the sign-in session cookie, if it is valid and the account still exists."""
-            return await anyio.to_thread.run_sync(self._account, self._session_user(request))
+            return await anyio.to_thread.run_sync(self._account, request.cookies.get(SESSION_COOKIE))
 
         # No CORS on the authorization endpoint: a browser navigates there, scripts have no business calling it.
         @router.get(AUTHORIZATION_PATH, summary="Autorisierungsanfrage (OAuth 2.1, PKCE, RFC 8707)")
@@ -158,8 +158,13 @@ class SignInPages:
         user_id = outcome.user_id
         if user_id is None:
             return self._with_csrf_cookie(page(email=email, failed=True), nonce)
-        response = see_other(carrying(CONSENT_PATH, request_token))
-        self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
+        return await self.signed_in_to(carrying(CONSENT_PATH, request_token), user_id)
+
+    async def signed_in_to(self, url: str, user_id: int) -> Response:
+        """On to `url` with a new server-side session of the account."""
+        token = await anyio.to_thread.run_sync(self._open_session, user_id)
+        response = see_other(url)
+        self._set_cookie(response, SESSION_COOKIE, token, SESSION_TTL_SECONDS)
         return response
 
     async def consent(self, request: Request, visit: _Visit, account: Account | None) -> Response:
@@ -253,16 +258,14 @@ class SignInPages:
             return False
         return True
 
-    def _session_user(self, request: Request) -> int | None:
-        payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))
-        user_id = payload.get("user") if payload else None
-        return user_id if isinstance(user_id, int) else None
-
-    def _account(self, user_id: int | None) -> Account | None:
-        if user_id is None:
-            return None
+    def _account(self, token: str | None) -> Account | None:
         with self.server.db.read_only() as session:
-            return account_of(session, session.get(User, user_id))
+            user_id = session_user(session, token, utcnow())
+            return account_of(session, session.get(User, user_id)) if user_id is not None else None
+
+    def _open_session(self, user_id: int) -> str:
+        with self.server.db.unit_of_work() as session:
+            return open_session(session, user_id, utcnow(), dt.timedelta(seconds=SESSION_TTL_SECONDS))
 
     def _csrf_pair(self, request: Request) -> tuple[str, str]:
         """The cookie nonce (kept if the browser has a valid one) and the form token bound to it."""

@@ -16,6 +16,8 @@ from contract.rights import Right
 
 LOGIN_PATH = "/oauth/anmelden"
 CONSENT_PATH = "/oauth/zustimmung"
+SIGNUP_PATH = "/oauth/konto-anlegen"
+FORGOT_PATH = "/oauth/passwort-vergessen"
 
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
@@ -30,7 +32,8 @@ body{font-family:system-ui,sans-serif;background:#f4f1ec;color:#1d1d1b;margin:0}
 main{max-width:30rem;margin:3rem auto;background:#fff;padding:2rem;border-radius:.5rem;box-shadow:0 1px 4px #0002}
 .brand{font-weight:700;color:#a0522d;margin:0 0 1rem}
 label{display:block;margin:.75rem 0 .25rem}
-input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box}
+input[type=email],input[type=password],input[type=text]{width:100%;padding:.5rem;box-sizing:border-box}
+.hint{color:#555;font-size:.9em}
 fieldset{border:1px solid #ddd;border-radius:.25rem;margin:1rem 0}
 fieldset label{display:flex;gap:.5rem;align-items:baseline}
 code{color:#666;font-size:.85em}
@@ -66,6 +69,10 @@ def _page(title: str, body: str, status: int) -> Response:
     return secured(HTMLResponse(document, status_code=status))
 
 
+def page(title: str, body: str, status: int = 200) -> Response:
+    return _page(title, body, status)
+
+
 def _hidden(csrf_token: str, request_token: str) -> str:
     return (
         f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
@@ -94,6 +101,8 @@ def login_page(
         '<label for="password">Passwort</label>'
         '<input id="password" name="password" type="password" autocomplete="current-password" required>'
         '<div class="actions"><button class="primary" type="submit">Anmelden</button></div></form>'
+        f'<p><a href="{escape(carrying(FORGOT_PATH, request_token))}">Passwort vergessen?</a></p>'
+        f'<p>Noch kein Konto? <a href="{escape(carrying(SIGNUP_PATH, request_token))}">Konto anlegen</a></p>'
     )
     return _page("Bei Athaus anmelden", body, 400 if failed else 200)
 

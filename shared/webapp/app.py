@@ -1,7 +1,7 @@
 """The web app `/app/`: the same accounts log in, see what waits for their click, and click there too.
 
-Stateless on the server like the sign-in pages: the login is a signed cookie (HttpOnly, SameSite=Lax, Secure
-unless a local http setup), every form carries a CSRF token bound to a cookie nonce (signed double submit), a
+The login is a server-side session (`shared.auth.sessions`: the cookie, HttpOnly, SameSite=Lax, Secure unless a
+local http setup, carries a random token; logging out, a new password or removal from the office ends it at once), every form carries a CSRF token bound to a cookie nonce (signed double submit), a
 POST without it is refused with 403 before anything is read or executed. The pages forbid framing.
 A click executes through the same `execute` as the card's button (via="app"), for the logged-in user only. The owner
 of an office also finds there the office's setting of which kinds run without a click (`set_without_click`).
@@ -26,13 +26,14 @@ from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.signing import Signer
 from shared.auth.access import Account, account_of, sign_in
 from shared.auth.passwords import hashing
+from shared.auth.sessions import close_session, open_session, session_user
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
 from shared.routing import Answer, FormModel, HeadRoute
 from shared.settings import Settings
-from shared.web.pages import secured, see_other, too_many_attempts
+from shared.web.pages import FORGOT_PATH, secured, see_other, too_many_attempts
 from shared.webapp.pages import (
     APP_PATH,
     DECIDE_PATH,
@@ -59,6 +60,7 @@ NOTICES = {
     "replayed": Notice("info", "Schon erledigt: {id} war bereits entschieden; es ging nichts ein zweites Mal hinaus."),
     "logged_out": Notice("info", "Du bist abgemeldet."),
     "saved": Notice("done", "Gespeichert. {id}"),
+    "done": Notice("done", "{id}"),
 }
 # How a refused click answers: unknown or not yours is 404 (nothing about whose it is), changed since shown 409.
 FAILURE_STATUS = {"CONFIRMATION_INVALID": 404, "CONFLICT": 409, "CONFIRMATION_EXPIRED": 410}
@@ -67,9 +69,11 @@ FAILURE_STATUS = {"CONFIRMATION_INVALID": 404, "CONFLICT": 409, "CONFIRMATION_EX
 class WebApp:
     def __init__(self, settings: Settings, db: Database, secret: str, now: Callable[[], dt.datetime]) -> None:
         self.db = db
+        self.settings = settings
         self.app_url = settings.public_url.rstrip("/") + APP_PATH
+        # Reset by e-mail link only with the built-in authorization server (an external one owns the passwords).
+        self.forgot_url = None if settings.oauth_issuer else FORGOT_PATH
         self.now = now
-        self.sessions = Signer(secret, "app-session")
         self.csrf = Signer(secret, "app-csrf")
         self.notices = Signer(secret, "app-notice")
         public = urlsplit(settings.public_url)
@@ -81,16 +85,7 @@ class WebApp:
         pydantic model."""
         router = APIRouter(route_class=HeadRoute, tags=["Web-App"], default_response_class=HTMLResponse)
 
-        async def checked_form(request: Request) -> FormData:
-            """A POST's form whose CSRF token holds; otherwise the refusal, before anything is read or executed."""
-            form = await request.form()
-            if not self._csrf_valid(request, form):
-                raise Answer(_csrf_refused())
-            return form
-
-        async def signed_in(request: Request) -> Account | None:
-            """The account of the session cookie, if it is valid and the account still exists."""
-            return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        checked_form, signed_in = self.checked_form, self.signed_in
 
         @router.get("/app", summary="Zur Web-App")
         async def root() -> Response:
@@ -106,7 +101,9 @@ class WebApp:
             onward = onward_path(request.query_params.get("weiter"))
             if user is not None:
                 return see_other(onward)
-            page = login_page(csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward)
+            page = login_page(
+                csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward, forgot_url=self.forgot_url
+            )
             return self._with_csrf_cookie(page, nonce)
 
         @router.post(LOGIN_PATH, openapi_extra=LoginForm.openapi_body(), summary="In der Web-App anmelden")
@@ -114,12 +111,13 @@ class WebApp:
             return await self.login(request, LoginForm.of(form))
 
         @router.post(LOGOUT_PATH, openapi_extra=CsrfForm.openapi_body(), summary="Abmelden")
-        async def logout(form: FormData = Depends(checked_form)) -> Response:
+        async def logout(request: Request, form: FormData = Depends(checked_form)) -> Response:
+            await anyio.to_thread.run_sync(self._close_session, request.cookies.get(SESSION_COOKIE))
             return self.logout()
 
         @router.post(DECIDE_PATH, openapi_extra=DecisionForm.openapi_body(), summary="Senden oder verwerfen")
-        async def decide(request: Request, form: FormData = Depends(checked_form)) -> Response:
-            return await self.decide(self._session_user(request), DecisionForm.of(form))
+        async def decide(form: FormData = Depends(checked_form), user: Account | None = Depends(signed_in)) -> Response:
+            return await self.decide(user.user_id if user else None, DecisionForm.of(form))
 
         @router.post(SETTINGS_PATH, openapi_extra=WithoutClickForm.openapi_body(), summary="Was ohne Klick läuft (Büroinhaber)")
         async def without_click(form: FormData = Depends(checked_form), user: Account | None = Depends(signed_in)) -> Response:
@@ -127,9 +125,20 @@ class WebApp:
 
         return router
 
+    async def checked_form(self, request: Request) -> FormData:
+        """A POST's form whose CSRF token holds; otherwise the refusal, before anything is read or executed."""
+        form = await request.form()
+        if not self._csrf_valid(request, form):
+            raise Answer(_csrf_refused())
+        return form
+
+    async def signed_in(self, request: Request) -> Account | None:
+        """The account of a live server-side session, if the account still exists."""
+        return await anyio.to_thread.run_sync(self._user, request.cookies.get(SESSION_COOKIE))
+
     async def account(self, request: Request) -> Account | None:
         """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
-        return await anyio.to_thread.run_sync(self._user, self._session_user(request))
+        return await self.signed_in(request)
 
     def login_for(self, path: str) -> Response:
         """To the login, which continues to `path` afterwards."""
@@ -155,10 +164,13 @@ class WebApp:
         user_id = outcome.user_id
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
-            page = login_page(csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "")
+            page = login_page(
+                csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "", forgot_url=self.forgot_url
+            )
             return self._with_csrf_cookie(page, nonce)
         response = see_other(onward_path(form.weiter))
-        self._set_cookie(response, SESSION_COOKIE, self.sessions.dumps({"user": user_id}, SESSION_TTL_SECONDS), SESSION_TTL_SECONDS)
+        token = await anyio.to_thread.run_sync(self._open_session, user_id)
+        self._set_cookie(response, SESSION_COOKIE, token, SESSION_TTL_SECONDS)
         return response
 
     def logout(self) -> Response:
@@ -214,11 +226,18 @@ class WebApp:
         with self.db.read_only() as session:
             return list_pending(session, user_id=user_id, now=self.now())
 
-    def _user(self, user_id: int | None) -> Account | None:
-        if user_id is None:
-            return None
+    def _user(self, token: str | None) -> Account | None:
         with self.db.read_only() as session:
-            return account_of(session, session.get(User, user_id))
+            user_id = session_user(session, token, self.now())
+            return account_of(session, session.get(User, user_id)) if user_id is not None else None
+
+    def _open_session(self, user_id: int) -> str:
+        with self.db.unit_of_work() as session:
+            return open_session(session, user_id, self.now(), dt.timedelta(seconds=SESSION_TTL_SECONDS))
+
+    def _close_session(self, token: str | None) -> None:
+        with self.db.unit_of_work() as session:
+            close_session(session, token)
 
     def _without_click_setting(self, user: Account) -> dict[str, bool]:
         with self.db.read_only() as session:
@@ -231,11 +250,6 @@ class WebApp:
         return [WITHOUT_CLICK_LABELS.get(kind, kind) for kind in kept]
 
     # ---- cookies, CSRF, notices ----------------------------------------------------------------------------
-
-    def _session_user(self, request: Request) -> int | None:
-        payload = self.sessions.loads(request.cookies.get(SESSION_COOKIE, ""))
-        user_id = payload.get("user") if payload else None
-        return user_id if isinstance(user_id, int) else None
 
     def _csrf_pair(self, request: Request) -> tuple[str, str]:
         """The cookie nonce (kept if the browser has one) and the form token bound to it."""

@@ -19,6 +19,8 @@ LOGIN_PATH = "/app/anmelden"
 LOGOUT_PATH = "/app/abmelden"
 DECIDE_PATH = "/app/bestaetigungen"
 SETTINGS_PATH = "/app/ohne-klick"
+STAFF_PATH = "/app/mitarbeitende"
+MY_DATA_PATH = "/app/meine-daten"
 
 # What an office owner may let run without a click (shared.confirmations: OFFICE_KINDS), in German.
 WITHOUT_CLICK_LABELS = {
@@ -49,7 +51,12 @@ dd{margin:0;overflow-wrap:anywhere}
 .expiry{color:var(--muted);font-size:.85rem;margin:0 0 .8rem}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap}
 label{display:block;margin:.75rem 0 .25rem}
-input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
+input[type=email],input[type=password],input[type=text],select{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
+table{border-collapse:collapse;width:100%;margin:0 0 1rem}
+th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--border);vertical-align:middle}
+td form{display:inline-flex;gap:.4rem;margin:0}
+td select{width:auto}
+nav.who a{color:inherit}
 button{font:inherit;font-weight:600;padding:.5rem 1.1rem;border-radius:.4rem;border:1px solid var(--accent);background:transparent;color:var(--text);cursor:pointer}
 button.primary{background:var(--accent);color:var(--accent-text)}
 button.link{border:none;padding:.25rem .5rem;font-weight:400;text-decoration:underline}
@@ -71,6 +78,25 @@ class Notice:
     text: str
 
 
+def header_of(user_name: str, csrf_token: str, *, owner: bool = False) -> str:
+    """Who is signed in, the pages of the web app, and the logout button."""
+    staff = f'<a href="{STAFF_PATH}">Mitarbeitende</a> · ' if owner else ""
+    return (
+        f'<div style="display:flex;align-items:center;gap:.5rem"><nav class="who"><a href="{APP_PATH}">Bestätigungen</a> · '
+        f'{staff}<a href="{MY_DATA_PATH}">Meine Daten</a></nav><p class="who">Angemeldet als {escape(user_name)}</p>'
+        f'<form method="post" action="{LOGOUT_PATH}"><input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
+        '<button class="link" type="submit">Abmelden</button></form></div>'
+    )
+
+
+def page(title: str, body: str, status: int = 200, *, header: str = "") -> Response:
+    return _page(title, body, status, header=header)
+
+
+def notice_html(notice: Notice | None) -> str:
+    return _notice(notice)
+
+
 def _page(title: str, body: str, status: int = 200, *, header: str = "") -> Response:
     document = (
         '<!doctype html><html lang="de"><head><meta charset="utf-8">'
@@ -89,7 +115,15 @@ def _notice(notice: Notice | None) -> str:
     return f'<p class="notice {escape(notice.kind)}" role="{role}">{escape(notice.text)}</p>'
 
 
-def login_page(*, csrf_token: str, email: str = "", notice: Notice | None = None, status: int = 200, weiter: str = "") -> Response:
+def login_page(
+    *,
+    csrf_token: str,
+    email: str = "",
+    notice: Notice | None = None,
+    status: int = 200,
+    weiter: str = "",
+    forgot_url: str | None = None,
+) -> Response:
     """`weiter`: the web app page the person came for, opened after the login (a link from a result, e.g. a record)."""
     onward = f'<input type="hidden" name="weiter" value="{escape(weiter)}">' if weiter else ""
     body = (
@@ -103,7 +137,9 @@ def login_page(*, csrf_token: str, email: str = "", notice: Notice | None = None
         '<label for="password">Passwort</label>'
         '<input id="password" name="password" type="password" autocomplete="current-password" required>'
         '<div class="actions" style="margin-top:1.2rem"><button class="primary" type="submit">Anmelden</button></div>'
-        "</form></div>"
+        "</form>"
+        + (f'<p><a href="{escape(forgot_url)}">Passwort vergessen?</a></p>' if forgot_url else "")
+        + "</div>"
     )
     return _page("Bei Athaus anmelden", body, status)
 
@@ -161,11 +197,7 @@ def list_page(
     status: int = 200,
     without_click: dict[str, bool] | None = None,
 ) -> Response:
-    header = (
-        f'<div style="display:flex;align-items:center"><p class="who">Angemeldet als {escape(user_name)}</p>'
-        f'<form method="post" action="{LOGOUT_PATH}"><input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
-        '<button class="link" type="submit">Abmelden</button></form></div>'
-    )
+    header = header_of(user_name, csrf_token, owner=without_click is not None)
     if items:
         listing = "".join(_item(view, csrf_token) for view in items)
         intro = (

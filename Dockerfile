@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Athaus MCP servers as an image: built in one stage (pip, setuptools), run in another that has neither build tools
+# nor the sources, only the installed package (docs site included) in a virtual environment, as an unprivileged user.
+# Run it with compose.yaml (PostgreSQL and nginx in front) or alone: docs/betrieb.md, "Als Container".
+
+FROM python:3.12-slim-bookworm AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /src
+RUN python -m venv /opt/athaus
+COPY pyproject.toml ./
+COPY contract ./contract
+COPY shared ./shared
+COPY broker_server ./broker_server
+COPY search_server ./search_server
+COPY athaus ./athaus
+COPY migrations ./migrations
+# psycopg[binary] and every other dependency come as wheels: no compiler needed here either
+RUN /opt/athaus/bin/pip install . && /opt/athaus/bin/pip uninstall -y pip setuptools
+
+FROM python:3.12-slim-bookworm
+RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/athaus --create-home athaus \
+    && pip uninstall -y pip setuptools wheel 2>/dev/null; true
+COPY --from=build /opt/athaus /opt/athaus
+ENV PATH=/opt/athaus/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    ATHAUS_HOST=0.0.0.0 \
+    ATHAUS_PORT=8000
+USER athaus
+WORKDIR /var/lib/athaus
+EXPOSE 8000
+# liveness: /healthz answers within 3 s (503 when the database does not answer)
+HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
+CMD ["athaus", "serve"]

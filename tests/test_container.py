@@ -1,0 +1,107 @@
+"""The container image (Dockerfile) and compose.yaml.
+
+What can be read from the files is checked always: two stages, an unprivileged user, a health check, the compose
+services with their limits, the proxy on the same nginx template as tests/test_behind_proxy.py. Building the image
+and starting it needs a container engine (docker or podman); without one that test is skipped with the reason."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import httpx2
+import pytest
+import yaml
+
+from tests.conftest import _free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
+
+
+def test_the_image_is_built_in_one_stage_and_runs_in_another_as_an_unprivileged_user_with_a_health_check() -> None:
+    stages = re.findall(r"^FROM (\S+)(?: AS (\w+))?", DOCKERFILE, flags=re.M)
+    assert [name for _, name in stages] == ["build", ""]
+    final = DOCKERFILE.split("\nFROM ")[-1]
+    assert "COPY --from=build /opt/athaus /opt/athaus" in final
+    assert re.search(r"^USER athaus$", final, flags=re.M) and "--uid 10001" in final
+    assert re.search(r"^HEALTHCHECK .*\n\s+CMD .*/healthz", final, flags=re.M)
+    assert not re.search(r"apt-get|gcc|build-essential|COPY (contract|shared|tests)", final)  # no tools, no sources
+
+
+def test_compose_runs_postgresql_two_instances_and_the_tested_proxy_with_limits() -> None:
+    services = COMPOSE["services"]
+    assert sorted(services) == ["athaus-1", "athaus-2", "db", "migrate", "proxy"]
+    for name in ("athaus-1", "athaus-2"):
+        limits = services[name]["deploy"]["resources"]["limits"]
+        assert (limits["cpus"], limits["memory"]) == ("2", "640M")
+        environment = services[name]["environment"]
+        assert environment["ATHAUS_DEVELOPMENT"] == "false" and environment["ATHAUS_DATABASE_URL"].startswith("postgresql+psycopg://")
+        assert services[name]["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}
+    assert all("limits" in services[name]["deploy"]["resources"] for name in ("db", "proxy"))
+    proxy = services["proxy"]
+    assert "./deploy/nginx/athaus.conf.template:/etc/nginx/templates/athaus.conf.template:ro" in proxy["volumes"]
+    template = (ROOT / "deploy" / "nginx" / "athaus.conf.template").read_text(encoding="utf-8")
+    placeholders = set(re.findall(r"\$\{(ATHAUS_[A-Z0-9_]+)\}", template))
+    assert placeholders == {key for key in proxy["environment"] if key.startswith("ATHAUS_")}
+
+
+def engine() -> str | None:
+    for name in ("docker", "podman"):
+        if (path := shutil.which(name)) and subprocess.run([path, "info"], capture_output=True, timeout=30).returncode == 0:
+            return path
+    return None
+
+
+def test_the_image_builds_starts_and_is_healthy() -> None:
+    tool = engine()
+    if tool is None:
+        pytest.skip("kein Container-Programm (docker oder podman) mit laufendem Dienst: das Image wird nicht gebaut")
+    tag = f"athaus-mcp:test-{uuid.uuid4().hex[:8]}"
+    started = time.monotonic()
+    subprocess.run([tool, "build", "-t", tag, str(ROOT)], check=True, timeout=1200)
+    built = time.monotonic() - started
+    container = None
+    try:
+        size = int(subprocess.run([tool, "image", "inspect", tag, "--format", "{{.Size}}"], capture_output=True, text=True, check=True).stdout)
+        assert subprocess.run([tool, "run", "--rm", tag, "id", "-u"], capture_output=True, text=True, check=True).stdout.strip() == "10001"
+        assert subprocess.run([tool, "run", "--rm", tag, "sh", "-c", "command -v gcc cc make pip"], capture_output=True).returncode != 0
+        port = _free_port()
+        container = subprocess.run(
+            [tool, "run", "-d", "-p", f"127.0.0.1:{port}:8000", "-e", f"ATHAUS_PUBLIC_URL=http://127.0.0.1:{port}",
+             "-e", "ATHAUS_DEMO_LISTINGS=50", tag], capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                health = httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=3)
+                if health.status_code == 200:
+                    break
+            except httpx2.HTTPError:
+                pass
+            assert time.monotonic() < deadline, subprocess.run([tool, "logs", container], capture_output=True, text=True).stderr[-2000:]
+            time.sleep(1)
+        assert health.json()["status"] == "ok" and health.json()["servers"] == ["/makler/mcp", "/suche/mcp"]
+        assert httpx2.get(f"http://127.0.0.1:{port}/docs/", timeout=10).status_code == 200  # the site came as package data
+        metadata = httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/suche/mcp", timeout=10).json()
+        assert metadata["resource"] == f"http://127.0.0.1:{port}/suche/mcp"
+
+        def health_status() -> str:
+            out = subprocess.run([tool, "inspect", container, "--format", "{{json .State.Health.Status}}"], capture_output=True, text=True)
+            return str(json.loads(out.stdout or '"none"'))
+
+        while health_status() == "starting":
+            assert time.monotonic() < deadline + 60
+            time.sleep(2)
+        assert health_status() == "healthy"
+        print(f"\nimage {tag}: {size / 1e6:.0f} MB, built in {built:.0f} s")
+    finally:
+        if container:
+            subprocess.run([tool, "rm", "-f", container], capture_output=True)
+        subprocess.run([tool, "rmi", "-f", tag], capture_output=True)

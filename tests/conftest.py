@@ -206,6 +206,7 @@ class LiveServer:
         """`public_at_bind`: the public URL is this server's own address, so the links it hands out open."""
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        self.database_url = db.engine.url.render_as_string(hide_password=False)  # for a CLI run against the same database
         if public_at_bind:
             changes["public_url"] = self.base_url
         settings = Settings(**{"database_url": str(db.engine.url), "secret_key": "live-test-secret", **changes})

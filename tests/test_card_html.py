@@ -49,6 +49,6 @@ def test_the_card_speaks_mcp_apps_and_the_apps_sdk_and_reads_the_token_only_from
         assert f'"{mcp_apps}"' in html, mcp_apps
     for apps_sdk in ("window.openai", "toolOutput", "toolResponseMetadata", "callTool", "openai:set_globals"):
         assert apps_sdk in html, apps_sdk
-    assert f'"{CONFIRMATION_META_KEY}"' in html and '"decide_confirmation"' in html
+    assert f'"{CONFIRMATION_META_KEY}"' in html and '"decide_confirmation"' in html and '"get_confirmation"' in html
     assert "app" in CLICK_TOOL_META["ui"]["visibility"]  # the tool the card calls is one the host lets it call
     assert "prefers-color-scheme: dark" in html and ':root[data-theme="dark"]' in html and ":focus-visible" in html

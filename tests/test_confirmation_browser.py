@@ -1,18 +1,14 @@
 """The confirmation card and the web app in a real browser (Debian's Chromium through Playwright), against the real
-servers over HTTP.
+servers over HTTP. The card in an MCP Apps host (the extension's official host library) is tests/test_mcp_apps_host.py.
 
-- MCP Apps: a small host page (tests/fixtures/mcp_apps_host.html) renders the card from `resources/read` in a sandboxed
-  iframe under the spec's default CSP, answers `ui/initialize`, sends the draft's tool result (with `_meta`) and proxies
-  the card's `tools/call` to the server with the official client; a person clicks "Senden" (by keyboard), and the seeker
-  finds the message with `get_inquiry`. In dark mode "Verwerfen" discards, and nothing goes out.
-- ChatGPT's Apps SDK: the same HTML with a `window.openai` stub (toolOutput, toolResponseMetadata, callTool).
+- ChatGPT's Apps SDK, which no library can stand in for: the card's HTML with a `window.openai` stub (toolOutput,
+  toolResponseMetadata, callTool); the card asks for its state, then the click sends once.
 - The web app: log in with the demo login, the draft is listed, "Senden" sends.
-- End to end across both servers: the seeker's card sends an inquiry, the broker finds it (search_inquiries, situation
-  report), drafts a reply, confirms it in the web app, and the seeker reads it with get_inquiry.
+- End to end across both servers (the card's part in the official host library): tests/test_mcp_apps_host.py.
 
-Screenshots of the card (light and dark) and of the app page go to the test's temp folder, and also to the folder
-named by ATHAUS_SCREENSHOTS (docs/bestaetigungskarte refreshes the ones the docs page
-"Bestätigungskarte" shows; the site ships that folder, unlike docs/screenshots).
+The screenshot of the app page goes to the test's temp folder, and also to the folder named by ATHAUS_SCREENSHOTS
+(docs/bestaetigungskarte refreshes the ones the docs page "Bestätigungskarte" shows; the site ships that folder, unlike
+docs/screenshots).
 """
 
 from __future__ import annotations
@@ -40,8 +36,6 @@ from shared.settings import Settings
 from tests.conftest import LiveServer, seeded_database
 from tests.test_docs_browser import Visit, browser  # noqa: F401  (the module's Chromium fixture)
 
-HOST_PAGE = Path(__file__).parent / "fixtures" / "mcp_apps_host.html"
-HOST_URL = "http://host.test/"
 CHATGPT_URL = "http://chatgpt.test/"
 SEEKER = next(a for a in DEMO_ACCOUNTS if a.email.startswith("suchende@"))
 SEEKER_SCOPES = ["suche:konto", "suche:anfragen"]
@@ -80,7 +74,7 @@ class Seeker:
     def __init__(self, server: LiveServer, account: Any = SEEKER, endpoint: str = "suche", scopes: list[str] = SEEKER_SCOPES) -> None:
         self.url = f"{server.base_url}/{endpoint}/mcp"
         self.token = access_token(server, account.email, endpoint, scopes)
-        self.clicks: list[dict[str, Any]] = []
+        self.calls: list[tuple[str, dict[str, Any]]] = []  # (tool, result) of every call the card made
 
     async def _session(self, use: Any) -> Any:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
@@ -112,8 +106,12 @@ class Seeker:
             return await client.call_tool(name, arguments)
 
         result = wire(in_thread(self._session, use))
-        self.clicks.append(result)
+        self.calls.append((name, result))
         return result
+
+    @property
+    def clicks(self) -> list[dict[str, Any]]:
+        return [result for name, result in self.calls if name == "decide_confirmation"]
 
     def draft(self, message: str, listing: str | None = None) -> dict[str, Any]:
         listing = listing or self.call("search_listings", {"limit": 1})["structuredContent"]["items"][0]["listing_id"]
@@ -133,87 +131,8 @@ def keep_screenshot(shot: Path, name: str) -> None:
         shutil.copyfile(shot, Path(target) / name)
 
 
-def host_page(browser: Any, seeker: Seeker, scheme: str) -> Visit:  # noqa: F811
-    visit = Visit(browser)
-    visit.page.emulate_media(color_scheme=scheme)
-    visit.page.route(HOST_URL, lambda route: route.fulfill(status=200, content_type="text/html", body=HOST_PAGE.read_text(encoding="utf-8")))
-    visit.page.expose_function("athausCallTool", seeker.call_from_card)
-    assert visit.open(HOST_URL) == 200
-    return visit
-
-
 def inquiry_messages(seeker: Seeker, inquiry_id: str) -> str:
     return json.dumps(seeker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
-
-
-def test_card_in_an_mcp_apps_host_sends_on_the_click(browser: Any, server: LiveServer, tmp_path: Path) -> None:  # noqa: F811
-    seeker = Seeker(server)
-    text = "Guten Tag, ist die Wohnung noch frei? Ich würde sie gern am Samstag besichtigen. (Kartentest hell)"
-    draft = seeker.draft(text)
-    html = seeker.card(MCP_APP_MIME)
-    visit = host_page(browser, seeker, "light")
-    visit.page.evaluate("setup => window.startHost(setup)", {"html": html, "theme": "light", "toolInput": {}, "toolResult": draft})
-
-    card = visit.page.frame_locator("iframe")
-    send = card.get_by_role("button", name="Senden")
-    send.wait_for(state="visible")
-    confirmation = draft["structuredContent"]["confirmation"]
-    assert card.locator("h1").inner_text() == confirmation["summary"]
-    assert card.locator("#body").inner_text() == text
-    assert card.locator("#to").inner_text() == draft["structuredContent"]["recipient"]
-    assert card.locator("#from").inner_text() == draft["structuredContent"]["sender"]
-    assert card.get_by_role("button", name="Verwerfen").is_visible()
-    shot = tmp_path / "bestaetigungskarte-hell.png"
-    visit.page.locator("iframe").screenshot(path=str(shot))
-    keep_screenshot(shot, "bestaetigungskarte-hell.png")
-
-    send.focus()
-    visit.page.keyboard.press("Enter")
-    card.locator(".status.done").wait_for(state="visible")
-    assert card.locator("#status-title").inner_text() == "Gesendet"
-    assert not send.is_visible()
-
-    methods = [entry["method"] for entry in visit.page.evaluate("window.hostLog")]
-    assert methods[:2] == ["ui/initialize", "ui/notifications/initialized"]
-    assert "tools/call" in methods
-    assert len(seeker.clicks) == 1 and not seeker.clicks[0].get("isError"), seeker.clicks
-    clicked = seeker.clicks[0]["structuredContent"]
-    assert clicked["confirmation"]["status"] == "sent"
-    assert text in inquiry_messages(seeker, clicked["inquiry_id"])
-    assert visit.problems == []
-
-
-def test_card_in_dark_mode_discards_by_keyboard_and_nothing_goes_out(browser: Any, server: LiveServer, tmp_path: Path) -> None:  # noqa: F811
-    seeker = Seeker(server)
-    text = "Guten Abend, ich hätte Interesse an einer Besichtigung. (Kartentest dunkel, wird verworfen)"
-    draft = seeker.draft(text)
-    visit = host_page(browser, seeker, "dark")
-    visit.page.evaluate(
-        "setup => window.startHost(setup)", {"html": seeker.card(MCP_APP_MIME), "theme": "dark", "toolInput": {}, "toolResult": draft}
-    )
-    card = visit.page.frame_locator("iframe")
-    discard = card.get_by_role("button", name="Verwerfen")
-    discard.wait_for(state="visible")
-    assert card.locator("html").get_attribute("data-theme") == "dark"
-    shot = tmp_path / "bestaetigungskarte-dunkel.png"
-    visit.page.locator("iframe").screenshot(path=str(shot))
-    keep_screenshot(shot, "bestaetigungskarte-dunkel.png")
-    dark_background = card.locator("main").evaluate("node => getComputedStyle(node).backgroundColor")
-    visit.page.evaluate("window.hostNotify('ui/notifications/host-context-changed', {theme: 'light'})")  # the host's theme wins
-    card.locator("html[data-theme='light']").wait_for(state="attached")
-    assert card.locator("main").evaluate("node => getComputedStyle(node).backgroundColor") != dark_background
-    visit.page.evaluate("window.hostNotify('ui/notifications/host-context-changed', {theme: 'dark'})")
-    card.locator("html[data-theme='dark']").wait_for(state="attached")
-
-    card.get_by_role("button", name="Senden").focus()
-    visit.page.keyboard.press("Tab")  # focus order: Senden, then Verwerfen
-    assert card.locator(":focus").inner_text() == "Verwerfen"
-    visit.page.keyboard.press("Space")
-    card.locator("#status-title").filter(has_text="Verworfen").wait_for(state="visible")
-    assert [click["structuredContent"]["confirmation"]["status"] for click in seeker.clicks] == ["discarded"]
-    listed = json.dumps(seeker.call("list_inquiries", {})["structuredContent"], ensure_ascii=False)
-    assert text not in listed
-    assert visit.problems == []
 
 
 def test_card_in_chatgpt_form_sends_through_window_openai(browser: Any, server: LiveServer) -> None:  # noqa: F811
@@ -231,6 +150,7 @@ def test_card_in_chatgpt_form_sends_through_window_openai(browser: Any, server: 
     assert visit.open(CHATGPT_URL) == 200
     send = visit.page.get_by_role("button", name="Senden")
     send.wait_for(state="visible")
+    assert [name for name, _ in seeker.calls] == ["get_confirmation"]  # the state first, then the buttons
     send.dblclick()  # a double click calls the server once (the card waits for the answer; the server sends once anyway)
     visit.page.locator(".status.done").wait_for(state="visible")
     assert len(seeker.clicks) == 1
@@ -263,47 +183,6 @@ def test_web_app_lists_the_draft_and_sends_on_the_click(browser: Any, server: Li
     assert visit.problems == []
 
 
-def test_card_with_a_forged_token_says_so_in_german_and_nothing_goes_out(browser: Any, server: LiveServer) -> None:  # noqa: F811
-    seeker = Seeker(server)
-    text = "Diese Nachricht darf nicht hinausgehen (gefälschtes Token)."
-    draft = seeker.draft(text)
-    forged = json.loads(json.dumps(draft))
-    forged["_meta"][CONFIRMATION_META_KEY]["token"] = "gefaelscht-" + "x" * 32
-    visit = host_page(browser, seeker, "light")
-    visit.page.evaluate("setup => window.startHost(setup)", {"html": seeker.card(MCP_APP_MIME), "theme": "light", "toolInput": {}, "toolResult": forged})
-    card = visit.page.frame_locator("iframe")
-    card.get_by_role("button", name="Senden").click()
-    alert = card.get_by_role("alert")
-    alert.wait_for(state="visible")
-    assert seeker.clicks[0]["isError"] is True
-    assert seeker.clicks[0]["content"][0]["text"] in alert.inner_text()  # the server's German sentence with the next step
-    assert "Nicht ausgeführt" in alert.inner_text()
-    confirmation_id = draft["structuredContent"]["confirmation"]["confirmation_id"]
-    still = seeker.call("send_inquiry", {"confirmation_id": confirmation_id})["structuredContent"]
-    assert still["confirmation"]["status"] == "pending"
-    assert text not in json.dumps(seeker.call("list_inquiries", {})["structuredContent"], ensure_ascii=False)
-    assert visit.problems == []
-
-
-def test_card_of_an_expired_or_sent_confirmation_offers_no_buttons(browser: Any, server: LiveServer) -> None:  # noqa: F811
-    seeker = Seeker(server)
-    draft = seeker.draft("Nur zum Anzeigen (abgelaufen / gesendet).")
-    html = seeker.card(MCP_APP_MIME)
-    shown = {}
-    for state in ("expired", "sent"):
-        result = json.loads(json.dumps(draft))
-        result["structuredContent"]["confirmation"]["status"] = state
-        visit = host_page(browser, seeker, "light")
-        visit.page.evaluate("setup => window.startHost(setup)", {"html": html, "theme": "light", "toolInput": {}, "toolResult": result})
-        card = visit.page.frame_locator("iframe")
-        card.locator("#status").wait_for(state="visible")
-        shown[state] = card.locator("#status-title").inner_text()
-        assert card.get_by_role("button").count() == 0 or not card.get_by_role("button", name="Senden").is_visible()
-        assert visit.problems == []
-    assert shown == {"expired": "Abgelaufen", "sent": "Bereits gesendet"}
-    assert seeker.clicks == []
-
-
 def log_in_to_the_app(visit: Visit, server: LiveServer, account: Any) -> None:
     visit.page.context.clear_cookies()  # the browser is shared by the tests of this module: nobody is logged in yet
     assert visit.open(f"{server.base_url}/app/") == 200
@@ -312,46 +191,3 @@ def log_in_to_the_app(visit: Visit, server: LiveServer, account: Any) -> None:
     visit.page.get_by_label("Passwort").fill(account.password)
     visit.page.get_by_role("button", name="Anmelden").click()
     visit.page.wait_for_url("**/app/")
-
-
-def test_end_to_end_inquiry_by_card_reply_in_the_web_app_across_both_servers(browser: Any, server: LiveServer) -> None:  # noqa: F811
-    """The issue's flow, as the two people do it: the seeker's card click sends an inquiry; the broker finds it with
-    search_inquiries and in the situation report, drafts a reply, confirms it in the web app; the seeker reads it."""
-    seeker = Seeker(server)
-    broker = Seeker(server, OWNER, "makler", BROKER_SCOPES)
-    listing = broker.call("search_listings", {"statuses": ["published"], "limit": 1})["structuredContent"]["items"][0]["listing_id"]
-    before = broker.call("show_situation_report", {})["structuredContent"]
-
-    question = "Guten Tag, ich möchte die Wohnung gern besichtigen. Geht es am Dienstagabend? (Ende-zu-Ende-Test)"
-    draft = seeker.draft(question, listing)
-    visit = host_page(browser, seeker, "light")
-    visit.page.evaluate("setup => window.startHost(setup)", {"html": seeker.card(MCP_APP_MIME), "theme": "light", "toolInput": {}, "toolResult": draft})
-    card = visit.page.frame_locator("iframe")
-    card.get_by_role("button", name="Senden").click()
-    card.locator(".status.done").wait_for(state="visible")
-    inquiry_id = seeker.clicks[0]["structuredContent"]["inquiry_id"]
-
-    found = broker.call("search_inquiries", {"status": ["open"], "limit": 50})["structuredContent"]["items"]
-    assert inquiry_id in [item["inquiry_id"] for item in found]
-    assert question in json.dumps(broker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
-    after = broker.call("show_situation_report", {})["structuredContent"]
-    section = {entry["section"]: entry for entry in after["sections"]}["inquiries"]
-    assert section["total"] == {entry["section"]: entry for entry in before["sections"]}["inquiries"]["total"] + 1
-
-    answer = "Guten Tag, Dienstag um 18 Uhr passt. Wir treffen uns vor dem Haus. (Ende-zu-Ende-Test)"
-    reply = broker.call("draft_reply", {"inquiry_id": inquiry_id, "text": answer})["structuredContent"]
-    confirmation_id = reply["confirmation"]["confirmation_id"]
-    waiting = {e["section"]: e for e in broker.call("show_situation_report", {})["structuredContent"]["sections"]}["confirmations"]
-    assert confirmation_id in [item["confirmation_id"] for item in waiting["items"]]
-    assert answer not in json.dumps(seeker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
-
-    app = Visit(browser)
-    log_in_to_the_app(app, server, OWNER)
-    item = app.page.locator(f"article[data-confirmation='{confirmation_id}']")
-    assert answer in item.inner_text()
-    item.get_by_role("button", name="Senden").click()
-    app.page.wait_for_url("**/app/?meldung=*")
-    assert f"Gesendet: {confirmation_id}" in app.page.get_by_role("status").inner_text()
-
-    assert answer in json.dumps(seeker.call("get_inquiry", {"inquiry_id": inquiry_id})["structuredContent"], ensure_ascii=False)
-    assert visit.problems == [] and app.problems == []

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contract.catalog import (
     ListingId,
@@ -30,7 +30,18 @@ OBJECT_FIELDS = ("postal_code", "city", "property_type", "marketing_type", "livi
 VALUED_TYPES = (PropertyType.apartment, PropertyType.house, PropertyType.commercial)
 
 
+def _offered_types(schema: dict[str, Any]) -> None:
+    """The schema offers only the types a value is estimated for (land and parking have no comparable m² price)."""
+    field = schema["properties"]["property_type"]
+    for member in [field, *field.get("anyOf", [])]:
+        if "enum" in member or "PropertyType" in str(member.get("$ref", "")):
+            member.pop("$ref", None)
+            member.update({"type": "string", "enum": [t.value for t in VALUED_TYPES]})
+
+
 class EstimateValueInput(ContractModel):
+    model_config = ConfigDict(json_schema_extra=_offered_types)
+
     listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(
         default=None, description="Objekt deines Bestands; seine Daten gelten."
     )

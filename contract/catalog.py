@@ -54,6 +54,9 @@ SORT_TEXT: dict[SortOrder, str] = {
 class Near(ContractModel):
     """A circle: around a place (name or PLZ) or around a point."""
 
+    # what a model reads where the field's own description is left out (count_listings): German, not the docstring
+    model_config = ConfigDict(json_schema_extra={"description": "Umkreis um einen Ort (Name oder PLZ) oder einen Punkt."})
+
     place: Annotated[str | None, Label("um")] = Field(
         default=None, description="Ort (wie city) oder PLZ als Mittelpunkt."
     )
@@ -106,10 +109,10 @@ class CatalogFilters(ContractModel):
         default=None, description="PLZ oder PLZ-Anfang (2–4 Ziffern: '80' = 80xxx)."
     )
     near: Annotated[Near | None, Label("Umkreis")] = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
-    min_price: Annotated[float | None, Label("Preis ab")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
-    max_price: Annotated[float | None, Label("Preis bis")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
-    min_warm_rent: Annotated[float | None, Label("Warmmiete ab")] = Field(default=None, ge=0, description="EUR; nur Miete.")
-    max_warm_rent: Annotated[float | None, Label("Warmmiete bis")] = Field(
+    min_price: Annotated[float | None, Label("Preis ab", unit="€")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
+    max_price: Annotated[float | None, Label("Preis bis", unit="€")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
+    min_warm_rent: Annotated[float | None, Label("Warmmiete ab", unit="€")] = Field(default=None, ge=0, description="EUR; nur Miete.")
+    max_warm_rent: Annotated[float | None, Label("Warmmiete bis", unit="€")] = Field(
         default=None,
         ge=0,
         description=(
@@ -117,8 +120,8 @@ class CatalogFilters(ContractModel):
             "fallen heraus (warnings zählt sie)."
         ),
     )
-    min_living_area: Annotated[float | None, Label("Wohnfläche ab m²")] = Field(default=None, ge=0, description="m².")
-    max_living_area: Annotated[float | None, Label("Wohnfläche bis m²")] = Field(default=None, ge=0, description="m².")
+    min_living_area: Annotated[float | None, Label("Wohnfläche ab", unit="m²")] = Field(default=None, ge=0, description="m².")
+    max_living_area: Annotated[float | None, Label("Wohnfläche bis", unit="m²")] = Field(default=None, ge=0, description="m².")
     min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Halbe Zimmer zählen 0,5.")
     max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0)
     features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung", bare=True)] = Field(  # type: ignore[valid-type]

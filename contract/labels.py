@@ -21,7 +21,8 @@ from pydantic.fields import FieldInfo
 
 class Style(StrEnum):
     """How a number is written: German notation by default; a year without separator ("1913"); a duration in
-    hours as hours up to two days and as days beyond ("10 Tage"); a whole number ("3.396 €/m²")."""
+    hours as hours up to two days and as days beyond ("10 Tage"); a whole number from 100 on ("3.396 €/m²", but
+    "8,77 €/m²")."""
 
     number = "number"
     year = "year"

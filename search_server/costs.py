@@ -18,6 +18,7 @@ from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.wording import PRICE_ON_REQUEST
 
+FUTURE_CONTRACT_DAYS = 2 * 365  # a contract date later than this cannot be planned with today's rates
 INPUTS = ("price", "state", "commission_percent", "contract_date", "listing_id")
 UNKNOWN_COMMISSION = Absent(reason=AbsenceReason.empty_in_source, note=purchase_costs.COMMISSION_UNKNOWN)
 
@@ -102,7 +103,15 @@ def calculate_purchase_costs(args: CalculatePurchaseCostsInput, ctx: ToolContext
         )
     if sources["state"] is ValueSource.caller:
         state = _state_of(state)
-    contract_date = args.contract_date or ctx.now().date()
+    today = ctx.now().date()
+    contract_date = args.contract_date or today
+    if contract_date > today + dt.timedelta(days=FUTURE_CONTRACT_DAYS):
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Ein Vertragsdatum am {date_text(contract_date)} (contract_date) liegt mehr als zwei Jahre in der Zukunft; "
+            "welche Steuersätze dann gelten, weiß niemand. Bitte ein Datum bis "
+            f"{date_text(today + dt.timedelta(days=FUTURE_CONTRACT_DAYS))} senden oder contract_date weglassen (heute).",
+        )
     try:
         result = purchase_costs.calculate(
             Decimal(str(price)), state, None if commission is None else Decimal(str(commission)), contract_date

@@ -40,3 +40,15 @@ def date_text(value: dt.date) -> str:
 def plural(n: int, one: str, many: str) -> str:
     """`n` with the noun in the number it needs: `1 Foto`, `3 Fotos`."""
     return f"{n} {one if n == 1 else many}"
+
+
+def decimal(value: float) -> str:
+    """A number as sent, in German notation, no digit rounded away: 0,001 km stays 0,001 (for echoes of input)."""
+    if isinstance(value, int) or not value % 1:
+        return number(value, 0)
+    return number(value, 6).rstrip("0").rstrip(",")
+
+
+def coordinates(latitude: float, longitude: float) -> str:
+    """A point in German: '52,5° N, 13,4° O' (decimal degrees; the comma of the notation needs the letters)."""
+    return f"{decimal(latitude)}° N, {decimal(longitude)}° O"

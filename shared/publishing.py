@@ -325,19 +325,21 @@ def price_plausibility(listing: Listing, found: ComparableSet | None) -> tuple[R
         return not_checkable(f"nur {found.count} Vergleichsobjekte (von {where}); mindestens {MIN_COMPARABLES} sind nötig.")
     own = listing.price / listing.living_area
     median = statistics.median(found.price_per_sqm)
-    ratio = own / median
+    ratio = round(own / median, 2)  # as the text shows it: the sentence and the structure say the same figure
     comparison = PriceComparison(
         price_per_sqm=round(own, 2),
         median_price_per_sqm=round(median, 2),
-        ratio=round(ratio, 3),
+        ratio=ratio,
         comparables=found.count,
         price_on_request_excluded=found.price_on_request,
         living_area_unknown_excluded=found.living_area_unknown,
     )
     low, high = PLAUSIBLE_RATIO
-    digits = 2 if median < 100 else 0
+    def per_sqm(value: float) -> str:  # as the text of the structure writes it (shared.runtime.render: whole from 100)
+        return number(round(value, 2), 2) if value < 100 else number(round(value), 0)
+
     facts = (
-        f"{number(own, digits)} €/m² gegenüber dem Median von {number(median, digits)} €/m² aus {found.count} {where} "
+        f"{per_sqm(own)} €/m² gegenüber dem Median von {per_sqm(median)} €/m² aus {found.count} {where} "
         f"(das {number(ratio, 2)}-Fache)"
     )
     if low <= ratio <= high:

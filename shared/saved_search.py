@@ -8,7 +8,7 @@ from typing import Any
 from contract.broker_inquiries import SearchCriteria
 from contract.catalog import CatalogFilters
 from contract.vocabulary import label
-from shared.german import span
+from shared.german import coordinates, decimal, span
 
 # What a broker sees of a seeker's saved search in a proposal: kind, place and the lower bounds that make a fit;
 # the rest (upper bounds of area and rooms, features, full text) stays with the seeker.
@@ -30,8 +30,8 @@ def place_texts(filters: CatalogFilters) -> list[str]:
     if filters.postal_codes:
         places.append("PLZ " + ", ".join(filters.postal_codes))
     if filters.near is not None:
-        centre = filters.near.place or f"{filters.near.latitude:.4f}, {filters.near.longitude:.4f}"
-        places.append(f"{filters.near.radius_km:g} km um {centre}")
+        centre = filters.near.place or coordinates(filters.near.latitude or 0, filters.near.longitude or 0)
+        places.append(f"{decimal(filters.near.radius_km)} km um {centre}")
     return places
 
 

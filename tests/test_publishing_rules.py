@@ -212,7 +212,7 @@ def test_a_price_within_half_and_double_the_median_is_plausible_beyond_it_is_fla
         "(das 2,01-Fache), außerhalb des 0,5- bis 2-Fachen. Bitte Preis und Wohnfläche prüfen; die Veröffentlichung verhindert "
         "das nicht."
     )
-    assert comparison.ratio == 2.007
+    assert comparison.ratio == 2.01  # as the sentence says it (issue 20: one number, one wording)
     below = price_plausibility(listing(price=74_000.0), median_1500)[0]  # 740 €/m² < 0.5 × 1500
     assert below.verdict is Verdict.failed
 

@@ -27,6 +27,7 @@ from contract.errors import ErrorCode, InputNeeded, Question, ToolFailure
 from shared.catalog import search as engine
 from shared.catalog.gazetteer import Gazetteer, Municipality, load, split_state
 from shared.catalog.text import edits_within, tokens
+from shared.german import coordinates, decimal
 
 NEAREST_SHOWN = 3
 LARGER = 10  # a typed name that is one small place's whole name still asks when a place it shortens is this much larger
@@ -252,7 +253,7 @@ def resolve_filters(filters: CatalogFilters) -> ResolvedPlaces:
         centre = engine.Centre(match.latitude, match.longitude, near.radius_km, label)
     elif near is not None:
         assert near.latitude is not None and near.longitude is not None  # the contract validates the pair
-        centre = engine.Centre(near.latitude, near.longitude, near.radius_km, f"{near.latitude:.4f}, {near.longitude:.4f}")
+        centre = engine.Centre(near.latitude, near.longitude, near.radius_km, coordinates(near.latitude, near.longitude))
     return ResolvedPlaces(filters.model_copy(update=updates) if updates else filters, centre, warnings)
 
 
@@ -317,7 +318,7 @@ def contradiction(filters: CatalogFilters, centre: engine.Centre | None) -> Cont
         if km > centre.radius_km + FAR_KM:
             return Contradiction(
                 f"Ort und Umkreis schließen sich aus: {city} liegt etwa {km:.0f} km von {centre.label} entfernt, der Umkreis "
-                f"reicht {centre.radius_km:g} km. Bitte eines von beiden weglassen (suggestions).",
+                f"reicht {decimal(centre.radius_km)} km. Bitte eines von beiden weglassen (suggestions).",
                 [Suggestion(arguments={"near": None}, reason=f"ohne Umkreis um {centre.label}"), drop_city],
             )
     return None

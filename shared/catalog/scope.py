@@ -35,6 +35,7 @@ from shared.db.scoped import OfficeData
 from shared.paging.cursor import CursorCodec
 from shared.paging.keyset import keyset_page
 from shared.wording import FILTERS_NARROW, PRICE_ON_REQUEST
+from shared.german import decimal
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
 ALL_FILTERS: dict[str, Any] = {
@@ -74,7 +75,7 @@ def filter_warnings(filters: CatalogFilters, parsed: ParsedQuery, excluded: dict
         warnings.append(
             ResultWarning(
                 code=WarningCode.DEFAULT_SCOPE_APPLIED,
-                message=f"Umkreis nicht angegeben: der Standard von {filters.near.radius_km:g} km wurde verwendet.",
+                message=f"Umkreis nicht angegeben: der Standard von {decimal(filters.near.radius_km)} km wurde verwendet.",
             )
         )
     if engine.warm_rent_filtered(filters) and filters.marketing_type is None:
@@ -111,7 +112,7 @@ def empty_hint(
         counted = ", ".join(f"{word} {n}" for word, n in word_counts.items())
         parts.append(f"Jedes Wort allein (mit den übrigen Filtern) findet so viele Inserate: {counted}.")
     if centre is not None:
-        parts.append(f"Umkreis: {centre.radius_km:g} km um {centre.label}.")
+        parts.append(f"Umkreis: {decimal(centre.radius_km)} km um {centre.label}.")
     if not parts:
         parts.append(FILTERS_NARROW)
     return " ".join(parts)

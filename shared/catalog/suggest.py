@@ -9,6 +9,7 @@ from contract.catalog import CatalogFilters
 from contract.envelope import Suggestion
 from contract.vocabulary import label
 from shared.catalog.query import Clause, ParsedQuery, Term, parse
+from shared.german import decimal
 
 MIN_SUGGESTED_PREFIX = 4  # shorter prefixes match half the catalog: that is no next step
 MAX_DROPPED_ONE_BY_ONE = 3
@@ -92,7 +93,7 @@ def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:
         suggestions.append(
             Suggestion(
                 arguments={"near": {**filters.near.model_dump(exclude_none=True), "radius_km": wider}},
-                reason=f"Umkreis von {filters.near.radius_km:g} auf {wider:g} km vergrößern",
+                reason=f"Umkreis von {decimal(filters.near.radius_km)} auf {decimal(wider)} km vergrößern",
             )
         )
     for name, text in (

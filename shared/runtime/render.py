@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from contract.envelope import AbsenceReason, Absent, ListResult, ReasonCode, Suggestion
 from contract.labels import SCOPE_LABELS, Label, Style, has_envelope, is_text_leaf, label_of, shown_fields
 from contract.vocabulary import LABELS
-from shared.german import date_text, euro, number, plural
+from shared.german import date_text, decimal, euro, number, plural
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")
 ABSENCE = {
@@ -38,10 +38,13 @@ def when(value: dt.datetime) -> str:
     return value.astimezone(GERMAN_TIME).strftime("%d.%m.%Y %H:%M")
 
 
+WHOLE_FROM = 100  # a whole-number style below this keeps its cents: a rent of 8,77 €/m² is not "9 €/m²"
+
+
 def _number(value: float, style: Style) -> str:
     if style is Style.year:
         return str(int(value))
-    if style is Style.whole:
+    if style is Style.whole and abs(value) >= WHOLE_FROM:
         return number(round(value), 0)
     if style is Style.hours:
         if value > DAYS_FROM_HOURS:
@@ -172,12 +175,13 @@ def _head(result: ListResult[Any]) -> str:
     return head
 
 
-def _request_value(value: Any, annotation: Any) -> str:
-    """An echoed input value in German: enum values by their German label, nested inputs with their labels."""
+def _request_value(value: Any, annotation: Any, label: Label | None = None) -> str:
+    """An echoed input value in German: enum values by their German label, nested inputs with their labels, numbers
+    with their unit."""
     if value is None:
         return "–"
     if isinstance(value, list):
-        return ", ".join(_request_value(v, annotation) for v in value)
+        return ", ".join(_request_value(v, annotation) for v in value) if value else "(keine)"
     if isinstance(value, dict):
         model = _model_in(annotation)
         if model is None:
@@ -188,7 +192,7 @@ def _request_value(value: Any, annotation: Any) -> str:
             label = label_of(info) if info else None
             if item is None or label is None or label.text is None:
                 continue
-            parts.append(f"{label.text} {_request_value(item, info.annotation if info else None)}")
+            parts.append(f"{label.text} {_request_value(item, info.annotation if info else None, label)}")
         return ", ".join(parts)
     enum = _enum_in(annotation)
     if enum is not None and isinstance(value, str):
@@ -199,7 +203,8 @@ def _request_value(value: Any, annotation: Any) -> str:
     if isinstance(value, bool):
         return "ja" if value else "nein"
     if isinstance(value, int | float):
-        return _number(value, Style.number)
+        unit = f" {label.unit}" if label is not None and label.unit else ""
+        return decimal(value) + unit
     return f"„{value}“" if isinstance(value, str) else str(value)
 
 
@@ -223,13 +228,13 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _input_label(name: str, request_model: type[BaseModel] | None) -> tuple[str, Any]:
+def _input_label(name: str, request_model: type[BaseModel] | None) -> tuple[str, Any, Label | None]:
     """The German label of an input (or of a scope the login or the tool fixed) and the input's type."""
     info = request_model.model_fields.get(name) if request_model else None
     label = label_of(info) if info else None
     if label is not None and label.text:
-        return label.text, info.annotation if info else None
-    return SCOPE_LABELS.get(name, name), None
+        return label.text, info.annotation if info else None, label
+    return SCOPE_LABELS.get(name, name), None, None
 
 
 def _request_line(request: dict[str, Any], sources: dict[str, Any], request_model: type[BaseModel] | None) -> str | None:
@@ -239,16 +244,16 @@ def _request_line(request: dict[str, Any], sources: dict[str, Any], request_mode
         source = SOURCES_SHOWN.get(str(sources[name])) if name in sources else None
         if source is None:
             continue
-        text, annotation = _input_label(name, request_model)
-        parts.append(f"{text} {_request_value(value, annotation)}{source}")
+        text, annotation, label = _input_label(name, request_model)
+        parts.append(f"{text} {_request_value(value, annotation, label)}{source}")
     return "Ausgeführt mit: " + "; ".join(parts) + "." if parts else None
 
 
 def _suggestion_line(suggestion: Suggestion, request_model: type[BaseModel] | None) -> str:
     changes = []
     for name, value in suggestion.arguments.items():
-        text, annotation = _input_label(name, request_model)
-        changes.append(f"{text} {_request_value(value, annotation)}" if value is not None else f"ohne {text}")
+        text, annotation, label = _input_label(name, request_model)
+        changes.append(f"{text} {_request_value(value, annotation, label)}" if value is not None else f"ohne {text}")
     return f"Vorschlag (nicht gesucht): {suggestion.reason} ({'; '.join(changes)})"
 
 

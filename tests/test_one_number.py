@@ -1,0 +1,94 @@
+"""One number, one wording (issue 20): what the text says equals the structure at the shown precision, the echo says
+every filter in German with its unit, the values a schema offers are accepted, a date that cannot be true is
+refused. Both halves of each rule, on the demo catalog."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from broker_server.server import DEFINITION as BROKER
+from contract.servers import SERVERS
+from shared.db.models import Listing
+from shared.db.session import Database
+from shared.german import number
+from tests.conftest import Caller, make_context
+from tests.test_broker_office import principal
+
+
+def text_of(caller: Caller, tool: str, arguments: dict[str, Any]) -> str:
+    result = caller.raw(tool, arguments)
+    assert not result.is_error, result
+    return "\n".join(c.text for c in result.content)
+
+
+def test_a_rent_per_m2_keeps_its_cents_and_a_purchase_price_per_m2_is_whole(search: Caller, demo_db: Database) -> None:
+    with demo_db.read_only() as session:
+        rent = session.scalar(select(Listing.ref).where(Listing.status == "published", Listing.marketing_type == "rent", Listing.living_area > 0).limit(1))
+        buy = session.scalar(
+            select(Listing.ref).where(Listing.status == "published", Listing.marketing_type == "buy", Listing.price > 0, Listing.living_area > 0).limit(1)
+        )
+    per_sqm = search("get_listing", {"listing_id": rent})["costs"]["price_per_sqm"]
+    assert per_sqm < 100 and per_sqm % 1
+    assert f"Preis je m²: {number(per_sqm, 2)} €/m²" in text_of(search, "get_listing", {"listing_id": rent})
+    bought = search("get_listing", {"listing_id": buy})["costs"]["price_per_sqm"]
+    assert f"Preis je m²: {number(round(bought), 0)} €/m²" in text_of(search, "get_listing", {"listing_id": buy})
+
+
+def test_the_price_check_says_the_ratio_the_structure_holds(demo_db: Database) -> None:
+    broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
+    with demo_db.read_only() as session:
+        refs = list(session.scalars(select(Listing.ref).where(Listing.office_id == 1, Listing.status == "published", Listing.price > 0).limit(20)))
+    checked = 0
+    for ref in refs:
+        result = broker("check_listing", {"listing_id": ref})
+        comparison = result.get("price_comparison")
+        if not isinstance(comparison, dict) or "ratio" not in comparison:
+            continue
+        ratio = comparison["ratio"]
+        assert ratio == round(ratio, 2)
+        message = next(r["message"] for r in result["rules"] if "-Fache" in r["message"])
+        assert f"(das {number(ratio, 2)}-Fache)" in message
+        assert f"Verhältnis: {number(ratio, 2).rstrip('0').rstrip(',')}" in text_of(broker, "check_listing", {"listing_id": ref})
+        checked += 1
+    assert checked > 0
+
+
+def test_the_echo_says_every_filter_in_german_with_its_unit(search: Caller) -> None:
+    small = text_of(search, "search_listings", {"near": {"latitude": 52.5, "longitude": 13.4, "radius_km": 0.001}, "max_price": 300000})
+    assert "Ausgeführt mit: Umkreis Breitengrad 52,5, Längengrad 13,4, Umkreis 0,001 km; Preis bis 300.000 €" in small
+    assert "Umkreis: 0,001 km um 52,5° N, 13,4° O." in small and "0.001" not in small
+    usual = text_of(search, "search_listings", {"near": {"place": "Leipzig", "radius_km": 5}, "min_living_area": 60, "limit": 1})
+    assert "Umkreis um „Leipzig“, Umkreis 5 km" in usual and "Wohnfläche ab 60 m²" in usual
+    assert "aufgeschlüsselt nach (keine)." in text_of(search, "count_listings", {"city": "Leipzig", "facets": []})
+    assert "aufgeschlüsselt nach Vermarktung" in text_of(search, "count_listings", {"city": "Leipzig", "facets": ["marketing_type"]})
+
+
+def test_every_input_description_of_near_is_german() -> None:
+    for tool in ("search_listings", "count_listings"):
+        described = SERVERS["suche"].tool(tool).input_schema()["properties"]["near"]["description"]
+        assert described.startswith("Umkreis um einen Ort"), (tool, described)
+
+
+def test_estimate_value_offers_only_what_it_accepts(demo_db: Database) -> None:
+    broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
+    offered = SERVERS["makler"].tool("estimate_value").input_schema()["properties"]["property_type"]["enum"]
+    assert offered == ["apartment", "house", "commercial"]
+    for kind in offered:
+        assert broker("estimate_value", {"property_type": kind, "marketing_type": "buy", "living_area": 80, "city": "Leipzig"})["subject"]["property_type"] == kind
+    code, message = broker.error("estimate_value", {"property_type": "land", "marketing_type": "buy", "living_area": 80, "city": "Leipzig"})
+    assert code == "INVALID_ARGUMENT"
+
+
+@pytest.mark.parametrize(("date", "refused"), [("2999-01-01", True), ("2028-11-30", True), ("2027-06-01", False), ("2020-01-01", False)])
+def test_a_contract_date_that_cannot_be_planned_is_refused(search: Caller, date: str, refused: bool) -> None:
+    arguments = {"price": 300000, "state": "Bayern", "contract_date": date}
+    if refused:
+        code, message = search.error("calculate_purchase_costs", arguments)
+        day = re.sub(r"(\d+)-(\d+)-(\d+)", r"\3.\2.\1", date)
+        assert code == "INVALID_ARGUMENT" and message.startswith(f"Ein Vertragsdatum am {day} (contract_date) liegt mehr als zwei Jahre")
+    else:
+        assert search("calculate_purchase_costs", arguments)["contract_date"] == date

@@ -8,7 +8,7 @@ that accepts `text/event-stream` is answered as a stream, so the progress notifi
 
 from __future__ import annotations
 
-import json
+import pydantic_core
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -37,7 +37,7 @@ class ProgressAwareTransport:
 def asks_for_progress(body: bytes) -> bool:
     """Whether a JSON-RPC body (one message or a batch) carries a progress token in a request's `_meta`."""
     try:
-        payload: Any = json.loads(body)
+        payload: Any = pydantic_core.from_json(body)  # nesting bounded (a RecursionError escaped json.loads)
     except ValueError:
         return False
     for message in payload if isinstance(payload, list) else [payload]:

@@ -77,8 +77,9 @@ class Settings(BaseSettings):
     call_deadline_seconds: float = Field(
         default=10.0,
         gt=0,
-        description="Deadline of one MCP request (tool call, completion, resource, prompt); past it the answer is "
-        "TIME_BUDGET_EXCEEDED and the database statement is cancelled.",
+        description="Deadline of one MCP request (tool call, completion, resource, prompt): its answer comes within it. "
+        "The database work gets it less a reserve (a fifth, at most 2 s); past that the statement is cancelled "
+        "(TIME_BUDGET_EXCEEDED), and a database that does not answer at all is SOURCE_UNAVAILABLE at the deadline.",
     )
     workers: int | None = Field(
         default=None,

@@ -81,3 +81,17 @@ def test_with_an_external_issuer_there_is_no_sign_up_and_no_reset(db: Database) 
         for path in ("/oauth/konto-anlegen", "/oauth/passwort-vergessen", "/oauth/passwort-neu", "/oauth/konto-bestaetigen"):
             assert http.get(path).status_code == 404, path
         assert "Passwort vergessen" not in http.get("/app/anmelden").text
+
+
+def test_the_owner_downloads_the_stock_as_openimmo_and_nobody_else(db: Database) -> None:
+    with client(db) as http:
+        assert app_login(http, OWNER.email, OWNER.password) == 303
+        answer = http.get("/app/bestand.xml")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/xml")
+        assert answer.text.startswith('<?xml version="1.0" encoding="UTF-8"?>') and "<immobilie>" in answer.text
+    staff = next(a for a in DEMO_ACCOUNTS if a.office_role == "staff")
+    other_seeker = [a for a in DEMO_ACCOUNTS if a.kind == "seeker"][1]  # the first one is throttled above
+    for account in (staff, other_seeker):
+        with client(db) as http:
+            assert app_login(http, account.email, account.password) == 303
+            assert http.get("/app/bestand.xml").status_code == 403

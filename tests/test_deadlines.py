@@ -12,6 +12,7 @@ import pytest
 from search_server.server import DEFINITION as SEARCH
 from shared.catalog.query import MAX_PHRASE_WORDS, MAX_TERMS
 from shared.db.session import Database
+from shared.runtime import failures
 from shared.settings import Settings
 from tests.conftest import Caller, make_context
 
@@ -62,11 +63,18 @@ def test_a_long_phrase_costs_about_what_a_short_one_does(search: Caller) -> None
     assert long < max(10 * short, 0.5), (short, long)
 
 
-def test_past_the_deadline_the_answer_is_time_budget_exceeded(demo_db: Database) -> None:
-    tiny = _caller(demo_db, 0.000_001)
+def test_past_the_deadline_the_answer_is_time_budget_exceeded(demo_db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The statement runs past the work's deadline (here 1 ms of the 2 s: the rest is the answer's reserve) and is
+    cancelled; the thread returns within the deadline, so the answer says why."""
+    monkeypatch.setattr(failures, "RESERVE_SHARE", 0.9995)
+    tiny = _caller(demo_db, 2)
     code, message = tiny.error("search_listings", {"query": "Wohnung OR Balkon OR Garten OR Keller"})
     assert code == "TIME_BUDGET_EXCEEDED"
-    assert message.startswith("Die Anfrage hat länger gedauert als die erlaubten 1e-06 Sekunden und wurde abgebrochen: bitte enger fragen")
+    assert message.startswith("Die Anfrage hat länger gedauert als die erlaubten 2 Sekunden und wurde abgebrochen: bitte enger fragen")
+
+
+def test_the_answer_reserve_is_a_fifth_of_the_deadline_and_at_most_two_seconds() -> None:
+    assert [failures.answer_reserve(seconds) for seconds in (1, 5, 10, 600)] == [0.2, 1.0, 2.0, 2.0]
 
 
 def test_within_the_deadline_the_same_search_answers(demo_db: Database) -> None:

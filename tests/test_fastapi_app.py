@@ -39,6 +39,7 @@ HTTP_PATHS = {
     "/app/mitarbeitende/rolle": {"post"},
     "/app/mitarbeitende/entfernen": {"post"},
     "/app/meine-daten": {"get"},
+    "/app/bestand.xml": {"get"},
     "/app/meine-daten/export.json": {"get"},
     "/app/meine-daten/loeschen": {"post"},
     "/oauth/konto-anlegen": {"get", "post"},

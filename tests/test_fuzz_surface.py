@@ -1,6 +1,6 @@
 """A fuzz of the MCP surface over real HTTP with the official client, in both protocol eras: every tool of both
 servers with arguments drawn from its own inputSchema (valid ones and broken ones: NUL, huge strings, odd numbers,
-wrong types), completions with odd values and resources/read with odd URIs. No response may carry INTERNAL, a
+wrong types), completions with odd values and argument names, resources/read with odd URIs, deeply nested JSON. No response may carry INTERNAL, a
 stack trace, SQL text, a host and port or an internal id, whatever was sent.
 
 Bounded in time: a few examples per tool (ATHAUS_FUZZ_EXAMPLES raises it for a longer run)."""
@@ -163,15 +163,19 @@ def test_completions_resources_and_prompts_never_leak(live_server: LiveServer, t
         prompt=st.sampled_from(server.prompts) if server.prompts else st.none(),
         mode=st.sampled_from(ERAS),
         login=st.booleans() if server is SEARCH else st.just(True),
+        odd_name=st.one_of(st.none(), st.sampled_from(["unbekannt", "", "x" * 300, "listing_id ", "Place"])),
     )
-    def fuzz(ref: Any, value: str, template: Any, prompt: Any, mode: str, login: bool) -> None:
+    def fuzz(ref: Any, value: str, template: Any, prompt: Any, mode: str, login: bool, odd_name: str | None) -> None:
         token = tokens[server.path] if login else None
         if ref is not None:
             reference, argument = ref
+            argument = argument if odd_name is None else odd_name
             answer = anyio.run(
                 _session_call, live_server.base_url, server, token, mode, lambda c: c.complete(reference, {"name": argument, "value": value})
             )
             assert not leaks_in(answer, public_url), ("complete", ref, value, answer)
+            if odd_name is not None:  # an argument the prompt or template does not have: the caller's mistake
+                assert isinstance(answer, MCPError) and answer.error.code == types.INVALID_PARAMS, ("complete", ref, odd_name, answer)
         if template is not None:
             uri = re.sub(r"{\w+}", lambda _: value.replace("/", "%2F"), template.uri_template)
             try:
@@ -200,3 +204,41 @@ def test_lone_surrogates_on_the_wire_are_refused_without_a_leak(live_server: Liv
     )
     assert response.status_code in (200, 400)
     assert not any(pattern.search(response.text) for _, pattern in LEAKS), response.text
+
+
+@pytest.mark.parametrize("server", [SEARCH, BROKER], ids=["suche", "makler"])
+@pytest.mark.parametrize("opening", ["[", '{"a":'], ids=["arrays", "objects"])
+def test_deeply_nested_json_is_a_parse_error_not_a_crash(live_server: LiveServer, tokens: dict[str, str], server: ServerSpec, opening: str) -> None:
+    """`[` a hundred thousand times (within the body limit) is a JSON-RPC parse error with HTTP 400, signed in or not
+    (Athaus für Makler asks for a token first)."""
+    for token in (None, tokens[server.path]) if server is SEARCH else (tokens[server.path],):
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        response = httpx2.post(f"{live_server.base_url}{server.path}", content=opening * 100_000, headers=headers, timeout=30)
+        assert response.status_code == 400, response.text
+        answer = response.json()
+        assert answer["error"]["code"] == types.PARSE_ERROR
+        assert not any(pattern.search(response.text) for _, pattern in LEAKS), response.text
+
+
+def test_completing_an_argument_that_is_not_there_is_invalid_params(live_server: LiveServer, tokens: dict[str, str]) -> None:
+    """A known prompt or template with an unknown argument name, an unknown prompt or template: INVALID_PARAMS naming
+    what is offered (not INTERNAL). A known argument without a completer completes nothing."""
+    token = tokens[SEARCH.path]
+    template = types.ResourceTemplateReference(type="ref/resource", uri=SEARCH.resources[0].uri_template)
+    prompt = types.PromptReference(type="ref/prompt", name=SEARCH.prompts[0].name)
+    cases = [
+        (template, "unbekannt"),
+        (prompt, "unbekannt"),
+        (types.ResourceTemplateReference(type="ref/resource", uri="athaus://suche/nichts/{x}"), "x"),
+        (types.PromptReference(type="ref/prompt", name="nichts"), "x"),
+    ]
+    for mode in ERAS:
+        for reference, argument in cases:
+            answer = anyio.run(
+                _session_call, live_server.base_url, SEARCH, token, mode, lambda c: c.complete(reference, {"name": argument, "value": "a"})
+            )
+            assert isinstance(answer, MCPError), (reference, argument, answer)
+            assert (answer.error.code, answer.error.data) == (types.INVALID_PARAMS, {"athaus/code": "INVALID_ARGUMENT"})
+            assert "bitte eine der angebotenen nehmen" in answer.error.message

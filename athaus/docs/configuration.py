@@ -51,8 +51,10 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "cursor_ttl_seconds": "Wie lange ein Seiten-Cursor gültig bleibt, in Sekunden.",
     "call_deadline_seconds": (
-        "Frist eines MCP-Aufrufs in Sekunden (Werkzeug, Vervollständigung, Ressource, Prompt). Danach wird die "
-        "Datenbankabfrage abgebrochen und die Antwort ist `TIME_BUDGET_EXCEEDED`."
+        "Frist eines MCP-Aufrufs in Sekunden (Werkzeug, Vervollständigung, Ressource, Prompt): innerhalb dieser Zeit "
+        "kommt die Antwort. Die Datenbankarbeit bekommt sie abzüglich einer Reserve (ein Fünftel, höchstens 2 s); "
+        "danach wird die Abfrage abgebrochen (`TIME_BUDGET_EXCEEDED`), und eine Datenbank, die gar nicht antwortet, "
+        "ergibt zur Frist `SOURCE_UNAVAILABLE`."
     ),
     "workers": (
         "Arbeitsprozesse von `athaus serve` (`--workers` überschreibt sie). Ohne Angabe: einer je CPU-Kern mit "

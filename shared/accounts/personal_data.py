@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
@@ -28,7 +29,10 @@ from shared.db.models import (
     IdempotencyKey,
     Inquiry,
     InquiryMessage,
+    Listing,
+    ListingFeature,
     Match,
+    Office,
     OfficeMember,
     OutboxMessage,
     PendingAction,
@@ -36,6 +40,7 @@ from shared.db.models import (
     SearchOrder,
     User,
 )
+from shared.openimmo.writer import transfer_chunks
 from shared.write_log import audit, json_safe
 
 ERASED = "[gelöscht]"
@@ -87,6 +92,24 @@ def export_account(session: Session, user_id: int) -> dict[str, Any]:
         "protokoll": [row_dict(a) for a in session.scalars(select(AuditEntry).where(AuditEntry.user_id == user_id).order_by(AuditEntry.id))],
         "hinweis": KEPT_FOR_OFFICES,
     }
+
+
+def office_stock(session: Session, office_id: int, now: dt.datetime) -> Iterator[str]:
+    """The office's whole stock (every listing, any status) as an OpenImmo transfer, in text chunks (DSGVO Art. 20 for
+    the office's data; `shared.openimmo.writer`)."""
+    office = session.get(Office, office_id)
+    if office is None:
+        raise ToolFailure(ErrorCode.NOT_FOUND, "Dieses Büro gibt es nicht.")
+    features: dict[int, list[str]] = {}
+    for listing_id, feature in session.execute(
+        select(ListingFeature.listing_id, ListingFeature.feature)
+        .join(Listing, Listing.id == ListingFeature.listing_id)
+        .where(Listing.office_id == office_id)
+        .order_by(ListingFeature.listing_id, ListingFeature.feature)
+    ):
+        features.setdefault(listing_id, []).append(feature)
+    listings = session.scalars(select(Listing).where(Listing.office_id == office_id).order_by(Listing.id)).yield_per(500)
+    return transfer_chunks(office, listings, features, now=now)
 
 
 def delete_account(session: Session, user_id: int, now: dt.datetime) -> None:

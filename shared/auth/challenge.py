@@ -14,12 +14,12 @@ therefore passed through to get that result instead of an HTTP error.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import pydantic_core
 from starlette.types import Message, Receive
 
 from contract.server import ServerSpec
@@ -52,7 +52,7 @@ class RightsMap:
 
     def needs(self, body: bytes, user_agent: str | None) -> Needs:
         try:
-            payload = json.loads(body)
+            payload = pydantic_core.from_json(body)  # nesting bounded as the SDK bounds it: deeper is a ValueError
         except ValueError:
             return NOTHING
         messages = payload if isinstance(payload, list) else [payload]

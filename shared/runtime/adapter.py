@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -408,15 +409,27 @@ def caller_of(ctx: Any) -> Principal | None:
 
 
 def _completion_source(definition: ServerDefinition, params: types.CompleteRequestParams) -> str | None:
-    ref = params.ref
+    """The completer of the argument `params` names, or None when it has none (nothing to complete). A prompt or template
+    the server does not offer, or an argument it does not have, is the caller's mistake: INVALID_PARAMS."""
+    ref, name = params.ref, params.argument.name
     if isinstance(ref, types.PromptReference):
-        for prompt in definition.spec.prompts:
-            if prompt.name == ref.name:
-                for argument in prompt.arguments:
-                    if argument.name == params.argument.name:
-                        return argument.completes_from
-        return None
-    for resource in definition.spec.resources:
-        if resource.uri_template == ref.uri:
-            return f"{resource.name}.{params.argument.name}"
-    return None
+        prompt = next((p for p in definition.spec.prompts if p.name == ref.name), None)
+        if prompt is None:
+            raise _unknown_reference(f"Einen Prompt {ref.name!r} gibt es hier nicht", [p.name for p in definition.spec.prompts])
+        argument = next((a for a in prompt.arguments if a.name == name), None)
+        if argument is None:
+            raise _unknown_reference(f"Der Prompt {prompt.name} hat kein Argument {name!r}", [a.name for a in prompt.arguments])
+        return argument.completes_from
+    resource = next((r for r in definition.spec.resources if r.uri_template == ref.uri), None)
+    if resource is None:
+        raise _unknown_reference("Diese Ressourcenvorlage gibt es hier nicht", [r.uri_template for r in definition.spec.resources])
+    variables = re.findall(r"{(\w+)}", resource.uri_template)
+    if name not in variables:
+        raise _unknown_reference(f"Die Vorlage {resource.uri_template} hat keine Variable {name!r}", variables)
+    source = f"{resource.name}.{name}"
+    return source if source in definition.completers else None
+
+
+def _unknown_reference(what: str, known: list[str]) -> MCPError:
+    offered = ", ".join(known) if known else "keine"
+    return rpc_error(Failure(ErrorCode.INVALID_ARGUMENT, f"{what}; bitte eine der angebotenen nehmen: {offered}."))

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse, Response
 
 from contract.errors import ToolFailure
 from shared.accounts.offices import ROLES, Member, OpenInvitation, invite, members, remove_member, set_role
-from shared.accounts.personal_data import KEPT_FOR_OFFICES, delete_account, export_account
+from shared.accounts.personal_data import KEPT_FOR_OFFICES, delete_account, export_account, office_stock
 from shared.auth.access import Account
 from shared.german import date_text
 from shared.routing import FormModel, HeadRoute
@@ -29,6 +29,7 @@ ROLE_PATH = f"{STAFF_PATH}/rolle"
 REMOVE_PATH = f"{STAFF_PATH}/entfernen"
 EXPORT_PATH = f"{MY_DATA_PATH}/export.json"
 DELETE_PATH = f"{MY_DATA_PATH}/loeschen"
+STOCK_EXPORT_PATH = "/app/bestand.xml"
 FAILURE_STATUS = {"MISSING_RIGHT": 403, "NOT_FOUND": 404, "CONFLICT": 409}
 
 
@@ -75,6 +76,16 @@ class PeoplePages:
         async def remove(form: FormData = Depends(app.checked_form), user: Account | None = Depends(app.signed_in)) -> Response:
             return await self.change(user, MemberForm.of(form), remove=True)
 
+        @router.get(STOCK_EXPORT_PATH, summary="Der Bestand des Büros als OpenImmo-Übertragung (Inhaber)")
+        async def stock(user: Account | None = Depends(app.signed_in)) -> Response:
+            if user is None:
+                return see_other(LOGIN_PATH)
+            if user.office_id is None or user.office_role != "owner":
+                return error_page("Nur für Inhaber", "Den Bestand eines Büros exportieren seine Inhaberinnen und Inhaber.", 403)
+            text = await anyio.to_thread.run_sync(self._stock, user.office_id)
+            disposition = f'attachment; filename="athaus-bestand-{user.office_id}.xml"'
+            return secured(Response(text.encode(), media_type="application/xml", headers={"Content-Disposition": disposition}))
+
         @router.get(MY_DATA_PATH, summary="Meine Daten")
         async def my_data(request: Request, user: Account | None = Depends(app.signed_in)) -> Response:
             return self.my_data(request, user)
@@ -103,7 +114,8 @@ class PeoplePages:
         people, invited = await anyio.to_thread.run_sync(self._members, user.office_id)
         nonce, csrf_token = self.app._csrf_pair(request)
         notice = Notice("error", problem) if problem else self.app._notice(request)
-        body = notice_html(notice) + _staff_table(people, user, csrf_token) + _invited(invited) + _invite_form(csrf_token, entered)
+        export = f'<p><a href="{STOCK_EXPORT_PATH}" download>Bestand des Büros als OpenImmo herunterladen (XML)</a></p>'
+        body = notice_html(notice) + _staff_table(people, user, csrf_token) + _invited(invited) + _invite_form(csrf_token, entered) + export
         response = page("Mitarbeitende", body, 400 if problem else 200, header=header_of(user.name, csrf_token, owner=True))
         return self.app._with_csrf_cookie(response, nonce)
 
@@ -194,6 +206,10 @@ class PeoplePages:
                 return f"Entfernt: {name} gehört nicht mehr zum Büro; alle Anmeldungen und Zugänge sind beendet."
             set_role(session, office_id=user.office_id or 0, by_user_id=user.user_id, user_id=person, role=role, now=self.app.now())
             return f"Gespeichert: neue Rolle {ROLES[role]}."
+
+    def _stock(self, office_id: int) -> str:
+        with self.app.db.read_only() as session:
+            return "".join(office_stock(session, office_id, self.app.now()))
 
     def _export(self, user_id: int) -> dict[str, object]:
         with self.app.db.read_only() as session:

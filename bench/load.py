@@ -1,6 +1,12 @@
-"""Load: N concurrent official-client sessions doing a mixed workload against the real server.
+"""Load: N concurrent official-client sessions doing a mixed workload against the real server, beside the stack's floor.
 
     python -m bench.load --clients 8 20 50 --seconds 30 --backend postgresql|sqlite [--workers W] [--url URL]
+    python -m bench.load --mixed --floor --clients 20 --seconds 30 --backend postgresql --workers 2
+
+With --mixed the sessions are the whole product's: 70 % seekers on /suche/mcp, 30 % brokers on /makler/mcp, and about
+a fifth of all calls write (a saved search, a valuation, a reply drafted for the click). With --floor the same number
+of sessions then drive bench/floor.py (one trivial tool on the same SDK, transport, uvicorn options and worker count)
+for as long, and the table ends with Athaus's calls per second as a share of the floor's (issue 21: at least 0.7).
 
 Without --url it creates a fresh database (PostgreSQL: a new database on --database-url's server; SQLite: a
 temporary file), starts `athaus serve` on it (migrations, demo catalog, --workers processes), mints a development
@@ -21,8 +27,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -39,6 +46,51 @@ QUERIES = ["Balkon", "Altbau Parkett", "Garten", '"mit Balkon"', "Dachgeschoss*"
 CITIES = ["Berlin", "Leipzig", "Köln", "München", "Hamburg", "Dresden"]
 # (weight, tool): searches dominate, as they do for a person looking for a home
 MIX = [(40, "search_listings"), (25, "get_listing"), (20, "count_listings"), (15, "list_search_orders")]
+
+
+BROKER = "inhaberin@athaus-demo.example"
+SEEKER_RIGHTS = ["suche:konto", "suche:konto.schreiben"]
+BROKER_RIGHTS = ["makler:lesen", "makler:schreiben"]
+SEEKER_SHARE = 0.7  # of the mixed sessions; the rest are brokers
+# (weight, tool) of each side in the mixed workload; a fifth of all calls write (seekers 20 %, brokers 20 %)
+SEEKER_MIX = [(35, "search_listings"), (20, "get_listing"), (15, "count_listings"), (10, "list_search_orders"), (20, "save_search_order")]
+BROKER_MIX = [
+    (25, "search_listings"), (20, "get_listing"), (20, "search_inquiries"), (15, "show_situation_report"),
+    (10, "draft_reply"), (10, "save_valuation"),
+]
+
+
+@dataclass
+class Refs:
+    """Ids the sessions call with, read once from the server itself."""
+
+    listings: list[str]  # published catalog listings
+    office_listings: list[str] = field(default_factory=list)  # the demo office's stock
+    inquiries: list[str] = field(default_factory=list)  # inquiries to the demo office
+
+
+def _broker_arguments(tool: str, rng: random.Random, refs: Refs) -> dict[str, Any]:
+    if tool == "search_listings":
+        return {"query": rng.choice(QUERIES), "limit": 10}
+    if tool == "get_listing":
+        return {"listing_id": rng.choice(refs.office_listings)}
+    if tool == "search_inquiries":
+        return {"limit": 10}
+    if tool == "draft_reply":
+        return {"inquiry_id": rng.choice(refs.inquiries), "text": "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Freitag um 17 Uhr?"}
+    if tool == "save_valuation":
+        return {
+            "owner_name": "Lasttest", "postal_code": "04109", "city": "Leipzig", "property_type": "apartment", "marketing_type": "buy",
+            "living_area": rng.randrange(40, 140), "value_low": 200000, "value_high": 240000, "request_id": f"load-{uuid.uuid4().hex}",
+        }
+    return {}
+
+
+def _seeker_arguments(tool: str, rng: random.Random, refs: Refs) -> dict[str, Any]:
+    if tool == "save_search_order":
+        criteria = {"city": rng.choice(CITIES), "marketing_type": "rent", "max_price": rng.randrange(600, 1600, 50)}
+        return {"criteria": criteria, "frequency": "weekly", "request_id": f"load-{uuid.uuid4().hex}"}
+    return _arguments(tool, rng, refs.listings)
 
 
 def _arguments(tool: str, rng: random.Random, listing_ids: list[str]) -> dict[str, Any]:
@@ -69,56 +121,84 @@ def _fresh_database(backend: str, server_url: str) -> Iterator[str]:
         admin.dispose()
 
 
-@contextmanager
-def _server(database_url: str, workers: int | None) -> Iterator[tuple[str, str]]:
-    """`athaus serve` on a free port; yields its URL and a development token of the demo seeker."""
+def _free_port() -> int:
     import socket
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_up(process: subprocess.Popen[bytes], url: str, method: str = "GET", seconds: float = 300) -> None:
+    """Until `url` answers at all (any HTTP status); the process ending first, or the time running out, ends the run."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            httpx.request(method, url, timeout=2)
+            return
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the server at {url} did not start")
+        time.sleep(0.5)
+
+
+def _token(env: dict[str, str], user: str, server: str, rights: list[str] | None = None) -> str:
+    command = [sys.executable, "-m", "athaus.cli", "token", "--user", user, "--server", server]
+    command += ["--rights", *rights] if rights else []
+    return subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
+@contextmanager
+def _server(database_url: str, workers: int | None) -> Iterator[tuple[str, dict[str, str]]]:
+    """`athaus serve` on a free port; yields its URL and development tokens: the demo seeker's for the catalog workload
+    (`seeker`), with write rights for the mixed one (`seeker_writes`), and the demo office owner's (`broker`)."""
+    port = _free_port()
     # The bind goes into the environment of `athaus token` too: a token is issued for the server's public URL, which
     # follows the bind (without it the token names port 8000 and every call is refused).
     env = {
         **os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_LOG_LEVEL": "WARNING", "ATHAUS_DEVELOPMENT": "true",
-        "ATHAUS_HOST": "127.0.0.1", "ATHAUS_PORT": str(port),
+        "ATHAUS_HOST": "127.0.0.1", "ATHAUS_PORT": str(port), "ATHAUS_DEMO_SEED": "true",
     }
     command = [sys.executable, "-m", "athaus.cli", "serve", "--port", str(port)] + (["--workers", str(workers)] if workers else [])
     process = subprocess.Popen(command, env=env)
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
+        _wait_until_up(process, f"http://127.0.0.1:{port}/healthz")
+        while httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code != 200:
             time.sleep(0.5)
-        token = subprocess.run(
-            [sys.executable, "-m", "athaus.cli", "token", "--user", SEEKER, "--server", "suche"],
-            env=env, check=True, capture_output=True, text=True,
-        ).stdout.strip()
-        yield f"http://127.0.0.1:{port}", token
+        tokens = {
+            "seeker": _token(env, SEEKER, "suche"),
+            "seeker_writes": _token(env, SEEKER, "suche", SEEKER_RIGHTS),
+            "broker": _token(env, BROKER, "makler", BROKER_RIGHTS),
+        }
+        yield f"http://127.0.0.1:{port}", tokens
     finally:
         process.terminate()
         process.wait(30)
 
 
-async def _client(url: str, token: str, seconds: float, seed: int, listing_ids: list[str], only: str | None = None) -> tuple[list[float], int]:
+Choose = Callable[[random.Random], tuple[str, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one session does: which endpoint, with which token, and how it picks its next call."""
+
+    path: str
+    token: str
+    choose: Choose
+
+
+async def _session(url: str, plan: Plan, seconds: float, seed: int) -> tuple[list[float], int]:
     rng = random.Random(seed)
-    tools = [tool for _, tool in MIX]
-    weights = [weight for weight, _ in MIX]
     latencies: list[float] = []
     errors = 0
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"} if token else {}, timeout=60) as http:
-        async with Client(streamable_http_client(f"{url}/suche/mcp", http_client=http), mode="2026-07-28") as client:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {plan.token}"} if plan.token else {}, timeout=60) as http:
+        async with Client(streamable_http_client(f"{url}{plan.path}", http_client=http), mode="2026-07-28") as client:
             await client.list_tools()  # a 2026-07-28 client calls only tools it has listed
             end = time.monotonic() + seconds
             while time.monotonic() < end:
-                tool = only or rng.choices(tools, weights)[0]
-                arguments = {"listing_id": listing_ids[0]} if only else _arguments(tool, rng, listing_ids)
+                tool, arguments = plan.choose(rng)
                 started = time.perf_counter()
                 try:
                     result = await client.call_tool(tool, arguments)
@@ -129,11 +209,40 @@ async def _client(url: str, token: str, seconds: float, seed: int, listing_ids: 
     return latencies, errors
 
 
-async def _run(url: str, token: str, clients: int, seconds: float, listing_ids: list[str], only: str | None = None) -> dict[str, Any]:
+def _weighted(mix: list[tuple[int, str]], arguments: Callable[[str, random.Random], dict[str, Any]]) -> Choose:
+    tools, weights = [tool for _, tool in mix], [weight for weight, _ in mix]
+
+    def choose(rng: random.Random) -> tuple[str, dict[str, Any]]:
+        tool = rng.choices(tools, weights)[0]
+        return tool, arguments(tool, rng)
+
+    return choose
+
+
+def catalog_plan(token: str, refs: Refs) -> Callable[[int], Plan]:
+    """The original workload: seekers only, reads and their one account read."""
+    plan = Plan("/suche/mcp", token, _weighted(MIX, lambda tool, rng: _arguments(tool, rng, refs.listings)))
+    return lambda seed: plan
+
+
+def fixed_plan(token: str, listing_id: str) -> Callable[[int], Plan]:
+    """One call over and over: get_listing of one id (the floor's own tool has the same name and arguments)."""
+    plan = Plan("/suche/mcp", token, lambda rng: ("get_listing", {"listing_id": listing_id}))
+    return lambda seed: plan
+
+
+def mixed_plan(seeker_token: str, broker_token: str, refs: Refs) -> Callable[[int], Plan]:
+    """70 % seeker sessions, 30 % broker sessions (by seed, so every run has the same split); a fifth of calls write."""
+    seeker = Plan("/suche/mcp", seeker_token, _weighted(SEEKER_MIX, lambda tool, rng: _seeker_arguments(tool, rng, refs)))
+    broker = Plan("/makler/mcp", broker_token, _weighted(BROKER_MIX, lambda tool, rng: _broker_arguments(tool, rng, refs)))
+    return lambda seed: broker if (seed * 7) % 10 >= round(SEEKER_SHARE * 10) else seeker
+
+
+async def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float) -> dict[str, Any]:
     results: list[tuple[list[float], int]] = []
 
     async def one(seed: int) -> None:
-        results.append(await _client(url, token, seconds, seed, listing_ids, only))
+        results.append(await _session(url, plans(seed), seconds, seed))
 
     started = time.monotonic()
     async with anyio.create_task_group() as group:
@@ -153,21 +262,54 @@ async def _run(url: str, token: str, clients: int, seconds: float, listing_ids: 
     }
 
 
-async def _listing_ids(url: str) -> list[str]:
+async def _refs(url: str, broker_token: str | None) -> Refs:
     async with Client(f"{url}/suche/mcp", mode="2026-07-28") as client:
         result = await client.call_tool("search_listings", {"limit": 50})
-        return [item["listing_id"] for item in result.structured_content["items"]]
+        refs = Refs([item["listing_id"] for item in result.structured_content["items"]])
+    if broker_token:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {broker_token}"}, timeout=60) as http:
+            async with Client(streamable_http_client(f"{url}/makler/mcp", http_client=http), mode="2026-07-28") as client:
+                stock = await client.call_tool("search_listings", {"limit": 50})
+                inquiries = await client.call_tool("search_inquiries", {"limit": 50})
+                refs.office_listings = [item["listing_id"] for item in stock.structured_content["items"]]
+                refs.inquiries = [item["inquiry_id"] for item in inquiries.structured_content["items"]]
+    return refs
 
 
 def measure(url: str, token: str, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
-    listing_ids = anyio.run(_listing_ids, url)
-    rows = [anyio.run(_run, url, token, 1, min(seconds, 10), listing_ids, "get_listing")]
+    refs = anyio.run(_refs, url, None)
+    rows = [anyio.run(_run, url, fixed_plan(token, refs.listings[0]), 1, min(seconds, 10))]
     rows[0]["clients"] = "floor"
     if rows[0]["errors"] == rows[0]["calls"]:  # nothing to measure: a refused call is fast and would pass for speed
         raise SystemExit(f"every call of the floor failed ({rows[0]['calls']}): check the server and the token")
     for clients in client_counts:
-        rows.append(anyio.run(_run, url, token, clients, seconds, listing_ids))
+        rows.append(anyio.run(_run, url, catalog_plan(token, refs), clients, seconds))
     return rows
+
+
+def measure_mixed(url: str, seeker_token: str, broker_token: str, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
+    refs = anyio.run(_refs, url, broker_token)
+    rows = []
+    for clients in client_counts:
+        row = anyio.run(_run, url, mixed_plan(seeker_token, broker_token, refs), clients, seconds)
+        rows.append({**row, "clients": f"{clients} mixed"})
+    return rows
+
+
+def measure_floor(workers: int, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
+    """bench/floor.py with the same worker count, driven by the same sessions for as long."""
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "bench.floor", "--port", str(port), "--workers", str(workers)])
+    try:
+        _wait_until_up(process, f"http://127.0.0.1:{port}/suche/mcp", method="POST")
+        rows = []
+        for clients in client_counts:
+            row = anyio.run(_run, f"http://127.0.0.1:{port}", fixed_plan("", "A-0000001"), clients, seconds)
+            rows.append({**row, "clients": f"{clients} floor"})
+        return rows
+    finally:
+        process.terminate()
+        process.wait(30)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,26 +319,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=["postgresql", "sqlite"], default="postgresql")
     parser.add_argument("--database-url", default=DEFAULT_POSTGRES_URL, help="PostgreSQL server (a fresh database is created on it)")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: athaus serve's own)")
+    parser.add_argument("--mixed", action="store_true", help="seekers and brokers, a fifth of the calls writing")
+    parser.add_argument("--floor", action="store_true", help="then the same sessions against bench/floor.py, and the ratio")
     parser.add_argument("--url", default=None, help="drive a running server instead of starting one")
     parser.add_argument("--token", default="", help="with --url: bearer token of a seeker for the account tool")
     args = parser.parse_args(argv)
 
     def report(rows: list[dict[str, Any]]) -> None:
-        print(f"{'clients':>7} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6}")
+        print(f"{'clients':>10} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6}")
         for row in rows:
             print(
-                f"{row['clients']!s:>7} {row['calls']:>7} {row['calls_per_s']:>8.1f} {row['p50']:>8.1f} {row['p95']:>8.1f} "
+                f"{row['clients']!s:>10} {row['calls']:>7} {row['calls_per_s']:>8.1f} {row['p50']:>8.1f} {row['p95']:>8.1f} "
                 f"{row['p99']:>8.1f} {row['errors']:>6}"
             )
-        print("floor: one client calling get_listing of a fixed id (10 s at most); the other rows: the mixed workload")
 
     if args.url:
         report(measure(args.url.rstrip("/"), args.token, args.clients, args.seconds))
+        print("floor: one client calling get_listing of a fixed id (10 s at most); the other rows: the catalog workload")
         return 0
-    with _fresh_database(args.backend, args.database_url) as database_url, _server(database_url, args.workers) as (url, token):
-        print(f"backend {args.backend}, workers {args.workers or 'default'}, {os.cpu_count()} cores, {args.seconds:g} s per run")
-        report(measure(url, token, args.clients, args.seconds))
+    workers = args.workers or (1 if args.backend == "sqlite" else max(1, os.cpu_count() or 1))
+    with _fresh_database(args.backend, args.database_url) as database_url, _server(database_url, workers) as (url, tokens):
+        print(f"backend {args.backend}, {workers} workers, {os.cpu_count()} cores, {args.seconds:g} s per run, load {_load()}")
+        if args.mixed:
+            rows = measure_mixed(url, tokens["seeker_writes"], tokens["broker"], args.clients, args.seconds)
+        else:
+            rows = measure(url, tokens["seeker"], args.clients, args.seconds)
+    if args.floor:
+        floor = measure_floor(workers, args.clients, args.seconds)
+        rows += floor
+    report(rows)
+    if args.floor:
+        for ours, theirs in zip(rows[-2 * len(floor) : -len(floor)], floor, strict=True):
+            print(f"{ours['clients']}: {ours['calls_per_s'] / theirs['calls_per_s']:.2f} x the floor's calls per second")
+    print(f"load after: {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The 1-minute load average and the core count: whether the machine was idle while this ran."""
+    with open("/proc/loadavg", encoding="ascii") as averages:
+        return f"{averages.read().split()[0]} on {os.cpu_count()} cores"
 
 
 if __name__ == "__main__":

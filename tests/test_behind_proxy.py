@@ -36,11 +36,13 @@ from cryptography.x509.oid import NameOID
 
 from tests.conftest import _free_port, _fresh_database_url
 from tests.test_oauth import CHATGPT_REDIRECT, Browser, MemoryStorage, connected, oauth_client
+from tests.test_telemetry import samples_of
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "deploy" / "nginx" / "athaus.conf.template"
 NAME = "athaus.test"
 ATHAUS = str(Path(sys.executable).parent / "athaus")  # the installed command, as an operator runs it
+METRICS_TOKEN = "betrieb-4711"
 BROKER, BROKER_PASSWORD = "inhaberin@athaus-demo.example", "makler-demo"
 # What README.md and docs/betrieb.md show: the template with these values.
 DOCUMENTED = {
@@ -117,6 +119,7 @@ class Deployment:
         self.env = {
             **os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_PUBLIC_URL": self.base_url,
             "ATHAUS_DEVELOPMENT": "false", "ATHAUS_OUTBOX_WORKER": "false", "ATHAUS_LOG_LEVEL": "INFO",
+            "ATHAUS_METRICS_TOKEN": METRICS_TOKEN,
         }
         self.env.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
@@ -125,9 +128,10 @@ class Deployment:
 
     def start(self, nginx: str, ca: tuple[Path, Path, Path]) -> None:
         self.athaus("demo", "seed", "--listings", "40")  # migrates first, as `athaus db upgrade` would
-        for port, log in zip(self.ports, self.logs, strict=True):
+        # the first instance with two worker processes: its /metrics must sum both
+        for port, log, workers in zip(self.ports, self.logs, ("2", "1"), strict=True):
             self.processes.append(subprocess.Popen(
-                [ATHAUS, "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
+                [ATHAUS, "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", workers],
                 env=self.env, stdout=subprocess.DEVNULL, stderr=log.open("wb"),
             ))
         site = rendered({
@@ -294,5 +298,14 @@ def test_behind_nginx_with_tls_a_client_signs_in_and_uses_both_servers_on_two_in
     # both instances answered (nginx alternates; one token from one instance works on the other)
     calls = [sum('"event": "tool_call"' in line for line in log.read_text().splitlines()) for log in deployment.logs]
     assert all(count >= 1 for count in calls), calls
+
+    # the first instance runs two workers: every scrape, whichever worker answers, counts the calls of both
+    totals = set()
+    for _ in range(6):
+        scraped = httpx2.get(f"http://127.0.0.1:{deployment.ports[0]}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        assert scraped.status_code == 200
+        totals.add(sum(value for (name, _), value in samples_of(scraped.text).items() if name == "athaus_tool_calls_total"))
+    assert totals == {calls[0]}
+    assert httpx2.get(f"{base}/metrics").status_code == 401  # through the proxy too, only with the token
     print(f"\nproxy test: {time.monotonic() - started:.1f} s through nginx (tool calls per instance: {calls})")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import anyio
 import httpx
@@ -177,3 +178,46 @@ def test_hidden_private_forms_the_standard_library_calls_global_are_refused() ->
         assert not address_is_global(address), address
     assert address_is_global("64:ff9b::808:808")  # the well-known NAT64 prefix with a public address is public
 
+
+
+class Greeted:
+    """An aiosmtpd handler that keeps the name each client gave in EHLO."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    async def handle_EHLO(self, server: object, session: Any, envelope: object, hostname: str, responses: list[str]) -> list[str]:
+        self.names.append(hostname)
+        session.host_name = hostname  # what aiosmtpd's own EHLO does
+        return responses
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        return "250 OK"
+
+
+def test_smtp_says_the_public_host_in_ehlo() -> None:
+    """The SMTP server learns which deployment sends (the public URL's host), not the container's name."""
+    from email.message import EmailMessage
+
+    from aiosmtpd.controller import Controller
+
+    from shared.outbox.worker import SmtpMailer
+    from shared.settings import Settings
+    from tests.conftest import _free_port
+
+    port = _free_port()
+    handler = Greeted()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = "a@athaus.example", "b@example.org", "Test"
+        message.set_content("Hallo")
+        for public_url in ("https://mcp.example.de", "http://127.0.0.1:8000"):
+            mailer = SmtpMailer.from_settings(Settings(public_url=public_url, smtp_host="127.0.0.1", smtp_port=port))
+            assert mailer is not None
+            mailer.send(message)
+    finally:
+        controller.stop()
+    assert handler.names[0] == "mcp.example.de"
+    assert handler.names[1] != "127.0.0.1" and handler.names[1]  # loopback: the machine's own name, as smtplib says it

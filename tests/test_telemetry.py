@@ -186,3 +186,40 @@ def principal_of_owner(db: Database) -> Any:
 
     return Principal(user_id=OWNER_ID(db), kind="broker", office_id=OWNER.office_id, office_role="owner",
                      scopes=frozenset({"makler:lesen"}), resource="http://127.0.0.1:8000/makler/mcp")
+
+
+def test_spans_go_out_over_otlp_only_when_an_endpoint_is_configured(tmp_path: Path) -> None:
+    """A collector stand-in on loopback receives the spans when OTEL_EXPORTER_OTLP_ENDPOINT is set, nothing otherwise."""
+    import http.server
+    import threading
+
+    received: list[tuple[str, str]] = []
+
+    class Collector(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            received.append((self.path, self.headers.get("content-type", "")))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    collector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=collector.serve_forever, daemon=True).start()
+    script = (
+        "from opentelemetry import trace; from shared.telemetry import tracing\n"
+        "exporting = tracing.configure(configured_endpoint=None, pseudonym_key=b'k')\n"
+        "with tracing.tracer.start_as_current_span('tool search_listings'): pass\n"
+        "provider = trace.get_tracer_provider(); getattr(provider, 'force_flush', lambda: None)()\n"
+        "print(exporting)\n"
+    )
+    try:
+        env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
+        off = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=True)
+        on = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True,
+                            env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}"})
+    finally:
+        collector.shutdown()
+    assert (off.stdout.strip(), on.stdout.strip()) == ("False", "True")
+    assert received == [("/v1/traces", "application/x-protobuf")]

@@ -355,6 +355,9 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
             "resources/templates/list": LISTING_TTL,
             "resources/read": CATALOG_READ_TTL,
         },
+        # The SDK checks a call's Mcp-Param-* headers against the tool's input schema; without this lookup it runs the
+        # whole tools/list handler and serialises every tool on each call (a third of the event loop's time under load).
+        get_tool_input_schema={tool.name: tool.input_schema for tool in tools}.get,
         **handlers,
     )
     if server.apps:  # the card is an MCP App: both eras see the extension in the server's capabilities

@@ -255,6 +255,23 @@ def cmd_office(args: argparse.Namespace, settings: Settings) -> int:
 
     db = _database(settings)
     upgrade(db.engine)
+    if settings.oauth_issuer:
+        from shared.accounts.offices import create_office_for_external_sign_in
+
+        try:
+            with db.unit_of_work() as session:
+                office_id = create_office_for_external_sign_in(
+                    session, name=args.name, city=args.city, owner_email=args.owner_email, now=dt.datetime.now(dt.UTC)
+                )
+        except ToolFailure as refused:
+            print(f"Nicht angelegt: {refused.message}", file=sys.stderr)
+            return 1
+        print(f"Büro {args.name.strip()} angelegt (Nummer {office_id}).")
+        print(
+            f"Inhaber/in: {args.owner_email.strip().lower()}; die Anmeldung läuft über {settings.oauth_issuer} "
+            f"(Konto über {settings.oauth_user_claim} zugeordnet), daher gibt es keinen Einladungslink."
+        )
+        return 0
     try:
         with db.unit_of_work() as session:
             office_id, link = create_office(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.orm import Session, selectinload
 
 from broker_server.lists import freshness, office_key, office_scope, removal, request_of
@@ -252,7 +252,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext, tool: str = "
         # The seeker's name on each summary is personal data shown to the office.
         shown = [item.inquiry_id for item in items if isinstance(item.seeker_name, str)]
         scope = office_scope(session, office)
-        fresh = freshness(session, [office.inquiries().with_only_columns(func.max(Inquiry.last_message_at))], page, "anfragen")
+        fresh = freshness(page, "anfragen")
     audit_personal_data(ctx.db, ctx.caller, tool, shown)
     ignored = words_.ignored_warning() if words_ else None
     empty = page.total == 0

@@ -34,10 +34,10 @@ def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any], scope: dic
     return {**request, **scope}
 
 
-def freshness(session: Session, columns: list[Any], walk_: Walk, family: str) -> Freshness:
-    """When this office's rows of `family` last changed (the walk's reference time if it has none)."""
-    changed = [v for v in (session.scalar(c) for c in columns) if v is not None]
-    return Freshness(data_as_of=max(changed, default=walk_.as_of), snapshot=f"{family}-{walk_.fingerprint}")
+def freshness(walk_: Walk, family: str) -> Freshness:
+    """The data as of the walk's reference time: when the first page read it (a later page reads the same state).
+    Not the newest row's time: "Datenstand 01.11." on 1 December would say the list is a month old."""
+    return Freshness(data_as_of=walk_.as_of, snapshot=f"{family}-{walk_.fingerprint}")
 
 
 def removal(name: str, reason: str) -> Suggestion:

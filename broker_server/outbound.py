@@ -42,7 +42,7 @@ def draft_reply(args: DraftReplyInput, ctx: ToolContext) -> WithMeta:
 
     return confirmations.draft_once(
         ctx.db, user_id=user_id, operation="draft_reply", key=args.request_id, request=args.model_dump(mode="json", exclude={"request_id"}),
-        now=now, app_url=ctx.settings.public_url, make=make,
+        now=now, app_url=ctx.settings.public_url, token=ctx.app_host, make=make,
     )
 
 
@@ -50,7 +50,7 @@ def send_reply(args: SendInput, ctx: ToolContext) -> WithMeta:
     user_id, now = _user(ctx), ctx.now()
     with ctx.db.unit_of_work() as session:
         action = confirmations.own_action(session, args.confirmation_id, user_id=user_id, kinds=(PendingActionKind.send_reply.value,))
-        return confirmations.send_or_show(session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url)
+        return confirmations.send_or_show(session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host)
 
 
 def decide_proposal(args: DecideProposalInput, ctx: ToolContext) -> WithMeta | OutboundResult:
@@ -83,7 +83,7 @@ def decide_proposal(args: DecideProposalInput, ctx: ToolContext) -> WithMeta | O
         action = confirmations.prepare(
             session, payload=payload, user_id=user_id, office_id=office.office_id, subject_ref=args.proposal_id, now=now, ttl=_ttl(ctx), revise=waiting
         )
-        return confirmations.send_or_show(session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url)
+        return confirmations.send_or_show(session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host)
 
 
 def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> WithMeta:
@@ -100,6 +100,7 @@ def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> With
             now=now,
             app_url=ctx.settings.public_url,
             kinds_here=KINDS,
+            from_app_host=ctx.app_host,
         )
         return WithMeta(outcome.result, {})
 

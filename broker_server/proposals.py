@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_
+from sqlalchemy import ColumnElement, Select, and_, or_
 
 from broker_server.lists import freshness, office_key, office_scope, removal, request_of
 from broker_server.lookups import own_listing_id
@@ -72,15 +72,7 @@ def list_proposals(args: ListProposalsInput, ctx: ToolContext) -> Page[ProposalS
         ).all()
         by_ref = {proposal.ref: _summary(proposal, order_ref, stored, listing) for proposal, order_ref, stored, listing in rows}
         scope = office_scope(session, office)
-        fresh = freshness(
-            session,
-            [
-                office.proposals().with_only_columns(func.max(Proposal.created_at)),
-                office.proposals().with_only_columns(func.max(Proposal.decided_at)),
-            ],
-            page,
-            "vorschlaege",
-        )
+        fresh = freshness(page, "vorschlaege")
     warnings = []
     if args.status is None:
         warnings.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func
+from sqlalchemy import ColumnElement, and_
 from sqlalchemy.orm import Session
 
 from broker_server.lists import freshness, office_key, office_scope, removal, request_of
@@ -86,7 +86,7 @@ def list_valuations(args: ListValuationsInput, ctx: ToolContext) -> Page[Valuati
         names = member_names(session, office, {valuation.created_by for valuation, _, _ in rows})
         by_ref = {v.ref: valuation_summary(v, ref, title, names.get(v.created_by or 0)) for v, ref, title in rows}
         scope = office_scope(session, office)
-        fresh = freshness(session, [office.valuations().with_only_columns(func.max(Valuation.created_at))], page, "bewertungen")
+        fresh = freshness(page, "bewertungen")
     empty = page.total == 0
     return Page(
         items=ordered(by_ref, page.page),

@@ -25,7 +25,7 @@ from contract.fields import lenient, normalise_ref
 from contract.labels import Label
 from contract.rights import Right
 from contract.tool import Effect, ToolSpec
-from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
+from contract.vocabulary import ConfirmationStatus, ConfirmedVia, Decision, PendingActionKind
 
 CARD_URI = "ui://athaus/bestaetigung.html"
 CARD_CHATGPT_URI = "ui://athaus/bestaetigung-chatgpt.html"
@@ -37,6 +37,12 @@ UI_EXTENSION = "io.modelcontextprotocol/ui"
 UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [MCP_APP_MIME]}
 CONFIRMATION_META_KEY = "athaus/confirmation"  # in a result's _meta: {"token", "payload_hash", "confirmation_id"}
 APP_PATH = "/app/"  # the web app's page of pending confirmations
+CONFIRM_PAGE_PATH = "/app/bestaetigungen/"  # + the confirmation's number: Athaus's own page of that one draft
+
+
+def confirm_page_url(public_url: str, confirmation_id: str) -> str:
+    """Where a person confirms this draft in the browser (logged in to Athaus), whatever client the model uses."""
+    return f"{public_url.rstrip('/')}{CONFIRM_PAGE_PATH}{confirmation_id}"
 CONFIRMATION_ID_PATTERN = r"^C-\d{6,}$"
 PAYLOAD_HASH_PATTERN = r"^[0-9a-f]{64}$"
 
@@ -113,7 +119,16 @@ class ConfirmationBlock(ContractModel):
         description="pending (wartet auf den Klick), sent, discarded, expired, sent_without_click (vom Büro ohne Klick freigegeben)."
     )
     expires_at: Annotated[dt.datetime, Label("gültig bis")] = Field(description="Bis dahin kann geklickt werden.")
-    where_to_click: Annotated[str, Label("Bestätigen")] = Field(description="Wo der Mensch klickt: Karte im Chat oder Web-App.")
+    where_to_click: Annotated[str, Label("Bestätigen")] = Field(
+        description="Wo der Mensch klickt: die Karte in einem Chat, der sie zeigt, die Athaus-Bestätigungsseite (confirm_url) oder die Web-App."
+    )
+    confirm_url: Annotated[str, Label("Bestätigungsseite")] = Field(
+        description="Athaus-Seite dieses Entwurfs: dort bestätigt die Person im Browser (angemeldet), was genau hinausgeht."
+    )
+    confirmed_via: Annotated[ConfirmedVia | None, Label("bestätigt über")] = Field(
+        description="Wie die Person entschieden hat: card (Karte), page (Athaus-Bestätigungsseite), app (Web-App), "
+        "no_click (vom Büro ohne Klick freigegeben); null, solange nichts entschieden ist."
+    )
 
 
 class ProfileLine(ContractModel):
@@ -159,8 +174,9 @@ def decide_confirmation_tool(right: Right) -> ToolSpec:
         name="decide_confirmation",
         title="Bestätigung ausführen",
         description=(
-            "Nur für die Bestätigungskarte: führt den Klick eines Menschen aus (send) oder verwirft (discard). "
-            "Verlangt das Token und die Prüfsumme der Karte."
+            "Nur für die Bestätigungskarte in einem Host, der MCP Apps zeigt: führt den Klick eines Menschen aus (send) "
+            "oder verwirft (discard). Verlangt das Token und die Prüfsumme der Karte. Jeder andere Client wird abgewiesen "
+            "(CONFIRMATION_INVALID) und auf die Athaus-Bestätigungsseite verwiesen."
         ),
         input_model=DecideConfirmationInput,
         output_model=OutboundResult,
@@ -189,5 +205,6 @@ def get_confirmation_tool(right: Right) -> ToolSpec:
 
 
 TOOL_CARD_NOTE = (
-    " Hinaus geht erst der Klick eines Menschen in der Karte im Chat oder in der Web-App; confirmation nennt, was wartet."
+    " Hinaus geht erst der Klick eines Menschen: in der Karte eines Chats, der sie zeigt, oder auf der "
+    "Athaus-Bestätigungsseite (confirmation.confirm_url) im Browser; confirmation nennt, was wartet."
 )

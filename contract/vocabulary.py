@@ -120,6 +120,13 @@ class ConfirmationStatus(StrEnum):  # what became of a prepared action
     sent_without_click = "sent_without_click"
 
 
+class ConfirmedVia(StrEnum):  # how the person decided a prepared action (`PendingAction.via`)
+    card = "card"  # the confirmation card in a host that renders MCP Apps
+    page = "page"  # Athaus's own confirmation page of this one draft (/app/bestaetigungen/C-…), in the person's browser
+    app = "app"  # the web app's list of waiting confirmations (/app/)
+    no_click = "no_click"  # the office owner allowed this kind without a click
+
+
 class Decision(StrEnum):  # the two buttons of a confirmation card
     send = "send"
     discard = "discard"
@@ -261,6 +268,10 @@ LABELS: dict[StrEnum, str] = {
     ConfirmationStatus.discarded: "verworfen",
     ConfirmationStatus.expired: "abgelaufen",
     ConfirmationStatus.sent_without_click: "ohne Klick gesendet (vom Büro freigegeben)",
+    ConfirmedVia.card: "in der Bestätigungskarte",
+    ConfirmedVia.page: "auf der Athaus-Bestätigungsseite",
+    ConfirmedVia.app: "in der Athaus-Web-App",
+    ConfirmedVia.no_click: "ohne Klick (vom Büro freigegeben)",
     Decision.send: "senden",
     Decision.discard: "verwerfen",
     ProposalDecision.accept: "annehmen",

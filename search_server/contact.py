@@ -38,7 +38,7 @@ def draft_inquiry(args: DraftInquiryInput, ctx: ToolContext) -> WithMeta:
 
     return confirmations.draft_once(
         ctx.db, user_id=seeker.user_id, operation="draft_inquiry", key=args.request_id, request=args.model_dump(mode="json", exclude={"request_id"}),
-        now=now, app_url=ctx.settings.public_url, make=make,
+        now=now, app_url=ctx.settings.public_url, token=ctx.app_host, make=make,
     )
 
 
@@ -47,7 +47,7 @@ def send_inquiry(args: SendInput, ctx: ToolContext) -> WithMeta:
     now = ctx.now()
     with ctx.db.unit_of_work() as session:
         action = confirmations.own_action(session, args.confirmation_id, user_id=seeker.user_id, kinds=KINDS)
-        return confirmations.send_or_show(session, action, user_id=seeker.user_id, now=now, app_url=ctx.settings.public_url)
+        return confirmations.send_or_show(session, action, user_id=seeker.user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host)
 
 
 def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> WithMeta:
@@ -65,6 +65,7 @@ def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> With
             now=now,
             app_url=ctx.settings.public_url,
             kinds_here=KINDS,
+            from_app_host=ctx.app_host,
         )
         return WithMeta(outcome.result, {})
 

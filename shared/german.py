@@ -52,3 +52,8 @@ def decimal(value: float) -> str:
 def coordinates(latitude: float, longitude: float) -> str:
     """A point in German: '52,5° N, 13,4° O' (decimal degrees; the comma of the notation needs the letters)."""
     return f"{decimal(latitude)}° N, {decimal(longitude)}° O"
+
+
+def whole_days(hours: float) -> int:
+    """Whole days in a span of hours, counted like every 'Tage' the servers say (38,6 days waited are 38 days)."""
+    return int(hours // 24)

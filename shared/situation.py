@@ -30,7 +30,7 @@ from contract.broker_report import (
 from contract.envelope import AbsenceReason, Absent
 from contract.vocabulary import ListingStatus, labelled
 from shared.db.models import Listing, PendingAction
-from shared.german import plural
+from shared.german import plural, whole_days
 from shared.partial_lists import shown, shown_note
 from shared.pending_actions import action_fields
 from shared.publishing import failed_blocking_rules
@@ -90,7 +90,7 @@ def hours(now: dt.datetime, then: dt.datetime) -> float:
 def age_text(waited_hours: float) -> str:
     if waited_hours < 48:
         return f"{waited_hours:.0f} Stunden"
-    return f"{waited_hours / 24:.0f} Tagen"
+    return f"{whole_days(waited_hours)} Tagen"
 
 
 def _section_tail(items: list[Any], total: int, summary: str, which: str) -> dict[str, Any]:

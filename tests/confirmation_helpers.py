@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
+from mcp.client.extension import advertise
 from sqlalchemy import select
 
 from contract.confirmations import CONFIRMATION_META_KEY
@@ -22,6 +23,9 @@ OTHER_SEEKER = [a for a in DEMO_ACCOUNTS if a.kind == "seeker"][1]
 
 # The request `_meta` of a host that renders MCP Apps (the extension declared in the client capabilities, per request).
 APPS_META = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}}
+
+# The same declared by the official client (2026-07-28 sends it with every request): Client(extensions=APPS_EXTENSIONS).
+APPS_EXTENSIONS = [advertise("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})]
 
 BROKER_SCOPES = frozenset({"makler:lesen", "makler:schreiben", "makler:senden"})
 SEEKER_SCOPES = frozenset({"suche:konto", "suche:konto.schreiben", "suche:anfragen"})
@@ -89,8 +93,8 @@ def outbound_calls(db: Database, now: Any) -> list[tuple[str, str, dict[str, Any
     from tests.conftest import Caller, make_context
 
     context = make_context(db, now)
-    seeker = Caller(SEARCH, context, principal_of(db, SEEKER.email))
-    owner = Caller(BROKER, context, principal_of(db, OWNER.email))
+    seeker = Caller(SEARCH, context, principal_of(db, SEEKER.email), APPS_META)
+    owner = Caller(BROKER, context, principal_of(db, OWNER.email), APPS_META)
     calls: list[tuple[str, str, dict[str, Any], types.CallToolResult]] = []
 
     def call(caller: Caller, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:

@@ -135,18 +135,21 @@ def make_context(db: Database, now: dt.datetime = FIXED_NOW) -> ToolContext:
 class Caller:
     """Calls contract tools in-process through the same runner the HTTP servers use (right check included)."""
 
-    def __init__(self, definition: ServerDefinition, context: ToolContext, principal: Principal | None = None) -> None:
+    def __init__(
+        self, definition: ServerDefinition, context: ToolContext, principal: Principal | None = None, meta: dict[str, Any] | None = None
+    ) -> None:
         self.definition = definition
         self.runner = ToolRunner(definition, context)
         self.principal = principal
+        self.meta = meta  # the request `_meta` of every call (e.g. a host that renders MCP Apps), unless a call names its own
 
     def as_(self, principal: Principal | None) -> Caller:
         """The same tools, called as `principal` (None: without login)."""
-        return Caller(self.definition, self.runner.context, principal)
+        return Caller(self.definition, self.runner.context, principal, self.meta)
 
     def raw(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> Any:
         params = types.CallToolRequestParams(name=name, arguments=arguments or {})
-        return anyio.run(self.runner.call, params, meta, self.principal)
+        return anyio.run(self.runner.call, params, meta if meta is not None else self.meta, self.principal)
 
     def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         result = self.raw(name, arguments)

@@ -33,6 +33,7 @@ from shared.auth.tokens import mint_access_token
 from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
+from tests.confirmation_helpers import APPS_EXTENSIONS
 from tests.conftest import LiveServer, seeded_database
 from tests.test_docs_browser import Visit, browser  # noqa: F401  (the module's Chromium fixture)
 
@@ -78,7 +79,7 @@ class Seeker:
 
     async def _session(self, use: Any) -> Any:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
-            async with Client(streamable_http_client(self.url, http_client=http), mode="2026-07-28") as client:
+            async with Client(streamable_http_client(self.url, http_client=http), mode="2026-07-28", extensions=APPS_EXTENSIONS) as client:  # renders MCP Apps
                 return await use(client)
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

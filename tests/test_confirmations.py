@@ -16,6 +16,7 @@ from search_server.server import DEFINITION as SEARCH
 from shared.db.models import Inquiry, InquiryMessage, Match, Office, OutboxMessage, PendingAction, Proposal
 from shared.db.session import Database
 from tests.confirmation_helpers import (
+    APPS_META,
     OTHER_OWNER,
     OTHER_SEEKER,
     OWNER,
@@ -32,13 +33,14 @@ from tests.conftest import FIXED_NOW, Caller, make_context
 
 
 def callers(db: Database, now: dt.datetime = FIXED_NOW) -> dict[str, Caller]:
+    """The people of these tests, each in a host that renders MCP Apps (it shows the card; the card's click works)."""
     context = make_context(db, now)
     return {
-        "seeker": Caller(SEARCH, context, principal_of(db, SEEKER.email)),
-        "other_seeker": Caller(SEARCH, context, principal_of(db, OTHER_SEEKER.email)),
-        "owner": Caller(BROKER, context, principal_of(db, OWNER.email)),
-        "staff": Caller(BROKER, context, principal_of(db, STAFF.email)),
-        "other_owner": Caller(BROKER, context, principal_of(db, OTHER_OWNER.email)),
+        "seeker": Caller(SEARCH, context, principal_of(db, SEEKER.email), APPS_META),
+        "other_seeker": Caller(SEARCH, context, principal_of(db, OTHER_SEEKER.email), APPS_META),
+        "owner": Caller(BROKER, context, principal_of(db, OWNER.email), APPS_META),
+        "staff": Caller(BROKER, context, principal_of(db, STAFF.email), APPS_META),
+        "other_owner": Caller(BROKER, context, principal_of(db, OTHER_OWNER.email), APPS_META),
     }
 
 

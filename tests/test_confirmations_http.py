@@ -28,6 +28,7 @@ from shared.db.models import InquiryMessage, Listing, Match, PendingAction, Sear
 from shared.db.session import Database
 from shared.settings import Settings
 from tests.confirmation_helpers import (
+    APPS_EXTENSIONS,
     BROKER_SCOPES,
     OTHER_OWNER,
     OTHER_SEEKER,
@@ -76,7 +77,8 @@ class Session:
 
     async def _run(self, use: Any, mode: str = "2026-07-28") -> Any:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30) as http:
-            async with Client(streamable_http_client(self.url, http_client=http), mode=mode) as client:
+            # a host that renders the card: it declares the MCP Apps extension (tests/test_click_boundary.py: the others)
+            async with Client(streamable_http_client(self.url, http_client=http), mode=mode, extensions=APPS_EXTENSIONS) as client:
                 return await use(client)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:

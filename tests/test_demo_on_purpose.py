@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from athaus import cli
-from shared.db.models import Listing, Office, OutboxMessage, User
+from shared.db.models import Listing, Office, OfficeMember, OutboxMessage, User
 from shared.db.session import Database
 from shared.settings import Settings
 
@@ -68,3 +68,20 @@ def test_office_create_makes_the_office_and_invites_its_owner(tmp_path: Path, mo
         "Nicht angelegt: Name des Büros: bitte 1 bis 200 Zeichen ohne Steuerzeichen. "
         "Bitte eine gültige E-Mail-Adresse eingeben, etwa name@example.de."
     )
+
+
+def test_with_an_external_issuer_office_create_makes_the_owner_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'external.sqlite3'}"
+    for name, value in {
+        "ATHAUS_DATABASE_URL": url, "ATHAUS_PUBLIC_URL": "https://athaus.example.org", "ATHAUS_LOG_LEVEL": "WARNING",
+        "ATHAUS_OAUTH_ISSUER": "https://login.example", "ATHAUS_OAUTH_JWKS_URL": "https://login.example/jwks.json",
+    }.items():
+        monkeypatch.setenv(name, value)
+    assert cli.main(["office", "create", "--name", "Immobilien Kranich", "--city", "Leipzig", "--owner-email", "Chefin@Kranich.de"]) == 0
+    assert "keinen Einladungslink" in capsys.readouterr().out
+    db = Database.from_url(url)
+    with db.read_only() as session:
+        owner = session.scalar(select(User).where(User.email == "chefin@kranich.de"))
+        assert owner is not None and owner.kind == "broker" and owner.password_hash == "!"
+        assert session.scalar(select(OfficeMember.role).where(OfficeMember.user_id == owner.id)) == "owner"
+        assert session.scalar(select(func.count()).select_from(OutboxMessage)) == 0

@@ -31,7 +31,7 @@ from shared.db.models import Inquiry, Listing, OfficeMember, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.demo.openimmo import object_xml, transfer
-from tests.confirmation_helpers import outbound_calls
+from tests.confirmation_helpers import APPS_META, outbound_calls
 from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
 from tests.test_stock_writes import complete_fields
 
@@ -166,8 +166,8 @@ def broker_cases(db: Database, office_id: int) -> list[tuple[str, dict[str, Any]
 
 def all_cases(db: Database) -> Iterator[tuple[Caller, ServerSpec, str, dict[str, Any]]]:
     context = make_context(db)
-    seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)))
-    broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)))
+    seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)), APPS_META)
+    broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)), APPS_META)
     for name, args in search_cases(db):
         yield seeker, SEARCH.spec, name, args
     for name, args in broker_cases(db, BROKER_OWNER.office_id):
@@ -265,8 +265,8 @@ def test_years_are_written_without_thousands_separator_and_long_waits_in_days(de
 def test_every_write_text_is_german(tmp_path: Path) -> None:
     with seeded_database(tmp_path, "german", listings=200) as db:
         context = make_context(db)
-        broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)))
-        seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)))
+        broker = Caller(BROKER, context, principal(db, BROKER_OWNER.email, frozenset(BROKER.spec.scopes)), APPS_META)
+        seeker = Caller(SEARCH, context, principal(db, SEEKER.email, frozenset(SEARCH.spec.scopes)), APPS_META)
         words = forbidden_words(BROKER.spec)
         problems: list[str] = []
         called: set[tuple[str, str]] = set()

@@ -3,6 +3,7 @@ URIs, client metadata documents from private addresses, login throttling, regist
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime as dt
 from collections.abc import Iterator
 from typing import Any
@@ -261,6 +262,18 @@ def test_login_is_throttled_per_account_before_the_password_is_hashed(fresh_serv
     assert login_attempt(SEEKER, PASSWORD).status_code == 303
 
 
+def test_parallel_wrong_logins_get_exactly_the_limit_through(fresh_server: OAuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted before the hash in one statement: of 40 wrong logins sent at once, exactly the limit are hashed."""
+    hashed: list[str] = []
+    real = access_module.verify_password
+    monkeypatch.setattr(access_module, "verify_password", lambda password, stored: hashed.append(password) or real(password, stored))
+    login_attempt = LoginForm(fresh_server)
+    with concurrent.futures.ThreadPoolExecutor(40) as pool:
+        statuses = sorted(pool.map(lambda n: login_attempt(BROKER, f"falsch-{n}").status_code, range(40)))
+    assert statuses == [400] * LOGIN_PER_ACCOUNT.attempts + [429] * (40 - LOGIN_PER_ACCOUNT.attempts)
+    assert len(hashed) == LOGIN_PER_ACCOUNT.attempts
+
+
 def test_login_is_throttled_per_address(fresh_server: OAuthServer) -> None:
     login_attempt = LoginForm(fresh_server)
     for number in range(LOGIN_PER_ADDRESS.attempts):
@@ -308,6 +321,12 @@ def test_registration_is_limited_per_address(fresh_server: OAuthServer) -> None:
 
 
 # --- cleanup ---------------------------------------------------------------------------------------------------
+
+
+def test_parallel_registrations_get_exactly_the_limit(fresh_server: OAuthServer) -> None:
+    with concurrent.futures.ThreadPoolExecutor(20) as pool:
+        statuses = sorted(pool.map(lambda _: register(fresh_server.base_url).status_code, range(20)))
+    assert statuses == [201] * 3 + [429] * 17
 
 
 def test_expired_codes_tokens_and_unused_registrations_are_removed(fresh_server: OAuthServer) -> None:

@@ -15,7 +15,7 @@ from contract.servers import SERVERS
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.german import number
-from tests.conftest import Caller, make_context
+from tests.conftest import FIXED_NOW, Caller, make_context
 from tests.test_broker_office import principal
 
 
@@ -92,3 +92,22 @@ def test_a_contract_date_that_cannot_be_planned_is_refused(search: Caller, date:
         assert code == "INVALID_ARGUMENT" and message.startswith(f"Ein Vertragsdatum am {day} (contract_date) liegt mehr als zwei Jahre")
     else:
         assert search("calculate_purchase_costs", arguments)["contract_date"] == date
+
+
+def test_days_waiting_are_counted_alike_in_the_report_and_the_inquiry(demo_db: Database) -> None:
+    broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
+    report = broker("show_situation_report", {})
+    section = next(s for s in report["sections"] if s["section"] == "inquiries")
+    waiting = [w for w in section["items"] if w["waiting_hours"] > 48 and (w["waiting_hours"] / 24) % 1 >= 0.5] or section["items"]
+    assert waiting
+    text = text_of(broker, "show_situation_report", {})
+    for item in waiting:
+        days = broker("get_inquiry", {"inquiry_id": item["inquiry_id"]})["days_awaiting_reply"]
+        assert days == int(item["waiting_hours"] // 24), item
+        assert re.search(rf"{item['inquiry_id']};.*; wartet {days} Tage", text), (item, days)
+
+
+def test_datenstand_is_when_the_list_was_read(demo_db: Database) -> None:
+    broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
+    for tool in ("search_inquiries", "list_valuations"):
+        assert broker(tool, {})["freshness"]["data_as_of"] == FIXED_NOW.isoformat().replace("+00:00", "Z"), tool

@@ -17,7 +17,7 @@ from shared.db.models import OutboxMessage
 from shared.db.session import Database
 from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.settings import Settings
-from tests.confirmation_helpers import SEEKER, card_of, click, principal_of, published_listing
+from tests.confirmation_helpers import APPS_META, SEEKER, card_of, click, principal_of, published_listing
 from tests.conftest import FIXED_NOW, Caller, make_context
 
 
@@ -61,7 +61,7 @@ def settings(db: Database, port: int, **changes: Any) -> Settings:
 
 def send_inquiry(db: Database) -> str:
     """A seeker's inquiry sent by the click; its inquiry number."""
-    seeker = Caller(SEARCH, make_context(db), principal_of(db, SEEKER.email))
+    seeker = Caller(SEARCH, make_context(db), principal_of(db, SEEKER.email), APPS_META)
     card = card_of(seeker.raw("draft_inquiry", {"listing_id": published_listing(db), "message": "Ist die Wohnung noch frei?"}))
     return str(seeker("decide_confirmation", click(card))["inquiry_id"])
 
@@ -111,7 +111,7 @@ def test_smtp_down_is_retried_later_and_then_delivered_once(scratch_db: Database
 
 def test_a_permanent_refusal_is_told_to_the_sender(scratch_db: Database, smtp_port: int) -> None:
     inquiry = send_inquiry(scratch_db)
-    seeker = Caller(SEARCH, make_context(scratch_db), principal_of(scratch_db, SEEKER.email))
+    seeker = Caller(SEARCH, make_context(scratch_db), principal_of(scratch_db, SEEKER.email), APPS_META)
     assert seeker("get_inquiry", {"inquiry_id": inquiry})["delivery_notes"] == []
     config = settings(scratch_db, smtp_port)
     mailer = SmtpMailer.from_settings(config)
@@ -137,7 +137,7 @@ def test_after_the_last_attempt_the_sender_is_told(scratch_db: Database, smtp_po
         deliver_due(scratch_db, config, mailer, now)
         now += dt.timedelta(hours=1)
     assert rows(scratch_db) == [("failed", 3)]
-    seeker = Caller(SEARCH, make_context(scratch_db), principal_of(scratch_db, SEEKER.email))
+    seeker = Caller(SEARCH, make_context(scratch_db), principal_of(scratch_db, SEEKER.email), APPS_META)
     assert "nach 3 Versuchen" in seeker("get_inquiry", {"inquiry_id": inquiry})["delivery_notes"][0]
 
 

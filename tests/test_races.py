@@ -68,7 +68,7 @@ def test_concurrent_saves_with_one_version_change_the_listing_once(scratch_db: D
 
 
 def test_a_revision_racing_the_click_never_changes_what_was_sent(scratch_db: Database) -> None:
-    owner = Caller(BROKER, make_context(scratch_db), principal_of(scratch_db, OWNER.email))
+    owner = Caller(BROKER, make_context(scratch_db), principal_of(scratch_db, OWNER.email), APPS_META)
     outcomes: set[str] = set()
     for round_ in range(4):
         inquiry = open_inquiry(scratch_db)

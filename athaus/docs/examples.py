@@ -27,6 +27,7 @@ from sqlalchemy import select
 
 from athaus.servers import DEFINITIONS
 from contract.confirmations import CONFIRMATION_META_KEY
+from shared.runtime.hosts import app_host_meta
 from contract.rights import ServerName
 from shared.auth.access import account_by_email, allowed_scopes, build_principal
 from shared.auth.principal import Principal
@@ -287,7 +288,8 @@ def call_examples(db: Database, settings: Settings) -> ExampleCalls:
             for tool, example in examples.items():
                 arguments = example.arguments(picks)
                 params = types.CallToolRequestParams(name=tool, arguments=arguments)
-                result = anyio.run(runner.call, params, None, _principal(db, settings, server, example.login))
+                # as a host that renders MCP Apps: the drafts show the card, its click is the card's
+                result = anyio.run(runner.call, params, app_host_meta(), _principal(db, settings, server, example.login))
                 if not isinstance(result, types.CallToolResult) or result.is_error or result.structured_content is None:
                     raise ExampleFailed(f"{server.value}/{tool} {arguments}: no result ({result!r:.300})")
                 text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))

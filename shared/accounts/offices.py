@@ -63,6 +63,29 @@ def create_office(session: Session, *, name: str, city: str, owner_email: str, p
     return office.id, _invite(session, office, None, owner_email, "owner", public_url, now)
 
 
+def create_office_for_external_sign_in(session: Session, *, name: str, city: str, owner_email: str, now: dt.datetime) -> int:
+    """With an external authorization server (ATHAUS_OAUTH_ISSUER) its accounts are matched by e-mail address: the
+    owner's account is created at once, without a password here (the external server signs people in)."""
+    problems = [p for p in (_text_problem(name, "Name des Büros"), _text_problem(city, "Ort"), email_problem(owner_email)) if p]
+    existing = user_by_email(session, owner_email)
+    if not problems and existing is not None:
+        problems.append(_refusal(session, existing) or "")
+    if [p for p in problems if p]:
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, " ".join(p for p in problems if p))
+    office = Office(name=name.strip(), city=city.strip(), send_without_click=[])
+    session.add(office)
+    session.flush()
+    user = existing or User(email=normal_email(owner_email), name=normal_email(owner_email), password_hash="!", kind="broker", created_at=now)
+    session.add(user)
+    session.flush()
+    session.add(OfficeMember(office_id=office.id, user_id=user.id, role="owner"))
+    audit(
+        session, now=now, user_id=None, client_id=None, office_id=office.id, action="office.create", subject_ref=office_ref(office.id),
+        before=None, after={"name": office.name, "city": office.city, "owner": user_ref(user.id)},
+    )
+    return office.id
+
+
 def invite(session: Session, *, office_id: int, by_user_id: int, email: str, role: str, public_url: str, now: dt.datetime) -> str:
     """The owner invites someone by e-mail with a role; the link goes out through the outbox and is returned."""
     office = _owned(session, office_id, by_user_id)

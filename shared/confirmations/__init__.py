@@ -35,7 +35,7 @@ from __future__ import annotations
 from shared.confirmations.execute import Outcome, Via, allowed_without_click, execute, send_or_show, set_without_click
 from shared.confirmations.kinds import inquiry_payload, proposal_payload, reject_proposal, reply_payload
 from shared.confirmations.store import CardResult, card_result, draft_once, own_action, prepare, status_of
-from shared.confirmations.views import PendingView, current_state, list_pending
+from shared.confirmations.views import PendingView, current_state, list_pending, one_for_page
 
 __all__ = [
     "CardResult",
@@ -49,6 +49,7 @@ __all__ = [
     "execute",
     "inquiry_payload",
     "list_pending",
+    "one_for_page",
     "own_action",
     "prepare",
     "proposal_payload",

@@ -12,7 +12,7 @@ from typing import Literal
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from contract.confirmations import OutboundResult
+from contract.confirmations import APP_PATH, OutboundResult, confirm_page_url
 from contract.envelope import WithMeta
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
@@ -21,7 +21,7 @@ from shared.confirmations.store import card_result, outcome_text, status_of
 from shared.confirmations.tokens import payload_hash, token_matches
 from shared.db.models import Inquiry, Office, OfficeMember, OutboxMessage, PendingAction
 
-Via = Literal["card", "app", "no_click"]
+Via = Literal["card", "page", "app", "no_click"]  # ConfirmedVia: recorded in PendingAction.via
 OFFICE_KINDS = (PendingActionKind.send_reply.value, PendingActionKind.decide_proposal.value)
 
 INVALID = (
@@ -40,6 +40,16 @@ class Outcome:
     replayed: bool
     result: OutboundResult
     inquiry_id: str | None = None
+
+
+def not_from_a_card(confirmation_id: str, public_url: str) -> str:
+    """The refusal of a click from a client that shows no card, naming where the person confirms."""
+    return (
+        "Ausgeführt wurde nichts: „Senden“ und „Verwerfen“ klickt ein Mensch, und dieser Client zeigt keine "
+        "Bestätigungskarte (er meldet die MCP-Apps-Erweiterung nicht). Bitte die Person bestätigen lassen: auf der "
+        f"Athaus-Bestätigungsseite {confirm_page_url(public_url, confirmation_id)} (im Browser bei Athaus angemeldet), in der "
+        f"Web-App unter {public_url.rstrip('/')}{APP_PATH} oder in der Karte eines Chats, der sie zeigt."
+    )
 
 
 def allowed_without_click(session: Session, office_id: int | None, kind: str) -> bool:
@@ -85,22 +95,31 @@ def execute(
     now: dt.datetime,
     app_url: str = "",
     kinds_here: Collection[str] | None = None,
+    from_app_host: bool = False,
 ) -> Outcome:
     """Execute (send) or discard the pending action `confirmation_id` of `user_id`.
 
-    via="card" needs the card's token; via="app" is authenticated by the web app's login and CSRF (token None); both
-    need the payload hash that was shown. via="no_click" is only for kinds the office allowed without a click.
+    via="card" needs a request from a host that renders MCP Apps (`from_app_host`, refused before anything is read)
+    and the card's token; via="page"/"app" (Athaus's confirmation page, the web app's list) are authenticated by the
+    web app's login and CSRF (token None); all three need the payload hash that was shown. via="no_click" is only for
+    kinds the office allowed without a click. `app_url` is the deployment's public URL. How it was decided is
+    recorded in `PendingAction.via` and said in the answer.
     Raises ToolFailure: CONFIRMATION_INVALID (unknown, another user's or office's, wrong token, wrong server: nothing
     executed), CONFIRMATION_EXPIRED, CONFLICT (payload changed since shown, or the world changed). A second call for a
     decided action executes nothing and returns it as it is (replayed=True)."""
     decision = Decision(decision)
+    if via == "card" and not from_app_host:
+        raise ToolFailure(ErrorCode.CONFIRMATION_INVALID, not_from_a_card(confirmation_id, app_url))
     action = session.scalar(select(PendingAction).where(PendingAction.ref == confirmation_id))
     if action is None or not _belongs(session, action, user_id) or (kinds_here is not None and action.kind not in kinds_here):
         raise ToolFailure(ErrorCode.CONFIRMATION_INVALID, INVALID)
     if via == "card" and (token is None or not token_matches(token, action.token_hash)):
         raise ToolFailure(ErrorCode.CONFIRMATION_INVALID, INVALID)
     if via == "no_click" and not allowed_without_click(session, action.office_id, action.kind):
-        raise ToolFailure(ErrorCode.CONFIRMATION_REQUIRED, "Diese Tat braucht den Klick eines Menschen: bitte in der Karte oder in der Web-App bestätigen.")
+        raise ToolFailure(
+            ErrorCode.CONFIRMATION_REQUIRED,
+            f"Diese Tat braucht den Klick eines Menschen: bitte auf der Athaus-Bestätigungsseite {confirm_page_url(app_url, action.ref)} bestätigen.",
+        )
     if action.status in ("sent", "discarded"):
         return _outcome(session, action, now, app_url, replayed=True)
     if action.status == "expired" or action.expires_at <= now:
@@ -140,7 +159,7 @@ def execute(
 def _outcome(session: Session, action: PendingAction, now: dt.datetime, app_url: str, *, replayed: bool, inquiry_id: str | None = None) -> Outcome:
     if inquiry_id is None and action.kind == PendingActionKind.send_inquiry.value and action.status == "sent":
         inquiry_id = _inquiry_of(session, action)
-    result = card_result(session, action, now, app_url, outcome=outcome_text(action, now, replayed=replayed), inquiry_id=inquiry_id).output
+    result = card_result(session, action, now, app_url, token=False, outcome=outcome_text(action, now, replayed=replayed), inquiry_id=inquiry_id).output
     return Outcome(action.ref, status_of(action, now), replayed, result, inquiry_id)
 
 
@@ -150,7 +169,7 @@ def _inquiry_of(session: Session, action: PendingAction) -> str | None:
     )
 
 
-def send_or_show(session: Session, action: PendingAction, *, user_id: int, now: dt.datetime, app_url: str) -> WithMeta:
+def send_or_show(session: Session, action: PendingAction, *, user_id: int, now: dt.datetime, app_url: str, token: bool) -> WithMeta:
     """What a send_/decide_ call by the model does: executes at once where the office allowed the kind without a
     click, otherwise shows the card again (status pending), never an error for a waiting action."""
     if action.status == "pending" and action.expires_at <= now:
@@ -164,4 +183,4 @@ def send_or_show(session: Session, action: PendingAction, *, user_id: int, now: 
             via="no_click", now=now, app_url=app_url,
         )
         return WithMeta(outcome.result, {})
-    return card_result(session, action, now, app_url)
+    return card_result(session, action, now, app_url, token=token)

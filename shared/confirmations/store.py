@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from contract.confirmations import APP_PATH, CONFIRMATION_META_KEY, ConfirmationBlock, OutboundResult, ProfileLine
+from contract.confirmations import APP_PATH, CONFIRMATION_META_KEY, ConfirmationBlock, OutboundResult, ProfileLine, confirm_page_url
 from contract.envelope import WithMeta
 from contract.errors import ErrorCode, ToolFailure
-from contract.vocabulary import ConfirmationStatus, PendingActionKind
+from contract.vocabulary import ConfirmationStatus, ConfirmedVia, PendingActionKind
 from shared.confirmations.kinds import summary_of
 from shared.confirmations.tokens import derive_token, new_salt, payload_hash, token_hash
 from shared.db.models import PendingAction
@@ -29,10 +29,27 @@ def german_time(value: dt.datetime) -> str:
     return value.astimezone(GERMAN_TIME).strftime("%d.%m.%Y %H:%M")
 
 
-def where_to_click(app_url: str, status: ConfirmationStatus = ConfirmationStatus.pending) -> str:
+def where_to_click(app_url: str, ref: str, status: ConfirmationStatus = ConfirmationStatus.pending) -> str:
+    """Where the person confirms: `app_url` is the deployment's public URL."""
     if status is not ConfirmationStatus.pending:
         return "Nichts mehr zu klicken: die Bestätigung ist erledigt."
-    return f"In der Bestätigungskarte im Chat auf „Senden“ klicken, oder in der Web-App unter {app_url.rstrip('/')}{APP_PATH}."
+    return (
+        f"Die Person öffnet {confirm_page_url(app_url, ref)} (im Browser bei Athaus angemeldet) und klickt dort auf „Senden“ "
+        f"oder „Verwerfen“; alles Wartende steht in der Web-App unter {app_url.rstrip('/')}{APP_PATH}. In einem Chat, der "
+        "die Bestätigungskarte zeigt, geht es auch dort."
+    )
+
+
+VIA_PHRASES = {
+    ConfirmedVia.card: "nach dem Klick in der Bestätigungskarte",
+    ConfirmedVia.page: "nach dem Klick auf der Athaus-Bestätigungsseite",
+    ConfirmedVia.app: "nach dem Klick in der Athaus-Web-App",
+}
+
+
+def confirmed_via(action: PendingAction) -> ConfirmedVia | None:
+    """How the person decided (recorded by `execute`); None while pending, expired, or for a reject's discarded drafts."""
+    return ConfirmedVia(action.via) if action.via in ConfirmedVia.__members__ else None
 
 
 def status_of(action: PendingAction, now: dt.datetime) -> ConfirmationStatus:
@@ -108,6 +125,7 @@ def draft_once(
     request: dict[str, Any],
     now: dt.datetime,
     app_url: str,
+    token: bool,
     make: Callable[[Session], PendingAction],
 ) -> WithMeta:
     """A draft_ tool's unit of work under its idempotency key: the same key and arguments again show the first
@@ -118,10 +136,10 @@ def draft_once(
         if stored is not None:
             earlier = session.scalar(select(PendingAction).where(PendingAction.ref == stored["confirmation_id"], PendingAction.user_id == user_id))
             if earlier is not None:
-                return card_result(session, earlier, now, app_url)
+                return card_result(session, earlier, now, app_url, token=token)
         action = make(session)
         remember(session, user_id=user_id, operation=operation, key=key, request=request, outcome={"confirmation_id": action.ref}, now=now)
-        return card_result(session, action, now, app_url)
+        return card_result(session, action, now, app_url, token=token)
 
     return in_one_transaction(db, write)
 
@@ -137,7 +155,9 @@ def confirmation_block(action: PendingAction, now: dt.datetime, app_url: str) ->
         summary=action.summary,
         status=status_of(action, now),
         expires_at=action.expires_at,
-        where_to_click=where_to_click(app_url, status_of(action, now)),
+        where_to_click=where_to_click(app_url, action.ref, status_of(action, now)),
+        confirm_url=confirm_page_url(app_url, action.ref),
+        confirmed_via=confirmed_via(action),
     )
 
 
@@ -146,32 +166,41 @@ def outcome_text(action: PendingAction, now: dt.datetime, *, replayed: bool = Fa
     if status is ConfirmationStatus.pending:
         return (
             f"Vorbereitet, noch nicht gesendet: wartet bis {german_time(action.expires_at)} auf den Klick eines Menschen "
-            "auf „Senden“ in der Karte oder in der Web-App. Ein erneuter Aufruf sendet nicht."
+            "auf „Senden“ (auf der Athaus-Bestätigungsseite, in der Web-App oder in der Karte). Ein erneuter Aufruf sendet nicht."
         )
     done = german_time(action.executed_at) if action.executed_at else "?"
+    via = VIA_PHRASES.get(confirmed_via(action) or ConfirmedVia.no_click, "")
     if status is ConfirmationStatus.sent:
-        return f"Gesendet am {done} nach dem Klick." + (" Schon vorher gesendet; nichts wurde doppelt gesendet." if replayed else "")
+        return f"Gesendet am {done} {via}." + (" Schon vorher gesendet; nichts wurde doppelt gesendet." if replayed else "")
     if status is ConfirmationStatus.sent_without_click:
         return f"Ohne Klick gesendet am {done}: dein Büro hat diese Art ohne Klick freigegeben (Rechte)." + (
             " Schon vorher gesendet; nichts wurde doppelt gesendet." if replayed else ""
         )
     if status is ConfirmationStatus.discarded:
-        return f"Verworfen am {done}; nichts ist hinausgegangen."
+        return f"Verworfen am {done}{' ' + via if via else ''}; nichts ist hinausgegangen."
     return "Abgelaufen, nichts ist hinausgegangen: bitte neu vorbereiten lassen."
 
 
 def card_result(
-    session: Session, action: PendingAction, now: dt.datetime, app_url: str, *, outcome: str | None = None, inquiry_id: str | None = None
+    session: Session,
+    action: PendingAction,
+    now: dt.datetime,
+    app_url: str,
+    *,
+    token: bool,
+    outcome: str | None = None,
+    inquiry_id: str | None = None,
 ) -> CardResult:
+    """A tool's answer about `action`. The card's token is in `_meta` only with `token` (a request from a host that
+    renders MCP Apps, shared/runtime/hosts.py): no other client can show the card, so none gets what its click needs."""
     payload = action.payload
     status = status_of(action, now)
     meta: dict[str, Any] = {}
     if status is ConfirmationStatus.pending and action.token_salt:
-        meta[CONFIRMATION_META_KEY] = {
-            "confirmation_id": action.ref,
-            "token": derive_token(session, action.ref, action.token_salt),
-            "payload_hash": action.payload_hash,
-        }
+        shown = {"confirmation_id": action.ref, "payload_hash": action.payload_hash}
+        if token:
+            shown["token"] = derive_token(session, action.ref, action.token_salt)
+        meta[CONFIRMATION_META_KEY] = shown
     output = OutboundResult(
         outcome=outcome or outcome_text(action, now),
         recipient=payload.get("recipient", ""),

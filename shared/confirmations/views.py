@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 
 from contract.confirmations import CONFIRMATION_META_KEY
 from contract.envelope import WithMeta
-from contract.vocabulary import PendingActionKind, stored_label
-from shared.confirmations.store import card_result, german_time, own_action
+from contract.vocabulary import ConfirmationStatus, PendingActionKind, stored_label
+from shared.confirmations.store import card_result, german_time, outcome_text, own_action, status_of
 from shared.db.models import PendingAction
 
 
@@ -62,11 +62,23 @@ def list_pending(session: Session, *, user_id: int, now: dt.datetime) -> list[Pe
     return [view_of(action) for action in rows]
 
 
+def one_for_page(session: Session, *, user_id: int, ref: str, now: dt.datetime) -> tuple[PendingView | None, str | None]:
+    """Athaus's confirmation page of one draft: its view while it waits for this user's click, else None and what became
+    of it in German (None, None: no such draft of this user)."""
+    action = session.scalar(select(PendingAction).where(PendingAction.ref == ref, PendingAction.user_id == user_id))
+    if action is None or action.payload_hash is None:
+        return None, None
+    status = status_of(action, now)
+    if status is ConfirmationStatus.pending:
+        return view_of(action), None
+    return None, outcome_text(action, now)
+
+
 def current_state(session: Session, ref: str, *, user_id: int, kinds: tuple[str, ...], now: dt.datetime, app_url: str) -> WithMeta:
     """The card's question when it starts (`get_confirmation`): what the confirmation `ref` of this user is now, so a
     card shown again long after offers no button for what was sent, discarded or expired. `_meta` carries the current
     payload hash (a revised draft no longer matches the card's) and never the token: the card has its own."""
-    result = card_result(session, own_action(session, ref, user_id=user_id, kinds=kinds), now, app_url)
+    result = card_result(session, own_action(session, ref, user_id=user_id, kinds=kinds), now, app_url, token=False)
     shown = result.meta.get(CONFIRMATION_META_KEY)
     meta = {CONFIRMATION_META_KEY: {"confirmation_id": shown["confirmation_id"], "payload_hash": shown["payload_hash"]}} if shown else {}
     return WithMeta(result.output, meta)

@@ -37,13 +37,13 @@ from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
+from shared.runtime.hosts import client_capabilities, renders_apps
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
 from shared.telemetry.tracing import caller_fields, tracer
 
 log = logging.getLogger("athaus.calls")
 
-CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 WWW_AUTHENTICATE_META_KEY = "mcp/www_authenticate"
 
 # The contract changes only with a deployment; ten minutes bounds how long a client keeps an old list.
@@ -90,8 +90,7 @@ def missing_right(
 
 
 def _client_can_elicit(meta: Mapping[str, Any] | None) -> bool:
-    capabilities = (meta or {}).get(CLIENT_CAPABILITIES_META_KEY) or {}
-    return "elicitation" in capabilities
+    return "elicitation" in client_capabilities(meta)
 
 
 UNANSWERED = "Die Rückfrage wurde nicht beantwortet, daher ist nichts berechnet worden. {question}"
@@ -146,7 +145,9 @@ class ToolRunner:
             try:
                 result = missing_right(
                     spec, caller, self.context.settings.resource_metadata_url(server)
-                ) or await self._run(spec, params, meta, replace(self.context, caller=caller, progress=progress))
+                ) or await self._run(
+                    spec, params, meta, replace(self.context, caller=caller, progress=progress, app_host=renders_apps(meta))
+                )
                 if isinstance(result, types.CallToolResult) and result.is_error:
                     outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
                 elif isinstance(result, types.InputRequiredResult):

@@ -31,6 +31,9 @@ class ToolContext:
     now: Callable[[], dt.datetime] = field(default=utc_now)
     caller: Principal | None = None  # set per call by the runtime after the right check
     progress: ProgressReporter | None = None  # set per call by the runtime; see report_progress
+    # set per call by the runtime: the request comes from a host that renders MCP Apps (shared/runtime/hosts.py);
+    # only then does a result carry the card's token, and only then does the card's click execute
+    app_host: bool = False
 
     def report_progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far a long call is (from the handler's worker thread); a no-op without a reporter."""

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from contract.envelope import AbsenceReason, Absent, ListResult, ReasonCode, Suggestion
 from contract.labels import SCOPE_LABELS, Label, Style, has_envelope, is_text_leaf, label_of, shown_fields
 from contract.vocabulary import LABELS
-from shared.german import date_text, decimal, euro, number, plural
+from shared.german import date_text, decimal, euro, number, plural, whole_days
 
 GERMAN_TIME = ZoneInfo("Europe/Berlin")
 ABSENCE = {
@@ -48,7 +48,7 @@ def _number(value: float, style: Style) -> str:
         return number(round(value), 0)
     if style is Style.hours:
         if value > DAYS_FROM_HOURS:
-            return plural(round(value / 24), "Tag", "Tage")
+            return plural(whole_days(value), "Tag", "Tage")
         return f"{number(round(value, 1))} Std."
     if isinstance(value, float) and value % 1:
         return number(round(value, 2)).rstrip("0").rstrip(",")

@@ -3,7 +3,9 @@
 The login is a server-side session (`shared.auth.sessions`: the cookie, HttpOnly, SameSite=Lax, Secure unless a
 local http setup, carries a random token; logging out, a new password or removal from the office ends it at once), every form carries a CSRF token bound to a cookie nonce (signed double submit), a
 POST without it is refused with 403 before anything is read or executed. The pages forbid framing.
-A click executes through the same `execute` as the card's button (via="app"), for the logged-in user only. The owner
+A click executes through the same `execute` as the card's button, for the logged-in user only, recorded as how it was
+made: via="page" from Athaus's own page of one draft (`/app/bestaetigungen/C-…`, the page every draft_/send_/decide_
+result names, for a person whose chat shows no card), via="app" from the list. The owner
 of an office also finds there the office's setting of which kinds run without a click (`set_without_click`).
 """
 
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hmac
+import re
 import secrets
 from collections.abc import Callable
+from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
@@ -26,8 +30,9 @@ from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.signing import Signer
 from shared.auth.access import Account, account_of, sign_in
 from shared.auth.passwords import hashing
+from contract.confirmations import CONFIRM_PAGE_PATH, CONFIRMATION_ID_PATTERN
 from shared.auth.sessions import close_session, open_session, session_user
-from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, set_without_click
+from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, one_for_page, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
 from shared.db.session import Database
@@ -42,6 +47,7 @@ from shared.webapp.pages import (
     SETTINGS_PATH,
     WITHOUT_CLICK_LABELS,
     Notice,
+    confirmation_page,
     error_page,
     list_page,
     login_page,
@@ -70,7 +76,7 @@ class WebApp:
     def __init__(self, settings: Settings, db: Database, secret: str, now: Callable[[], dt.datetime]) -> None:
         self.db = db
         self.settings = settings
-        self.app_url = settings.public_url.rstrip("/") + APP_PATH
+        self.public_url = settings.public_url.rstrip("/")
         # Reset by e-mail link only with the built-in authorization server (an external one owns the passwords).
         self.forgot_url = None if settings.oauth_issuer else FORGOT_PATH
         self.now = now
@@ -115,6 +121,10 @@ class WebApp:
             await anyio.to_thread.run_sync(self._close_session, request.cookies.get(SESSION_COOKIE))
             return self.logout()
 
+        @router.get(CONFIRM_PAGE_PATH + "{confirmation_id}", summary="Eine Bestätigung: was hinausgeht, Senden oder Verwerfen")
+        async def one(request: Request, confirmation_id: str, user: Account | None = Depends(signed_in)) -> Response:
+            return await self.one(request, user, confirmation_id)
+
         @router.post(DECIDE_PATH, openapi_extra=DecisionForm.openapi_body(), summary="Senden oder verwerfen")
         async def decide(form: FormData = Depends(checked_form), user: Account | None = Depends(signed_in)) -> Response:
             return await self.decide(user.user_id if user else None, DecisionForm.of(form))
@@ -153,6 +163,18 @@ class WebApp:
         page = list_page(user_name=user.name, items=items, csrf_token=csrf_token, notice=self._notice(request), without_click=allowed)
         return self._with_csrf_cookie(page, nonce)
 
+    async def one(self, request: Request, user: Account | None, confirmation_id: str) -> Response:
+        """Athaus's page of one draft: only for its own user, logged in (else the login, which comes back here)."""
+        ref = confirmation_id.strip().upper()
+        if not re.fullmatch(CONFIRMATION_ID_PATTERN, ref):
+            return error_page("Nicht gefunden", "Diese Bestätigungsnummer hat nicht das Format C-000123.", 404)
+        if user is None:
+            return self.login_for(f"{CONFIRM_PAGE_PATH}{ref}")
+        nonce, csrf_token = self._csrf_pair(request)
+        view, done = await anyio.to_thread.run_sync(self._one, user.user_id, ref)
+        page = confirmation_page(user_name=user.name, view=view, done=done, confirmation_id=ref, csrf_token=csrf_token)
+        return self._with_csrf_cookie(page, nonce)
+
     async def login(self, request: Request, form: LoginForm) -> Response:
         nonce, csrf_token = self._csrf_pair(request)
         email = form.email or ""
@@ -187,7 +209,8 @@ class WebApp:
         if decision not in DECISIONS or not confirmation_id:
             return error_page("Unvollständig", "Das Formular war unvollständig. Bitte die Übersicht neu laden und noch einmal klicken.", 400)
         try:
-            outcome = await anyio.to_thread.run_sync(self._execute, user_id, confirmation_id, decision, shown_hash)
+            via = "page" if form.von == "seite" else "app"
+            outcome = await anyio.to_thread.run_sync(self._execute, user_id, confirmation_id, decision, shown_hash, via)
         except ToolFailure as failure:
             return error_page("Nicht ausgeführt", failure.message, FAILURE_STATUS.get(failure.code.value, 400))
         kind = "replayed" if outcome.replayed else ("discarded" if outcome.status.value == "discarded" else "sent")
@@ -208,7 +231,11 @@ class WebApp:
 
     # ---- data ----------------------------------------------------------------------------------------------
 
-    def _execute(self, user_id: int, confirmation_id: str, decision: str, shown_hash: str) -> Outcome:
+    def _one(self, user_id: int, ref: str) -> tuple[PendingView | None, str | None]:
+        with self.db.read_only() as session:
+            return one_for_page(session, user_id=user_id, ref=ref, now=self.now())
+
+    def _execute(self, user_id: int, confirmation_id: str, decision: str, shown_hash: str, via: Literal["page", "app"]) -> Outcome:
         with self.db.unit_of_work() as session:
             return execute(
                 session,
@@ -217,9 +244,9 @@ class WebApp:
                 decision=decision,
                 token=None,
                 shown_payload_hash=shown_hash,
-                via="app",
+                via=via,
                 now=self.now(),
-                app_url=self.app_url,
+                app_url=self.public_url,
             )
 
     def _pending(self, user_id: int) -> list[PendingView]:
@@ -299,6 +326,7 @@ class DecisionForm(CsrfForm):
     confirmation_id: str | None = None
     entscheidung: str | None = None  # "send" or "discard"
     payload_hash: str | None = None  # the hash of what the page showed: a changed action is not executed
+    von: str | None = None  # "seite": clicked on the page of this one draft (recorded as via="page"), else the list
 
 
 class WithoutClickForm(CsrfForm):

@@ -148,7 +148,7 @@ def _fact(label: str, value: str) -> str:
     return f"<dt>{escape(label)}</dt><dd>{escape(value)}</dd>" if value else ""
 
 
-def _item(view: PendingView, csrf_token: str) -> str:
+def _item(view: PendingView, csrf_token: str, *, page: bool = False) -> str:
     facts = _fact("Art", view.action_label) + _fact("An", view.recipient) + _fact("Von", view.sender) + _fact("Betreff", view.subject)
     body = f'<p class="label">Das geht hinaus:</p><div class="body">{escape(view.text)}</div>' if view.text else ""
     shared = "".join(_fact(label, value) for label, value in view.shared_contact)
@@ -164,6 +164,8 @@ def _item(view: PendingView, csrf_token: str) -> str:
         f'<input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
         f'<input type="hidden" name="confirmation_id" value="{ident}">'
         f'<input type="hidden" name="payload_hash" value="{escape(view.payload_hash)}">'
+        + ('<input type="hidden" name="von" value="seite">' if page else "")
+        +
         '<div class="actions">'
         '<button class="primary" type="submit" name="entscheidung" value="send">Senden</button>'
         '<button type="submit" name="entscheidung" value="discard">Verwerfen</button>'
@@ -209,6 +211,28 @@ def list_page(
         intro = ""
     setting = _without_click(without_click, csrf_token) if without_click is not None else ""
     return _page("Wartende Bestätigungen", f"{_notice(notice)}{intro}{listing}{setting}", status, header=header)
+
+
+def confirmation_page(*, user_name: str, view: PendingView | None, done: str | None, confirmation_id: str, csrf_token: str) -> Response:
+    """Athaus's own page of one draft (`/app/bestaetigungen/C-…`): exactly what goes out, Senden and Verwerfen; the
+    place every result names, for a person whose chat shows no card."""
+    header = (
+        f'<div style="display:flex;align-items:center"><p class="who">Angemeldet als {escape(user_name)}</p>'
+        f'<form method="post" action="{LOGOUT_PATH}"><input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
+        '<button class="link" type="submit">Abmelden</button></form></div>'
+    )
+    if view is not None:
+        intro = (
+            "<p>Das hat dein Assistent vorbereitet. Lies es genau: es geht erst hinaus, wenn du auf „Senden“ klickst; "
+            "„Verwerfen“ löscht den Entwurf.</p>"
+        )
+        body = intro + _item(view, csrf_token, page=True)
+    elif done is not None:
+        body = f'<p class="notice info" role="status">{escape(confirmation_id)}: {escape(done)}</p>'
+    else:
+        body = f'<p class="notice error" role="alert">Eine Bestätigung {escape(confirmation_id)} gibt es in deinem Konto nicht.</p>'
+    body += f'<p><a href="{APP_PATH}">Alles, was auf dich wartet</a></p>'
+    return _page(f"Bestätigung {confirmation_id}", body, 200 if view is not None or done is not None else 404, header=header)
 
 
 def error_page(title: str, message: str, status: int) -> Response:

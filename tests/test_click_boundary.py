@@ -1,0 +1,170 @@
+"""The click only a person can make (issue 17, items 1 and 2), over real HTTP with the official Python client in both
+protocol eras, on a demo catalog of its own (SQLite, or PostgreSQL with ATHAUS_TEST_DATABASE_URL).
+
+Bypass attempts, each refused with CONFIRMATION_INVALID and a German next step naming Athaus's page of the draft and
+the web app, nothing sent:
+- a plain client (no MCP Apps capability) drafts: no token in `_meta`, the page URL in text and structuredContent;
+- the same client calls decide_confirmation with the token and hash copied out of another call's `_meta` (a host that
+  renders the card got them): refused, for draft_inquiry, draft_reply and decide_proposal(accept), in both eras;
+- with the capability declared (2026-07-28: the client's extension, sent per request; 2025-11-25: the same `_meta`
+  key), or ChatGPT's markers, the card's click works and the record and the answer say "in der Bestätigungskarte";
+- Athaus's own page /app/bestaetigungen/C-… (login, CSRF) executes; the record and the tool's answer say
+  "auf der Athaus-Bestätigungsseite"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.extension import advertise
+from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import func, select
+
+from contract.confirmations import CONFIRMATION_META_KEY, UI_EXTENSION, UI_EXTENSION_SETTINGS
+from shared.db.models import OutboxMessage, PendingAction, User
+from shared.db.session import Database
+from shared.settings import Settings
+from shared.auth.tokens import mint_access_token
+from tests.confirmation_helpers import APPS_META, BROKER_SCOPES, OWNER, SEEKER, SEEKER_SCOPES, click, open_inquiry, open_proposal, published_listing
+from tests.conftest import LiveServer, seeded_database
+
+ERAS = ["legacy", "2026-07-28"]
+CHATGPT_META = {"openai/locale": "de-DE", "openai/userAgent": "ChatGPT/1.0"}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Database]]:
+    with seeded_database(tmp_path_factory.mktemp("boundary"), "boundary") as db, LiveServer(db) as server:
+        yield server, db
+
+
+def bearer(db: Database, email: str, server: str) -> str:
+    scopes = SEEKER_SCOPES if server == "suche" else BROKER_SCOPES
+    with db.unit_of_work() as session:
+        user_id = session.scalar(select(User.id).where(User.email == email))
+        return mint_access_token(session, user_id=user_id, client_id="boundary", resource=Settings().resource_url(server), scopes=sorted(scopes)).access_token
+
+
+def call(
+    live: LiveServer, token: str, server: str, tool: str, arguments: dict[str, Any], *, mode: str, apps: bool = False, meta: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """One tool call with the official client. `apps`: the client declares the MCP Apps extension (2026-07-28: as a
+    client extension, which the client sends per request; 2025-11-25 keeps capabilities in initialize, which a
+    stateless server never sees, so the same `_meta` key is sent with the call)."""
+    extensions = [advertise(UI_EXTENSION, dict(UI_EXTENSION_SETTINGS))] if apps and mode != "legacy" else None
+    request_meta = dict(meta or {})
+    if apps and mode == "legacy":
+        request_meta.update(APPS_META)
+
+    async def run() -> types.CallToolResult:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(f"{live.base_url}/{server}/mcp", http_client=http), mode=mode, extensions=extensions) as client:
+                return await client.call_tool(tool, arguments, meta=request_meta or None)
+
+    return anyio.run(run)
+
+
+def outbox(db: Database) -> int:
+    with db.read_only() as session:
+        return int(session.scalar(select(func.count()).select_from(OutboxMessage)) or 0)
+
+
+def recorded(db: Database, ref: str) -> tuple[str, str | None]:
+    with db.read_only() as session:
+        status, via = session.execute(select(PendingAction.status, PendingAction.via).where(PendingAction.ref == ref)).one()
+        return status, via
+
+
+def page_url(ref: str) -> str:
+    return f"{Settings().public_url.rstrip('/')}/app/bestaetigungen/{ref}"
+
+
+def drafts(db: Database) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """(server, login, tool, arguments) of every kind that goes out after a click."""
+    proposal, _ = open_proposal(db)
+    return [
+        ("suche", SEEKER.email, "draft_inquiry", {"listing_id": published_listing(db), "message": "Ist sie noch frei?"}),
+        ("makler", OWNER.email, "draft_reply", {"inquiry_id": open_inquiry(db), "text": "Ja, sie ist noch frei."}),
+        ("makler", OWNER.email, "decide_proposal", {"proposal_id": proposal, "decision": "accept", "message": "Passt gut."}),
+    ]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_a_client_without_the_card_gets_no_token_and_cannot_click(live: tuple[LiveServer, Database], mode: str) -> None:
+    server_, db = live
+    for server, email, tool, arguments in drafts(db):
+        token = bearer(db, email, server)
+        plain = call(server_, token, server, tool, arguments, mode=mode)
+        assert not plain.is_error, plain.content[0].text
+        block = plain.structured_content["confirmation"]
+        ref = block["confirmation_id"]
+        # no token for a client that shows no card; the page where the person confirms, in text and structure
+        assert "token" not in (plain.meta or {}).get(CONFIRMATION_META_KEY, {})
+        assert block["confirm_url"] == page_url(ref) and block["confirmed_via"] is None
+        assert page_url(ref) in plain.content[0].text
+        # a token copied out of the `_meta` a card host got (the model saw it, or the user pasted it)
+        shown = call(server_, token, server, "send_reply" if tool == "draft_reply" else ("send_inquiry" if tool == "draft_inquiry" else tool),
+                     {"confirmation_id": ref} if tool != "decide_proposal" else arguments, mode=mode, apps=True)
+        card = dict(shown.meta[CONFIRMATION_META_KEY])
+        assert card["confirmation_id"] == ref and len(card["token"]) > 16
+        before = outbox(db)
+        for decision in ("send", "discard"):
+            refused = call(server_, token, server, "decide_confirmation", click(card, decision), mode=mode)
+            assert refused.is_error and refused.meta["athaus/code"] == "CONFIRMATION_INVALID", refused
+            text = refused.content[0].text
+            assert page_url(ref) in text and "/app/" in text and "Ausgeführt wurde nichts" in text
+        assert outbox(db) == before and recorded(db, ref) == ("pending", None)
+        # the card's click, from a host that declares MCP Apps, works: once, recorded and said as the card's
+        clicked = call(server_, token, server, "decide_confirmation", click(card), mode=mode, apps=True)
+        assert not clicked.is_error, clicked.content[0].text
+        assert clicked.structured_content["confirmation"]["status"] == "sent"
+        assert clicked.structured_content["confirmation"]["confirmed_via"] == "card"
+        assert "nach dem Klick in der Bestätigungskarte" in clicked.structured_content["outcome"]
+        assert recorded(db, ref) == ("sent", "card") and outbox(db) == before + 1
+
+
+def test_chatgpt_markers_count_as_a_card_host(live: tuple[LiveServer, Database]) -> None:
+    server_, db = live
+    token = bearer(db, SEEKER.email, "suche")
+    drafted = call(server_, token, "suche", "draft_inquiry", {"listing_id": published_listing(db), "message": "ChatGPT-Karte"}, mode="2026-07-28", meta=CHATGPT_META)
+    card = dict(drafted.meta[CONFIRMATION_META_KEY])
+    assert "token" in card
+    clicked = call(server_, token, "suche", "decide_confirmation", click(card), mode="legacy", meta=CHATGPT_META)
+    assert not clicked.is_error and recorded(db, card["confirmation_id"]) == ("sent", "card")
+
+
+def test_the_athaus_page_confirms_and_the_record_says_so(live: tuple[LiveServer, Database]) -> None:
+    server_, db = live
+    token = bearer(db, SEEKER.email, "suche")
+    drafted = call(server_, token, "suche", "draft_inquiry", {"listing_id": published_listing(db), "message": "Über die Seite bestätigt"}, mode="2026-07-28")
+    ref = drafted.structured_content["confirmation"]["confirmation_id"]
+    path = f"/app/bestaetigungen/{ref}"
+    with httpx2.Client(base_url=server_.base_url, follow_redirects=False, timeout=30) as browser:
+        first = browser.get(path)
+        assert first.status_code == 303 and first.headers["location"].startswith("/app/anmelden?weiter=")
+        form = browser.get(first.headers["location"])
+        csrf = re.search(r'name="csrf_token" value="([^"]*)"', form.text).group(1)  # type: ignore[union-attr]
+        login = browser.post("/app/anmelden", data={"csrf_token": csrf, "email": SEEKER.email, "password": SEEKER.password, "weiter": path})
+        assert login.status_code == 303 and login.headers["location"] == path
+        page = browser.get(path)
+        assert page.status_code == 200 and "Über die Seite bestätigt" in page.text and 'name="von" value="seite"' in page.text
+        fields = dict(re.findall(r'name="(csrf_token|confirmation_id|payload_hash|von)" value="([^"]*)"', page.text))
+        before = outbox(db)
+        forged = browser.post("/app/bestaetigungen", data={**fields, "csrf_token": "falsch", "entscheidung": "send"})
+        assert forged.status_code == 403 and outbox(db) == before
+        sent = browser.post("/app/bestaetigungen", data={**fields, "entscheidung": "send"})
+        assert sent.status_code == 303
+        assert recorded(db, ref) == ("sent", "page") and outbox(db) == before + 1
+        again = browser.get(path)
+        assert "Senden</button>" not in again.text and "auf der Athaus-Bestätigungsseite" in again.text
+        other = browser.get("/app/bestaetigungen/C-999999")
+        assert other.status_code == 404
+    shown = call(server_, token, "suche", "send_inquiry", {"confirmation_id": ref}, mode="legacy")
+    assert shown.structured_content["confirmation"]["confirmed_via"] == "page"
+    assert "nach dem Klick auf der Athaus-Bestätigungsseite" in shown.structured_content["outcome"]

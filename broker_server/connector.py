@@ -149,7 +149,7 @@ def fetch(args: ConnectorFetchInput, ctx: ToolContext) -> ConnectorDocument:
             )
         listing = stock.get_listing(GetStockListingInput(listing_id=ref), ctx)
     except ValidationError:
-        raise connector.not_this_kind(args.id.strip(), "Objektnummern wie A-0000042, Anfragenummern wie I-000042") from None
+        raise connector.not_this_kind(args.id.strip(), "Objektnummern: A- und sieben Ziffern; Anfragenummern: I- und sechs Ziffern") from None
     return ConnectorDocument(
         id=listing.listing_id,
         title=f"Objekt {listing.listing_id}: {listing.title}",

@@ -95,7 +95,7 @@ def fetch(args: ConnectorFetchInput, ctx: ToolContext) -> ConnectorDocument:
     try:
         request = GetListingInput(listing_id=args.id)
     except ValidationError:
-        raise connector.not_this_kind(args.id.strip(), "Inseratsnummern wie A-0000042") from None
+        raise connector.not_this_kind(args.id.strip(), "Inseratsnummern: A- und sieben Ziffern") from None
     detail = catalog.get_listing(request, ctx)
     return ConnectorDocument(
         id=detail.listing_id,

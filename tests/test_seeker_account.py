@@ -4,6 +4,8 @@ next step built from the request, and listings that left the catalog still shown
 
 from __future__ import annotations
 
+from contract.rights import right_rank
+
 import datetime as dt
 from collections.abc import Iterator
 from typing import Any
@@ -116,7 +118,9 @@ def test_account_tools_are_declared_read_only_under_suche_konto() -> None:
         assert spec.annotations.as_mcp() == {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
         assert spec.security_schemes() == [{"type": "oauth2", "scopes": ["suche:konto"]}]
     ordered = [s.name for s in SEARCH_SERVER.tools]
-    assert ordered[4:8] == sorted(ACCOUNT_TOOLS), "tools/list: by right (public first), then by name"
+    ranks = [right_rank(specs[name].right) for name in ordered]
+    assert ranks == sorted(ranks), "tools/list: by right (public first)"
+    assert [name for name in ordered if name in ACCOUNT_TOOLS] == sorted(ACCOUNT_TOOLS), "then by name"
 
 
 # --- rights ---------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ throttle: `git archive <commit> | tar -x -C DIR`), with this environment's packa
 
     .venv/bin/python -m bench.login_flood --parallel 60
     .venv/bin/python -m bench.login_flood --parallel 60 --source /tmp/before
+    .venv/bin/python -m bench.login_flood --parallel 60 --distinct
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def main() -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--parallel", type=int, default=60)
     options.add_argument("--source", default=None, help="checkout to run the server from (default: this one)")
+    options.add_argument("--distinct", action="store_true", help="one address typed per attempt (only the limit per connection applies)")
     args = options.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="athaus-login-flood-"))
     port = free_port()
@@ -96,7 +98,8 @@ def main() -> int:
 
         def attempt(number: int) -> int:
             with httpx.Client(base_url=base, timeout=120, cookies=cookies) as client:
-                answer = client.post("/app/anmelden", data={"csrf_token": token, "email": OWNER, "password": f"falsch-{number}"})
+                email = f"person{number}@example.de" if args.distinct else OWNER
+                answer = client.post("/app/anmelden", data={"csrf_token": token, "email": email, "password": f"falsch-{number}"})
                 return answer.status_code
 
         watchers = [threading.Thread(target=sample), threading.Thread(target=probe)]
@@ -109,7 +112,8 @@ def main() -> int:
         done.set()
         for watcher in watchers:
             watcher.join()
-        print(f"source: {args.source or 'this checkout'}; {args.parallel} parallel wrong logins at /app/anmelden")
+        target = "as many addresses" if args.distinct else "one address"
+        print(f"source: {args.source or 'this checkout'}; {args.parallel} parallel wrong logins for {target} at /app/anmelden")
         print(f"answers: {dict(sorted(statuses.items()))} in {seconds:.1f} s")
         print(f"server memory (RSS): {idle:.0f} MB idle, peak {peak[0]:.0f} MB, {rss_mb(server.pid):.0f} MB after")
         print(f"/healthz meanwhile: {len(health)} answers, slowest {max(health) * 1000:.0f} ms")

@@ -168,7 +168,7 @@ class KeyFigures(ContractModel):
     since: Annotated[dt.datetime, Label("seit")]
     new_inquiries: Annotated[int, Label("neue Anfragen")] = Field(description="Im Zeitraum eingegangene Anfragen.")
     replies_sent: Annotated[int, Label("gesendete Antworten")] = Field(description="Im Zeitraum gesendete Nachrichten des Büros.")
-    listings_published: Annotated[int, Label("veröffentlichte Inserate")] = Field(description="Inserate, deren erste Veröffentlichung im Zeitraum liegt (published_at).")
+    listings_published: Annotated[int, Label("veröffentlichte Inserate")] = Field(description="Inserate, die im Zeitraum (wieder) veröffentlicht wurden (published_at).")
     average_first_response_hours: Annotated[float | Absent, Label("mittlere Zeit bis zur ersten Antwort", style=Style.hours)] = Field(
         description="Mittlere Zeit bis zur ersten Antwort, über die im Zeitraum eingegangenen und beantworteten Anfragen."
     )

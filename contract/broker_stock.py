@@ -153,11 +153,12 @@ class StockListing(ListingSummary):
     resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")
+    # the list line shows the date the default order sorts by (newest: published_at), not the creation date
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Letzte Veröffentlichung aus Entwurf oder Rückzug (die erste steht in status_history); Entwürfe haben keine.")
     status: Annotated[ListingStatus, Label("Status", bare=True)]
     status_label: str
     objektnr_extern: Annotated[str | Absent, Label("Objektnr. extern")] = OBJEKTNR_EXTERN
-    created_at: Annotated[dt.datetime, Label("vom")]
+    created_at: Annotated[dt.datetime, Label("angelegt", brief=False)]
     updated_at: Annotated[dt.datetime, Label("aktualisiert", brief=False)]
     publishable: Annotated[bool, Label("veröffentlichbar")] = Field(
         description="Ob das Objekt jetzt veröffentlicht werden kann: jede Pflichtregel von check_listing ist heute erfüllt."
@@ -242,7 +243,7 @@ class StockListingDetail(ListingDetail):
     resource_uri: Annotated[str | Absent, NOT_IN_TEXT] = Field(  # type: ignore[assignment]
         description="Öffentliches Exposé als MCP-Ressource; nur für veröffentlichte Inserate."
     )
-    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Erste Veröffentlichung; Entwürfe haben keine.")  # type: ignore[assignment]
+    published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht", brief=False)] = Field(description="Letzte Veröffentlichung aus Entwurf oder Rückzug (die erste steht in status_history); Entwürfe haben keine.")  # type: ignore[assignment]
     status_label: str
     address_published: Annotated[bool, Label("Adresse im Exposé veröffentlicht")] = Field(
         description="true: die genaue Adresse steht im öffentlichen Exposé; false: Suchende sehen sie erst auf Anfrage. Hier steht sie immer."

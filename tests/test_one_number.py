@@ -4,7 +4,9 @@ refused. Both halves of each rule, on the demo catalog."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,8 +17,10 @@ from contract.servers import SERVERS
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.german import number
-from tests.conftest import FIXED_NOW, Caller, make_context
+from shared.runtime.render import GERMAN_TIME
+from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
 from tests.test_broker_office import principal
+from tests.test_stock_writes import broker_principal, complete_fields
 
 
 def text_of(caller: Caller, tool: str, arguments: dict[str, Any]) -> str:
@@ -111,3 +115,39 @@ def test_datenstand_is_when_the_list_was_read(demo_db: Database) -> None:
     broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
     for tool in ("search_inquiries", "list_valuations"):
         assert broker(tool, {})["freshness"]["data_as_of"] == FIXED_NOW.isoformat().replace("+00:00", "Z"), tool
+
+
+@pytest.fixture(scope="module")
+def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    with seeded_database(tmp_path_factory.mktemp("republish"), "republish", listings=50) as db:
+        yield db
+
+
+def test_a_republished_listing_carries_its_republication_date(writable: Database) -> None:
+    def broker_at(now: dt.datetime) -> Caller:
+        return Caller(BROKER, make_context(writable, now), broker_principal(writable, 1))
+
+    first, later = FIXED_NOW, FIXED_NOW + dt.timedelta(days=3)
+    ref = broker_at(first)("save_listing", {"fields": complete_fields(writable)})["listing_id"]
+    broker_at(first)("update_listing_status", {"listing_id": ref, "status": "published"})
+    broker_at(first + dt.timedelta(days=1))("update_listing_status", {"listing_id": ref, "status": "withdrawn"})
+    broker_at(later)("update_listing_status", {"listing_id": ref, "status": "published"})
+    listing = broker_at(later)("get_listing", {"listing_id": ref})
+    assert listing["published_at"] == later.isoformat().replace("+00:00", "Z")
+    published = [h["changed_at"] for h in listing["status_history"] if h["new_status"] == "published"]
+    assert sorted(published) == [first.isoformat().replace("+00:00", "Z"), later.isoformat().replace("+00:00", "Z")]
+    # the other half: reserved and back keeps the date (it never left the catalog)
+    broker_at(later + dt.timedelta(days=1))("update_listing_status", {"listing_id": ref, "status": "reserved"})
+    broker_at(later + dt.timedelta(days=2))("update_listing_status", {"listing_id": ref, "status": "published"})
+    assert broker_at(later)("get_listing", {"listing_id": ref})["published_at"] == later.isoformat().replace("+00:00", "Z")
+
+
+def test_the_stock_list_shows_the_date_it_sorts_by(demo_db: Database) -> None:
+    broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
+    result = broker("search_listings", {"limit": 3})
+    text = text_of(broker, "search_listings", {"limit": 3})
+    assert "Reihenfolge: zuletzt veröffentlicht zuerst" in text
+    for item in result["items"]:
+        shown = dt.datetime.fromisoformat(item["published_at"].replace("Z", "+00:00")).astimezone(GERMAN_TIME).strftime("%d.%m.%Y %H:%M")
+        assert re.search(rf"- {item['listing_id']};.*; veröffentlicht {shown};", text), item["listing_id"]
+    assert "; vom " not in text

@@ -43,7 +43,8 @@ What a write does, in the caller's transaction:
 
 Status rules (change_status): publishing refuses a listing that fails a blocking rule of check_listing
 (`shared.publishing.failed_blocking_rules`; CONFLICT naming each rule); sold only for buy, let only for rent; back to
-draft only from withdrawn; the first publication sets `published_at`. A withdrawn listing is out of the catalog
+draft only from withdrawn; each publication from draft or withdrawn sets `published_at` (a republished listing is new
+in the catalog; its first publication stays in the status history). A withdrawn listing is out of the catalog
 (not published) and stays in the office's stock. The same status again is `unchanged`.
 
 For the import: `create_listings(session, office_id=, user_id=, client_id=, items=[NewListing(fields, feed,

@@ -400,11 +400,11 @@ def change_status(
         _refuse_transition(listing, old, new, now.date())
         result = WriteResult.changed
         listing.status = new.value
-        if new is ListingStatus.published and listing.published_at is None:
-            first_publication = True
+        first_publication = new is ListingStatus.published and listing.published_at is None
+        if new is ListingStatus.published and old not in (ListingStatus.published, ListingStatus.reserved):
+            # published (again): the catalog's "newest" and the Treffer it makes say so; the first publication stays
+            # in the office's status history
             listing.published_at = now
-        else:
-            first_publication = False
         listing.version += 1
         listing.updated_at = now
         flag_modified(listing, "updated_at")

@@ -35,7 +35,7 @@ from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_router
 from shared.auth.server import CROSS_ORIGIN, AuthorizationServer
 from shared.db.session import Database
-from shared.logging import configure
+from shared.logging import configure, console_wanted
 from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
 from shared.outbox.worker import SmtpMailer, deliver_due, outbox_counts
@@ -107,7 +107,7 @@ def app_from_environment() -> FastAPI:
     its own connection pool; every secret (cursor key, sign-in key) comes from the database, so all workers and all
     instances on one database answer alike."""
     settings = Settings()
-    configure(settings.log_level)
+    configure(settings.log_level, console_wanted(settings.log_format, settings.development))
     workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
     # the database's connections are shared by the workers: each gets its part (two workers: 10 + 20 each, as one
     # process alone has), never less than a handful, so N workers need about 60 connections at most in all
@@ -188,6 +188,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
+            # said last, once the requests, the outbox worker and the listener have stopped
+            stack.callback(log.info, '{"event": "stopped", "text": "Athaus beendet: Anfragen abgeschlossen, Postausgang und Listener angehalten."}')
             for manager in managers:
                 await stack.enter_async_context(manager.run())
             if db.engine.dialect.name == "postgresql":
@@ -199,7 +201,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
             if mailer is not None:
                 tasks.start_soon(deliver_outbox, settings, db, mailer, context.now)
             yield
-            tasks.cancel_scope.cancel()
+            tasks.cancel_scope.cancel()  # the outbox round in flight (a thread) ends its transaction first
 
     app = FastAPI(
         title="Athaus",

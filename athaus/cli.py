@@ -16,11 +16,14 @@ from pathlib import Path
 from pydantic import ValidationError
 from sqlalchemy import func, select
 
+from athaus.german_cli import GermanParser
+from athaus.german_cli import install as install_german
 from shared.db.migrate import upgrade
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.identity import version
-from shared.logging import configure
+from shared.german import number
+from shared.logging import configure, console_wanted
 from shared.settings import Settings
 
 log = logging.getLogger("athaus.cli")
@@ -37,6 +40,11 @@ FIRST_OFFICE_HINT = (
 )
 
 
+def tell(level: int, event: str, text: str, **fields: object) -> None:
+    """A log line that a person reads too: on the console its German `text`, in JSON with the fields."""
+    log.log(level, json.dumps({"event": event, **fields, "text": text}, ensure_ascii=False))
+
+
 def prepare(settings: Settings, db: Database) -> None:
     """Bring the schema to head; in development mode seed the demo catalog once into an empty catalog. A production
     start never seeds (its demo accounts have published passwords); on an empty database it says how the first office
@@ -50,15 +58,16 @@ def prepare(settings: Settings, db: Database) -> None:
     if empty and settings.seeds_demo:
         from shared.demo import seed_demo
 
+        started = time.monotonic()
         summary = seed_demo(db.engine, listings=settings.demo_listings)
-        log.info('{"event": "demo_seeded", "listings": %d}', summary.listings)
+        seconds = time.monotonic() - started
+        text = f"Demodaten angelegt: {number(summary.listings)} Inserate, {number(summary.users)} Konten in {number(seconds, 1)} s"
+        log.info(json.dumps({"event": "demo_seeded", "listings": summary.listings, "seconds": round(seconds, 3), "text": text}, ensure_ascii=False))
         return
     if not settings.development and "demo_seed" in settings.model_fields_set and settings.demo_seed:
-        log.warning('{"event": "demo_seed_ignored", "reason": "development mode is off"}')
-        print("Hinweis: ATHAUS_DEMO_SEED gilt nur im Entwicklungsmodus; Demodaten legt im Betrieb nur `athaus demo seed` an.", file=sys.stderr)
+        tell(logging.WARNING, "demo_seed_ignored", "ATHAUS_DEMO_SEED gilt nur im Entwicklungsmodus; Demodaten legt im Betrieb nur `athaus demo seed` an.")
     if not offices:
-        log.warning('{"event": "no_office", "next_step": "athaus office create"}')
-        print(FIRST_OFFICE_HINT, file=sys.stderr)
+        tell(logging.WARNING, "no_office", FIRST_OFFICE_HINT, next_step="athaus office create")
 
 
 def default_workers(settings: Settings) -> int:
@@ -73,6 +82,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
     from athaus.connections import uvicorn_options
+    from athaus.start import announce_when_listening
 
     settings = settings.serving(args.host, args.port)
     announce(settings)
@@ -80,15 +90,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     prepare(settings, db)
     host, port = settings.host, settings.port
     workers = args.workers or default_workers(settings)
+    announce_when_listening(settings, db, args.server, workers)  # the start block, once the socket answers
     if workers == 1:
         app = create_app(settings, db, only=args.server)
         uvicorn.run(app, host=host, port=port, **uvicorn_options(settings))
         return 0
-    db.engine.dispose()  # each worker opens its own pool
+    db.engine.dispose()  # each worker opens its own pool (the start block's one query opens it here again)
     # the workers read their settings from the environment: the bind goes with them, so an unset public URL
     # follows it there too
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
-    log.info('{"event": "serve", "workers": %d}', workers)
     metrics_dir = shared_metrics_dir()
     uvicorn.run(
         "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
@@ -109,27 +119,15 @@ def shared_metrics_dir() -> str | None:
 
 
 def announce(settings: Settings) -> None:
-    """Says at start where clients reach the server, and what in the settings does not fit."""
-    log.info(
-        json.dumps(
-            {
-                "event": "serving",
-                "bind": f"{settings.host}:{settings.port}",
-                "public_url": settings.public_url,
-                "public_url_follows_bind": settings.public_url_follows_bind,
-                "development": settings.development,
-            }
-        )
-    )
+    """Says at start what in the settings does not fit (where everything is, athaus/start.py says once it listens)."""
     mismatch = settings.bind_mismatch()
     if mismatch:
-        log.warning(json.dumps({"event": "public_url_mismatch", "detail": mismatch}))
-        print(f"Warnung: ATHAUS_PUBLIC_URL passt nicht zur Bindung ({mismatch}).", file=sys.stderr)
+        tell(logging.WARNING, "public_url_mismatch", f"ATHAUS_PUBLIC_URL passt nicht zur Bindung ({mismatch}).", detail=mismatch)
     if settings.development_forced_off:
-        log.warning(json.dumps({"event": "development_mode_off", "public_url": settings.public_url}))
-        print(
-            f"Hinweis: Entwicklungsmodus ist aus, weil die öffentliche Adresse {settings.public_url} nicht auf Loopback liegt.",
-            file=sys.stderr,
+        tell(
+            logging.WARNING, "development_mode_off",
+            f"Entwicklungsmodus ist aus, weil die öffentliche Adresse {settings.public_url} nicht auf Loopback liegt.",
+            public_url=settings.public_url,
         )
 
 
@@ -196,6 +194,14 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
     from shared.auth.access import account_by_email, allowed_scopes
     from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, mint_access_token
 
+    # the server the token is for: its port or public URL as `athaus serve` was started with them
+    overrides = {key: value for key, value in (("port", args.port), ("public_url", args.public_url)) if value}
+    if overrides:
+        try:
+            settings = Settings(**overrides)
+        except ValidationError as invalid:
+            print(f"Die Angaben passen nicht: {_problems(invalid)}", file=sys.stderr)
+            return 2
     if not settings.development:
         print("Tokens gibt `athaus token` nur im Entwicklungsmodus aus (ATHAUS_DEVELOPMENT=true).", file=sys.stderr)
         return 1
@@ -221,6 +227,11 @@ def cmd_token(args: argparse.Namespace, settings: Settings) -> int:
             session, user_id=account.user_id, client_id=DEVELOPMENT_CLIENT_ID, resource=settings.resource_url(server.name.value), scopes=rights
         )
     print(issued.access_token)
+    print(
+        f"Token für {settings.resource_url(server.name.value)} (Konto {account.email}; Rechte: {' '.join(rights)}). Ein Server "
+        "auf anderem Port oder unter anderer Adresse lehnt es ab: dann --port oder --public-url wie beim Start angeben.",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -316,59 +327,97 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="athaus", description="Athaus MCP-Server")
+    install_german()
+    root = GermanParser(
+        prog="athaus", description="Athaus MCP-Server: Athaus für Makler und Athaus Immobiliensuche, ihre Datenbank, Doku und Demodaten.",
+        example="athaus serve --port 8741\nathaus serve suche --help",
+    )
     root.add_argument("--version", action="version", version=f"athaus {version()}", help="Version zeigen und beenden")
-    commands = root.add_subparsers(dest="command", required=True)
+    commands = root.add_subparsers(dest="command", required=True, title="Befehle", metavar="BEFEHL")
 
-    serve = commands.add_parser("serve", help="Server starten (ohne Angabe: beide in einem Prozess)")
-    serve.add_argument("server", nargs="?", choices=["makler", "suche"], default=None)
-    serve.add_argument("--host", default=None)
-    serve.add_argument("--port", type=int, default=None)
-    serve.add_argument("--workers", type=int, default=None, help="Arbeitsprozesse (ohne Angabe: je CPU-Kern mit PostgreSQL, 1 mit SQLite)")
+    serve = commands.add_parser(
+        "serve", help="Server starten (ohne Angabe: beide in einem Prozess)", description="Startet die MCP-Server, die Anmeldung, "
+        "die Web-App und die Doku; bringt die Datenbank vorher auf den neuesten Stand.",
+        example="athaus serve --port 8741          # beide Server, http://127.0.0.1:8741\nathaus serve suche --workers 2    # nur die Immobiliensuche",
+    )
+    serve.add_argument("server", nargs="?", choices=["makler", "suche"], default=None, help="nur diesen Server (Standard: beide)")
+    serve.add_argument("--host", default=None, metavar="ADRESSE", help="Adresse, auf der er lauscht (Standard: ATHAUS_HOST, 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="Port (Standard: ATHAUS_PORT, 8000)")
+    serve.add_argument("--workers", type=int, default=None, metavar="ANZAHL", help="Arbeitsprozesse (ohne Angabe: je CPU-Kern mit PostgreSQL, 1 mit SQLite)")
     serve.set_defaults(run=cmd_serve)
 
-    db = commands.add_parser("db", help="Datenbank")
-    db.add_argument("action", choices=["upgrade"])
+    db = commands.add_parser(
+        "db", help="Datenbank auf den neuesten Stand bringen", description="Wendet die fehlenden Migrationen an.",
+        example="athaus db upgrade",
+    )
+    db.add_argument("action", choices=["upgrade"], help="upgrade: alle fehlenden Migrationen anwenden")
     db.set_defaults(run=cmd_db)
 
-    demo = commands.add_parser("demo", help="Demodaten")
-    demo.add_argument("action", choices=["seed"])
-    demo.add_argument("--listings", type=int, default=2400)
-    demo.add_argument("--seed", type=int, default=7)
+    demo = commands.add_parser(
+        "demo", help="Demodaten anlegen", description="Legt Demokatalog und Demokonten (mit veröffentlichten Passwörtern, "
+        "siehe README) in eine leere Datenbank.", example="athaus demo seed --listings 10000",
+    )
+    demo.add_argument("action", choices=["seed"], help="seed: Demodaten anlegen")
+    demo.add_argument("--listings", type=int, default=2400, metavar="ANZAHL", help="Zahl der Inserate (Standard: 2400)")
+    demo.add_argument("--seed", type=int, default=7, metavar="ZAHL", help="Startwert des Zufalls: gleicher Wert, gleiche Daten (Standard: 7)")
     demo.set_defaults(run=cmd_demo)
 
-    docs = commands.add_parser("docs", help="Doku aus dem Vertrag: Markdown unter docs/ und die Website daraus")
-    docs.add_argument("action", choices=["build", "check"])
-    docs.add_argument("--root", default="docs", help="Markdown-Quellen (Standard: docs)")
-    docs.add_argument("--site", default=None, help="Ziel der Website (Standard: athaus/docs/site, das Paket liefert sie aus)")
+    docs = commands.add_parser(
+        "docs", help="Doku aus dem Vertrag: Markdown unter docs/ und die Website daraus",
+        description="Erzeugt oder prüft die Doku-Seiten und die Website.", example="athaus docs build\nathaus docs check",
+    )
+    docs.add_argument("action", choices=["build", "check"], help="build: erzeugen; check: prüfen, ob sie dem Vertrag entsprechen")
+    docs.add_argument("--root", default="docs", metavar="ORDNER", help="Markdown-Quellen (Standard: docs)")
+    docs.add_argument("--site", default=None, metavar="ORDNER", help="Ziel der Website (Standard: athaus/docs/site, das Paket liefert sie aus)")
     docs.set_defaults(run=cmd_docs)
 
-    outbox = commands.add_parser("outbox", help="Postausgang: fällige E-Mails zustellen (statt im Server mit ATHAUS_OUTBOX_WORKER)")
-    outbox.add_argument("action", choices=["run"])
+    outbox = commands.add_parser(
+        "outbox", help="Postausgang: fällige E-Mails zustellen (statt im Server mit ATHAUS_OUTBOX_WORKER)",
+        description="Stellt fällige E-Mails über ATHAUS_SMTP_HOST zu.", example="athaus outbox run --once",
+    )
+    outbox.add_argument("action", choices=["run"], help="run: zustellen, bis beendet (mit --once: eine Runde)")
     outbox.add_argument("--once", action="store_true", help="Eine Runde, dann beenden")
     outbox.set_defaults(run=cmd_outbox)
 
-
-    office = commands.add_parser("office", help="Maklerbüros: ein Büro anlegen und seine Inhaberin oder seinen Inhaber einladen")
-    office.add_argument("action", choices=["create"])
-    office.add_argument("--name", required=True, help="Name des Büros")
-    office.add_argument("--city", required=True, help="Ort des Büros")
-    office.add_argument("--owner-email", required=True, help="E-Mail-Adresse der Inhaberin oder des Inhabers (bekommt die Einladung)")
+    office = commands.add_parser(
+        "office", help="Maklerbüros: ein Büro anlegen und seine Inhaberin oder seinen Inhaber einladen",
+        description="Legt ein Maklerbüro an und lädt die Inhaberin oder den Inhaber per E-Mail ein.",
+        example='athaus office create --name "Hoffmann Immobilien" --city Leipzig --owner-email inhaberin@example.de',
+    )
+    office.add_argument("action", choices=["create"], help="create: Büro anlegen")
+    office.add_argument("--name", required=True, metavar="NAME", help="Name des Büros")
+    office.add_argument("--city", required=True, metavar="ORT", help="Ort des Büros")
+    office.add_argument("--owner-email", required=True, metavar="E-MAIL", help="E-Mail-Adresse der Inhaberin oder des Inhabers (bekommt die Einladung)")
     office.set_defaults(run=cmd_office)
 
-    imports = commands.add_parser("import", help="OpenImmo-Übertragung in den Bestand eines Büros importieren")
-    imports.add_argument("format", choices=["openimmo"])
-    imports.add_argument("file", help="OpenImmo-XML-Datei (Version 1.2.x)")
-    imports.add_argument("--office", type=int, required=True, help="Nummer des Büros")
+    imports = commands.add_parser(
+        "import", help="OpenImmo-Übertragung in den Bestand eines Büros importieren",
+        description="Liest eine OpenImmo-Datei und übernimmt ihre Objekte in den Bestand eines Büros.",
+        example="athaus import openimmo uebertragung.xml --office 1 --drafts",
+    )
+    imports.add_argument("format", choices=["openimmo"], help="Format der Datei")
+    imports.add_argument("file", metavar="DATEI", help="OpenImmo-XML-Datei (Version 1.2.x)")
+    imports.add_argument("--office", type=int, required=True, metavar="NUMMER", help="Nummer des Büros")
     imports.add_argument("--drafts", action="store_true", help="neue Objekte als Entwurf lassen, nicht veröffentlichen")
     imports.set_defaults(run=cmd_import)
 
-    token = commands.add_parser("token", help="Zugangstoken für ein Konto ausgeben (nur im Entwicklungsmodus)")
-    token.add_argument("--user", required=True, help="E-Mail-Adresse des Kontos")
-    token.add_argument("--server", required=True, choices=["makler", "suche"])
-    token.add_argument("--rights", nargs="+", metavar="SCOPE", help="Rechte (Standard: alle, die das Konto dort haben kann)")
+    token = commands.add_parser(
+        "token", help="Zugangstoken für ein Konto ausgeben (nur im Entwicklungsmodus)",
+        description="Gibt ein Zugangstoken für den Server aus, der unter dem angegebenen Port oder der angegebenen Adresse "
+        "läuft (ohne Angabe: ATHAUS_PORT/ATHAUS_PUBLIC_URL). Das Token steht auf stdout, für wen es gilt auf stderr.",
+        example="athaus token --user suchende@athaus-demo.example --server suche --port 8741",
+    )
+    token.add_argument("--user", required=True, metavar="E-MAIL", help="E-Mail-Adresse des Kontos")
+    token.add_argument("--server", required=True, choices=["makler", "suche"], help="für welchen Server")
+    token.add_argument("--rights", nargs="+", metavar="RECHT", help="Rechte (Standard: alle, die das Konto dort haben kann)")
+    token.add_argument("--port", type=int, default=None, help="Port, mit dem `athaus serve --port` gestartet wurde")
+    token.add_argument("--public-url", default=None, metavar="URL", help="öffentliche Adresse des Servers (wie ATHAUS_PUBLIC_URL beim Start)")
     token.set_defaults(run=cmd_token)
     return root
+
+
+def _problems(invalid: ValidationError) -> str:
+    return "; ".join(str(error["msg"]).removeprefix("Value error, ") for error in invalid.errors())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -376,10 +425,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings()
     except ValidationError as invalid:
-        problems = "; ".join(str(error["msg"]).removeprefix("Value error, ") for error in invalid.errors())
-        print(f"Die Einstellungen (ATHAUS_*) passen nicht zusammen: {problems}", file=sys.stderr)
+        print(f"Die Einstellungen (ATHAUS_*) passen nicht zusammen: {_problems(invalid)}", file=sys.stderr)
         return 2
-    configure(settings.log_level)
+    configure(settings.log_level, console_wanted(settings.log_format, settings.development))
     return int(args.run(args, settings))
 
 

@@ -37,6 +37,9 @@ class Label:
     bare: bool = False  # in a list line the value stands alone (a number, a title, a place)
     brief: bool = True  # False: left out of list lines, shown in the details only
     style: Style = Style.number
+    # Text someone else wrote (a seeker's message, a listing description from an office or its feed): the text shows it
+    # as quoted data, with this German origin ("vom Anbieter"), never as the server's own words (shared/runtime/render.py)
+    quoted: str | None = None
 
 
 NOT_IN_TEXT = Label(None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, PrivateAttr, model_validator
@@ -105,6 +105,11 @@ class Settings(BaseSettings):
     )
     demo_listings: int = 2400
     log_level: str = "INFO"
+    log_format: Literal["auto", "json", "text"] = Field(
+        default="auto",
+        description="Log lines on stderr: json (one object per line), text (short German lines for people), auto: text "
+        "in development mode on a terminal, json otherwise.",
+    )
     stream_responses: bool = Field(
         default=False,
         description="Answer every MCP request as an SSE stream; false: one JSON response, except for a call that asks for "

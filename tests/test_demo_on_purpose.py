@@ -22,7 +22,7 @@ def counts(db: Database) -> tuple[int, int]:
 
 
 def test_a_production_start_seeds_nothing_and_says_how_the_first_office_is_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("ATHAUS_DEMO_SEED", "true")  # even asked for: production never seeds
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'prod.sqlite3'}", public_url="https://athaus.example.org")
@@ -30,7 +30,7 @@ def test_a_production_start_seeds_nothing_and_says_how_the_first_office_is_made(
     db = Database.from_url(settings.database_url)
     cli.prepare(settings, db)
     assert counts(db) == (0, 0)
-    said = capsys.readouterr().err
+    said = caplog.text  # logged (the start's lines are log lines: JSON in production)
     assert "athaus office create --name" in said and "ATHAUS_DEMO_SEED gilt nur im Entwicklungsmodus" in said
 
 

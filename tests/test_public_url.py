@@ -91,8 +91,8 @@ def test_a_public_url_that_does_not_fit_the_bind_is_said_at_start(
 ) -> None:
     database_env.setenv("ATHAUS_PUBLIC_URL", "http://127.0.0.1:8000")
     serve(database_env, "--port", "8741")
-    err = capsys.readouterr().err
-    assert "Warnung: ATHAUS_PUBLIC_URL passt nicht zur Bindung" in err and "8741" in err
+    said = capsys.readouterr().err
+    assert '"level": "warning"' in said and "ATHAUS_PUBLIC_URL passt nicht zur Bindung" in said and "8741" in said
 
 
 def test_a_public_url_behind_a_proxy_is_not_warned_about(database_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,6 +36,7 @@ from tests.conftest import Caller, LiveServer, make_context
 from tests.test_broker_http import OWNER, token_for
 
 EXPORTER = InMemorySpanExporter()
+SECRET_EMAIL = "geheim-4711@example.org"
 
 
 @pytest.fixture(scope="module")
@@ -171,11 +172,14 @@ def test_sql_parameters_never_reach_the_log(demo_db: Database, log_lines: io.Str
 
     def leaky(args: Any, ctx: Any) -> Any:
         with ctx.db.read_only() as session:
-            session.execute(text("SELECT no_such_column FROM users WHERE email = :email"), {"email": "geheim-4711@example.org"})
+            # a name, not the literal: a logged traceback quotes this source line
+            session.execute(text("SELECT no_such_column FROM users WHERE email = :email"), {"email": SECRET_EMAIL})
 
     broker = replace(BROKER, handlers={**BROKER.handlers, "list_valuations": leaky})
     caller = Caller(broker, make_context(demo_db), principal_of_owner(demo_db))
-    assert caller.error("list_valuations", {})[0] == "SOURCE_UNAVAILABLE"  # sqlite3.OperationalError
+    # SQLite says OperationalError (SOURCE_UNAVAILABLE), PostgreSQL UndefinedColumn (INTERNAL, logged with its traceback)
+    expected = {"sqlite": "SOURCE_UNAVAILABLE", "postgresql": "INTERNAL"}[demo_db.engine.dialect.name]
+    assert caller.error("list_valuations", {})[0] == expected
     logged = log_lines.getvalue()
     assert "no_such_column" in logged  # the failure is logged, with its statement
     assert "geheim-4711" not in logged and "[SQL parameters hidden due to hide_parameters=True]" in logged

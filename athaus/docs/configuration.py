@@ -80,8 +80,11 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "demo_listings": "Wie viele Inserate die Demodaten haben.",
     "log_level": (
-        "Protokollstufe. Protokolle sind JSON-Zeilen auf stderr, eine Zeile `tool_call` je Aufruf (Werkzeug, Ergebniscode, "
-        "Dauer)."
+        "Protokollstufe. Protokolle gehen auf stderr, eine Zeile `tool_call` je Aufruf (Werkzeug, Ergebniscode, Dauer)."
+    ),
+    "log_format": (
+        "Form der Protokollzeilen: `json` (ein JSON-Objekt je Zeile, für Maschinen), `text` (kurze deutsche Zeilen: "
+        "Uhrzeit, Stufe, was geschah) oder `auto` (Vorgabe): `text` im Entwicklungsmodus an einem Terminal, sonst `json`."
     ),
     "stream_responses": (
         "`true`: jede MCP-Anfrage wird als SSE-Strom beantwortet. `false` (Vorgabe): eine JSON-Antwort je Anfrage, "

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import time
+import warnings
 from pathlib import Path
 
 from alembic import command
@@ -9,9 +13,11 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine
+from sqlalchemy import exc as sa_exc
 
 import migrations
 
+log = logging.getLogger("athaus.db")
 MIGRATIONS_DIR = Path(migrations.__file__).parent
 
 
@@ -22,11 +28,28 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head") -> int:
+    """Migrate to `revision`; says so in one log line (steps and time) and returns the number of steps."""
     config = alembic_config(engine)
+    started = time.monotonic()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+        current = tuple(applied_revisions(connection)) or None
+        steps = sum(1 for _ in ScriptDirectory.from_config(config).iterate_revisions(revision, current or "base"))
+        with warnings.catch_warnings():
+            # SQLite's batch migrations reflect the listings table, whose expression index SQLAlchemy cannot reflect and
+            # need not: the migration that made it keeps it (an operator can do nothing about this warning).
+            warnings.filterwarnings("ignore", "Skipped unsupported reflection of expression-based index", sa_exc.SAWarning)
+            command.upgrade(config, revision)
+    seconds = time.monotonic() - started
+    at = ", ".join(sorted(head_revisions(engine))) if revision == "head" else revision
+    text = (
+        f"Datenbank migriert: {steps} {'Schritt' if steps == 1 else 'Schritte'} in {seconds:.1f} s (Stand {at})".replace(".", ",")
+        if steps
+        else f"Datenbank ist auf dem neuesten Stand ({at})"
+    )
+    log.info(json.dumps({"event": "migrated", "steps": steps, "seconds": round(seconds, 3), "revision": at, "text": text}, ensure_ascii=False))
+    return steps
 
 
 def revision(engine: Engine, message: str) -> None:

@@ -189,6 +189,9 @@ class Plan:
     choose: Choose
 
 
+PROBLEMS: set[str] = set()  # what the failed calls said (printed after the table: an error must be explained)
+
+
 async def _session(url: str, plan: Plan, seconds: float, seed: int) -> tuple[list[float], int]:
     rng = random.Random(seed)
     latencies: list[float] = []
@@ -202,9 +205,12 @@ async def _session(url: str, plan: Plan, seconds: float, seed: int) -> tuple[lis
                 started = time.perf_counter()
                 try:
                     result = await client.call_tool(tool, arguments)
-                    errors += bool(result.is_error)
-                except Exception:
+                    if result.is_error:
+                        errors += 1
+                        PROBLEMS.add(f"{tool}: {(result.meta or {}).get('athaus/code')} {result.content[0].text[:200]}")
+                except Exception as error:
                     errors += 1
+                    PROBLEMS.add(f"{tool}: {type(error).__name__} {error}"[:300])
                 latencies.append(time.perf_counter() - started)
     return latencies, errors
 
@@ -352,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         for ours, theirs in zip(rows[-2 * len(floor) : -len(floor)], floor, strict=True):
             print(f"{ours['clients']}: {ours['calls_per_s'] / theirs['calls_per_s']:.2f} x the floor's calls per second")
     print(f"load after: {_load()}")
+    for problem in sorted(PROBLEMS)[:10]:
+        print(f"error: {problem}")
     return 0
 
 

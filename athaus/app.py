@@ -188,6 +188,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
+            # said last, once the requests, the outbox worker and the listener have stopped
+            stack.callback(log.info, '{"event": "stopped", "text": "Athaus beendet: Anfragen abgeschlossen, Postausgang und Listener angehalten."}')
             for manager in managers:
                 await stack.enter_async_context(manager.run())
             if db.engine.dialect.name == "postgresql":
@@ -199,7 +201,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
             if mailer is not None:
                 tasks.start_soon(deliver_outbox, settings, db, mailer, context.now)
             yield
-            tasks.cancel_scope.cancel()
+            tasks.cancel_scope.cancel()  # the outbox round in flight (a thread) ends its transaction first
 
     app = FastAPI(
         title="Athaus",

@@ -12,6 +12,7 @@ worker process and the tests' live servers).
   connection is closed. uvicorn bounds only the idle time between requests: a client that sent half a body (or half
   its headers) held its connection and a task for as long as it liked.
 - TCP_NODELAY (athaus/nodelay.py).
+- **A clean stop**: on SIGTERM the calls in flight get their deadline to finish (`timeout_graceful_shutdown`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio
 import functools
 import json
 import logging
+import math
 from typing import Any
 
 from athaus.nodelay import NoDelayHTTPProtocol
@@ -83,6 +85,10 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     return {
         "http": functools.partial(BoundedReadHTTPProtocol, read_seconds=settings.request_read_seconds),
         "reset_contextvars": True,
+        # SIGTERM: no new connections; the calls in flight get their deadline to finish (then they are cancelled, and
+        # a write cut off is rolled back whole: one transaction each); then the app's lifespan stops the outbox
+        # worker and the listing events listener (athaus/app.py)
+        "timeout_graceful_shutdown": math.ceil(settings.call_deadline_seconds) + 1,
         "log_config": None,
         "access_log": False,
     }

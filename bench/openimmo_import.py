@@ -2,10 +2,12 @@
 
 For each size this writes a full transfer (umfang="VOLL") of N flats to a temporary file, streams it, imports it
 into a fresh migrated SQLite database (or PostgreSQL with --database-url, one database per size) as office 1 of a
-small demo catalog (new listings stay drafts unless --publish), and prints the wall time, objects per second, and the peak memory: Python's allocations
-(tracemalloc) during the import and the process's peak RSS. It then imports the same transfer again and prints
-that nothing changed. Memory stays flat because the reader keeps one `<immobilie>` at a time and the writes commit
-in batches; what grows with N is the set of objektnr_extern a VOLL transfer must remember to know what is missing.
+small demo catalog (new listings stay drafts unless --publish), and prints the wall time, the process's CPU time
+(on a shared machine the steadier figure), objects and megabytes per second and the process's peak RSS. It then
+imports the same transfer again and prints that nothing changed. Timed runs go without tracemalloc (it slows Python
+several times over); `--memory` runs the same with tracemalloc and prints Python's allocation peak instead. Memory
+stays flat because the reader keeps one `<immobilie>` at a time and the writes commit a chunk at a time; what grows
+with N is the set of objektnr_extern a VOLL transfer must remember to know what is missing.
 
     python -m bench.openimmo_import --objects 1000 10000
 """
@@ -59,30 +61,45 @@ def fresh_database(base_url: str | None, tmp: Path, size: int) -> tuple[Database
     return Database.from_url(make_url(base_url).set(database=name).render_as_string(hide_password=False)), drop
 
 
-def run_once(db: Database, path: Path, now: dt.datetime, publish: bool) -> tuple[float, float, dict[str, int]]:
-    tracemalloc.start()
-    started = time.perf_counter()
-    with path.open("rb") as source:
-        result = import_transfer(
-            db, source, source_kind=TransferSource.upload, office_id=OFFICE, user_id=None, client_id="bench",
-            max_bytes=MAX_BYTES, publish=publish, now=now,
-        )
-    elapsed = time.perf_counter() - started
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return elapsed, peak / 1024 / 1024, result.counts.model_dump()
+def measured(work, memory: bool):  # type: ignore[no-untyped-def]
+    """(result, wall seconds, CPU seconds, tracemalloc peak MB or None) of work()."""
+    if memory:
+        tracemalloc.start()
+    started, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    peak = None
+    if memory:
+        peak = tracemalloc.get_traced_memory()[1] / 1024 / 1024
+        tracemalloc.stop()
+    return result, elapsed, cpu, peak
 
 
-def read_only(path: Path) -> tuple[float, float, int]:
-    """The reader alone (no database): seconds, tracemalloc peak in MB, objects read."""
-    tracemalloc.start()
-    started = time.perf_counter()
-    with path.open("rb") as source:
-        objects = sum(1 for item in read_transfer(source, max_bytes=MAX_BYTES) if isinstance(item, ParsedObject))
-    elapsed = time.perf_counter() - started
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return elapsed, peak / 1024 / 1024, objects
+def run_once(db: Database, path: Path, now: dt.datetime, publish: bool, memory: bool):  # type: ignore[no-untyped-def]
+    def work():  # type: ignore[no-untyped-def]
+        with path.open("rb") as source:
+            return import_transfer(
+                db, source, source_kind=TransferSource.upload, office_id=OFFICE, user_id=None, client_id="bench",
+                max_bytes=MAX_BYTES, publish=publish, now=now,
+            )
+
+    result, elapsed, cpu, peak = measured(work, memory)
+    return elapsed, cpu, peak, result.counts.model_dump()
+
+
+def read_only(path: Path, memory: bool):  # type: ignore[no-untyped-def]
+    """The reader alone (no database): objects read, wall and CPU seconds, tracemalloc peak."""
+    def work() -> int:
+        with path.open("rb") as source:
+            return sum(1 for item in read_transfer(source, max_bytes=MAX_BYTES) if isinstance(item, ParsedObject))
+
+    return measured(work, memory)
+
+
+def line(size: int, megabytes: float, run: str, elapsed: float, cpu: float, peak: float | None, counts: str) -> str:
+    shown = f"{peak:.1f}" if peak is not None else "-"
+    return (f"{size:>8} {megabytes:>8.1f} {run:>6} {elapsed:>8.2f} {cpu:>8.2f} {size / elapsed:>7.0f} {megabytes / elapsed:>6.1f} "
+            f"{shown:>8} {peak_rss_mb():>8.0f}  {counts}")
 
 
 def main() -> None:
@@ -93,16 +110,18 @@ def main() -> None:
         "--publish", action="store_true",
         help="publish each new listing (runs check_listing and matches every saved search: much slower)",
     )
-    parser.add_argument("--read-only", action="store_true", help="only the reader, no database (a quick check of flat memory)")
+    parser.add_argument("--read-only", action="store_true", help="only the reader, no database")
+    parser.add_argument("--memory", action="store_true", help="run under tracemalloc and print Python's peak (slower)")
     parser.add_argument("--single", action="store_true", help=argparse.SUPPRESS)  # one size in this process
     args = parser.parse_args()
     if not args.single:  # each size in its own process, so the peak RSS is that size's own
-        print(f"{'objects':>8} {'MB file':>8} {'run':>6} {'seconds':>8} {'obj/s':>7} {'peak MB (tracemalloc)':>22} "
-              f"{'peak RSS MB':>12}  counts", flush=True)
+        print(f"{'objects':>8} {'MB file':>8} {'run':>6} {'wall s':>8} {'CPU s':>8} {'obj/s':>7} {'MB/s':>6} "
+              f"{'peak MB':>8} {'RSS MB':>8}  counts", flush=True)
         for size in args.objects:
             extra = ["--database-url", args.database_url] if args.database_url else []
             extra += ["--publish"] if args.publish else []
             extra += ["--read-only"] if args.read_only else []
+            extra += ["--memory"] if args.memory else []
             subprocess.run([sys.executable, "-m", "bench.openimmo_import", "--single", "--objects", str(size), *extra], check=True)
         return
     now = DEMO_NOW + dt.timedelta(days=1)
@@ -114,19 +133,17 @@ def main() -> None:
                 write_transfer(out, (f"B-{i:06d}" for i in range(size)), scope="VOLL", provider="BENCH01")
             megabytes = path.stat().st_size / 1024 / 1024
             if args.read_only:
-                elapsed, peak, objects = read_only(path)
-                print(f"{size:>8} {megabytes:>8.1f} {'read':>6} {elapsed:>8.1f} {size / elapsed:>7.0f} {peak:>22.1f} "
-                      f"{peak_rss_mb():>12.0f}  read {objects}", flush=True)
+                objects, elapsed, cpu, peak = read_only(path, args.memory)
+                print(line(size, megabytes, "read", elapsed, cpu, peak, f"read {objects}"), flush=True)
                 continue
             db, drop = fresh_database(args.database_url, tmp, size)
             try:
                 upgrade(db.engine)
                 seed_demo(db.engine, listings=50)
                 for run in ("first", "again"):
-                    elapsed, peak, counts = run_once(db, path, now, args.publish)
+                    elapsed, cpu, peak, counts = run_once(db, path, now, args.publish, args.memory)
                     shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
-                    print(f"{size:>8} {megabytes:>8.1f} {run:>6} {elapsed:>8.1f} {size / elapsed:>7.0f} {peak:>22.1f} "
-                          f"{peak_rss_mb():>12.0f}  {shown}", flush=True)
+                    print(line(size, megabytes, run, elapsed, cpu, peak, shown), flush=True)
             finally:
                 db.engine.dispose()
                 drop()  # type: ignore[operator]

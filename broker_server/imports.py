@@ -49,7 +49,7 @@ def import_listings(args: ImportListingsInput, ctx: ToolContext) -> ImportListin
         return import_transfer(
             ctx.db, source, source_kind=kind, office_id=office.office_id, user_id=ctx.caller.user_id,
             client_id=ctx.caller.client_id, max_bytes=limit, publish=args.publish, now=ctx.now(),
-            progress=ctx.report_progress,
+            progress=ctx.report_progress, preview=args.preview,
         )
 
 

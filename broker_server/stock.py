@@ -61,6 +61,13 @@ def _public_uri(listing: Listing, uri: str) -> str | Absent:
     return Absent(reason=AbsenceReason.empty_in_source, note=NOT_PUBLIC.format(status=status))
 
 
+NOT_IMPORTED = Absent(reason=AbsenceReason.empty_in_source, note="In Athaus angelegt, nicht importiert.")
+
+
+def _external_id(listing: Listing) -> str | Absent:
+    return listing.external_id if listing.feed is not None and listing.external_id else NOT_IMPORTED
+
+
 def _published_at(listing: Listing) -> dt.datetime | Absent:
     return listing.published_at if listing.published_at is not None else NEVER_PUBLISHED
 
@@ -77,6 +84,7 @@ def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None
             "resource_uri": _public_uri(listing, listing_view.RESOURCE_URI.format(listing_id=listing.ref)),
             "published_at": _published_at(listing),
             **labelled("status", ListingStatus(listing.status)),
+            "objektnr_extern": _external_id(listing),
             "created_at": listing.created_at,
             "updated_at": listing.updated_at,
             "publishable": not failed,
@@ -91,7 +99,8 @@ def _stock_binding(args: SearchStockInput, statuses: Sequence[str], office: Offi
     it was evaluated on: a walk across midnight ends instead of changing its set unnoticed."""
     catalog = engine.binding(args, args.sort)
     checked = {"publishable": args.publishable, "day": today.isoformat()} if args.publishable is not None else None
-    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id, "checked": checked})
+    return binding_hash({"catalog": catalog, "statuses": list(statuses), "office": office.office_id, "checked": checked,
+                         "objektnr_extern": args.objektnr_extern})
 
 
 def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListing]:
@@ -103,8 +112,10 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
         snap = engine.snapshot(session)
         echoed_office = office_scope(session, office)
         # The publishing check's blocking rules as SQL, so totals and pages of the filter are exact.
-        publishable = [] if args.publishable is None else [publishing.publishable_condition(args.publishable, today)]
-        scope = StockScope(session, args, statuses, office, also=publishable)
+        also = [] if args.publishable is None else [publishing.publishable_condition(args.publishable, today)]
+        if args.objektnr_extern:
+            also.append(Listing.feed.is_not(None) & Listing.external_id.in_(args.objektnr_extern))
+        scope = StockScope(session, args, statuses, office, also=also)
         binding = _stock_binding(args, statuses, office, today)
         page = scope.page(session, ctx.cursors, args, binding=binding, revision=snap.revision, now=now)
         items = [_stock_item(row, args, scope.distance_km(row), today) for row in page.rows]
@@ -114,6 +125,8 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
             suggestions.append(Suggestion(arguments={"statuses": None}, reason="alle Status"))
         if args.publishable is not None:
             suggestions.append(Suggestion(arguments={"publishable": None}, reason="veröffentlichbare und nicht veröffentlichbare"))
+        if args.objektnr_extern:
+            suggestions.append(Suggestion(arguments={"objektnr_extern": None}, reason="auch ohne diese objektnr_extern"))
         hint = f"Durchsucht wurde nur der Bestand von {echoed_office['office'].value}. {hint}"
     return Page(
         items=items,
@@ -239,6 +252,7 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
                 "address": listing_view.address(listing, exact=True),  # the office sees its own address, published or not
                 **labelled("status", expose.status),
                 "address_published": listing.address_published,
+                "objektnr_extern": _external_id(listing),
                 "created_at": listing.created_at,
                 "version": listing.version,
                 "status_history": _status_history(session, listing),

@@ -37,6 +37,10 @@ class ImportListingsInput(ContractModel):
         default=True,
         description="true: neue Objekte veröffentlichen, wenn check_listing es erlaubt; sonst bleiben sie Entwurf.",
     )
+    preview: Annotated[bool, Label("Vorschau")] = Field(
+        default=False,
+        description="true: nichts schreiben, nur zeigen, was angelegt, geändert, abgelehnt und (VOLL) zurückgezogen würde.",
+    )
 
 
 class ObjectResult(ContractModel):
@@ -75,6 +79,10 @@ class ImportListingsOutput(ContractModel):
     source_label: str
     scope: Annotated[TransferScope, Label("Umfang")] = Field(description="full: VOLL, partial: TEIL.")
     scope_label: str
+    scope_assumed: Annotated[bool, Label("Umfang angenommen")] = Field(
+        description="true: die Datei hat kein uebertragung-Element; gelesen als TEIL (zieht nichts zurück außer aktion DELETE)."
+    )
+    preview: Annotated[bool, Label("nur Vorschau")] = Field(description="true: nichts wurde geschrieben.")
     objects_read: Annotated[int, Label("Objekte in der Datei")]
     counts: Annotated[ImportCounts, Label("Ergebnis")]
     withdrawn_missing: Annotated[list[str], Label("zurückgezogen, weil nicht übertragen")] = Field(
@@ -97,10 +105,12 @@ TOOLS: list[ToolSpec] = [
         title="Bestand importieren",
         description=(
             "Importiert eine OpenImmo-Übertragung (1.2.x) in den Bestand deines Büros: als xml oder mit "
-            "from_feed von der Feed-Adresse des Büros. Schlüssel ist objektnr_extern; aktion CHANGE/DELETE je "
-            "Objekt. umfang=TEIL zieht nie etwas zurück; VOLL zieht Objekte desselben Feeds zurück, die fehlen, "
-            "und nennt sie. Werte, die keine Zahl sind ('ca. 85', 'auf Anfrage'), werden nicht gespeichert, "
-            "sondern je Feld gezählt. Dieselbe Übertragung zweimal ändert beim zweiten Mal nichts."
+            "from_feed von der Feed-Adresse des Büros. Schlüssel ist objektnr_extern (in search_listings und "
+            "get_listing sichtbar); aktion DELETE zieht ein Objekt zurück. umfang=VOLL zieht außerdem Objekte "
+            "desselben Feeds zurück, die fehlen, und nennt sie; TEIL (auch ohne uebertragung-Element, wie "
+            "Portal-Exporte) nicht. preview true zeigt vorher, was geschähe, ohne zu schreiben. Werte, die keine "
+            "Zahl sind ('ca. 85', 'auf Anfrage'), werden nicht gespeichert, sondern je Feld gezählt. Dieselbe "
+            "Übertragung zweimal ändert beim zweiten Mal nichts."
         ),
         input_model=ImportListingsInput,
         output_model=ImportListingsOutput,

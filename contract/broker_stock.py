@@ -114,6 +114,9 @@ class CheckListingOutput(ContractModel):
 # --- search_listings (office stock) -------------------------------------------------------------------------
 
 
+OBJEKTNR_EXTERN = Field(description="Schlüssel des Objekts im OpenImmo-Feed (import_listings); fehlt bei Objekten, die hier angelegt wurden.")
+
+
 class StockFilters(CatalogFilters):
     statuses: Annotated[list[StatusInput] | None, Label("Status")] = Field(  # type: ignore[valid-type]
         default=None,
@@ -126,6 +129,10 @@ class StockFilters(CatalogFilters):
         description=(
             "true: nur heute veröffentlichbare; false: nur die übrigen; weggelassen: beide."
         ),
+    )
+    objektnr_extern: Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None, Label("Objektnr. extern")] = Field(
+        default=None, max_length=50,
+        description="Nur importierte Objekte mit diesen objektnr_extern (OpenImmo-Schlüssel); weggelassen: alle.",
     )
 
 
@@ -150,6 +157,7 @@ class StockListing(ListingSummary):
     published_at: Annotated[dt.datetime | Absent, Label("veröffentlicht")] = Field(description="Letzte Veröffentlichung aus Entwurf oder Rückzug (die erste steht in status_history); Entwürfe haben keine.")
     status: Annotated[ListingStatus, Label("Status", bare=True)]
     status_label: str
+    objektnr_extern: Annotated[str | Absent, Label("Objektnr. extern")] = OBJEKTNR_EXTERN
     created_at: Annotated[dt.datetime, Label("angelegt", brief=False)]
     updated_at: Annotated[dt.datetime, Label("aktualisiert", brief=False)]
     publishable: Annotated[bool, Label("veröffentlichbar")] = Field(
@@ -240,6 +248,7 @@ class StockListingDetail(ListingDetail):
     address_published: Annotated[bool, Label("Adresse im Exposé veröffentlicht")] = Field(
         description="true: die genaue Adresse steht im öffentlichen Exposé; false: Suchende sehen sie erst auf Anfrage. Hier steht sie immer."
     )
+    objektnr_extern: Annotated[str | Absent, Label("Objektnr. extern")] = OBJEKTNR_EXTERN
     created_at: Annotated[dt.datetime, Label("angelegt")]
     version: Annotated[int, Label("Version", brief=False)] = Field(description="Mit save_listing und update_listing_status mitsenden.")
     status_history: Annotated[list[StatusChangeEntry] | Absent, Label("Statusverlauf")] = Field(description="Statusverlauf, älteste Änderung zuerst.")

@@ -301,3 +301,16 @@ def test_an_imported_object_without_coordinates_takes_them_from_its_postal_code(
     listing = broker("search_listings", {"query": "WUE-1"})["items"][0]
     full = broker("get_listing", {"listing_id": listing["listing_id"]})
     assert (full["address"]["postal_code"], full["address"]["state"], full["address"]["latitude"]) == ("97084", "Bayern", 49.7939)
+
+
+def test_a_namesake_far_larger_than_the_others_is_meant_and_said(search: Caller, demo_db: Database) -> None:
+    result = total(search, city="Schwerin")
+    assert echoed(result, "city")["value"] == "Schwerin (Mecklenburg-Vorpommern)"
+    assert result["total"] == published_in(demo_db, "Schwerin") > 0
+    assert warnings_of(result, "VALUE_NORMALISED") == [
+        "'Schwerin' ist hier Schwerin (Mecklenburg-Vorpommern), der weitaus größte Ort dieses Namens; gemeint sein kann "
+        "auch Schwerin (Brandenburg): dann diesen Namen senden (city)."
+    ]
+    # the other half: namesakes of comparable size are asked about
+    code, _ = search.error("count_listings", {"city": "Neunkirchen"})
+    assert code == "INPUT_REQUIRED"

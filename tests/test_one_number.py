@@ -151,3 +151,15 @@ def test_the_stock_list_shows_the_date_it_sorts_by(demo_db: Database) -> None:
         shown = dt.datetime.fromisoformat(item["published_at"].replace("Z", "+00:00")).astimezone(GERMAN_TIME).strftime("%d.%m.%Y %H:%M")
         assert re.search(rf"- {item['listing_id']};.*; veröffentlicht {shown};", text), item["listing_id"]
     assert "; vom " not in text
+
+
+def test_every_bad_argument_is_named_in_one_answer(search: Caller) -> None:
+    code, message = search.error("search_listings", {"limit": 0, "max_price": -5, "sort": "billig", "farbe": "rot"})
+    assert code == "INVALID_ARGUMENT"
+    assert message.startswith("4 Angaben sind ungültig: ")
+    for named in ("das Argument limit ist zu klein (mindestens 1)", "das Argument max_price ist zu klein (mindestens 0)", "das Argument sort ist kein erlaubter Wert (erlaubt: 'newest', 'price_asc', 'price_desc' oder 'living_area_desc')", "das Argument farbe ist kein Argument dieses Werkzeugs"):
+        assert named in message, named
+    assert message.endswith("Bitte alle korrigieren und das Werkzeug erneut aufrufen.")
+    # the other half: one mistake reads as before
+    code, message = search.error("search_listings", {"limit": 0})
+    assert message == "Das Argument limit ist zu klein (mindestens 1): bitte korrigieren und das Werkzeug erneut aufrufen."

@@ -168,10 +168,18 @@ def test_delete_needs_only_the_key() -> None:
     assert (obj.key, obj.action, obj.refusal, obj.fields) == ("W-1", "delete", None, {})
 
 
-def test_transfer_without_header_is_refused() -> None:
-    with pytest.raises(TransferError) as caught:
-        read("<openimmo><anbieter></anbieter></openimmo>")
-    assert caught.value.kind == "schema"
+NO_HEADER = (
+    "Die Übertragung hat kein Element ‹uebertragung› (so kommen Exporte von Portalen); sie wird als Teilübertragung "
+    "(TEIL) gelesen, es wird also nichts zurückgezogen, außer Objekten mit aktion DELETE."
+)
+
+
+@pytest.mark.parametrize("objects", [0, 2])
+def test_transfer_without_header_reads_as_partial_and_says_so(objects: int) -> None:
+    one = minimal().split("<anbieter>")[1].split("</anbieter>")[0]
+    header, parsed = read("<openimmo><anbieter>" + one * objects + "</anbieter></openimmo>")
+    assert header == Header(scope="partial", version=None, sender=None, warnings=[NO_HEADER], assumed=True)
+    assert [o.key for o in parsed] == ["X-1"] * objects
 
 
 def test_other_root_is_refused() -> None:
@@ -233,3 +241,33 @@ def test_objects_come_out_while_the_file_is_still_being_read() -> None:
     assert isinstance(next(items), Header)
     assert isinstance(next(items), ParsedObject)
     assert source.tell() < len(doc)  # streaming: the first object came before the end of the file
+
+
+# --- as real exports come ---------------------------------------------------------------------------------------
+
+
+def test_a_real_portal_export_reads_as_partial_and_names_what_is_missing() -> None:
+    """tests/fixtures/openimmo/real_immowelt_export.xml: see its ORIGIN.md (a public repository, unedited)."""
+    header, [obj] = read(fixture("real_immowelt_export.xml"))
+    assert (header.scope, header.assumed, header.warnings) == ("partial", True, [NO_HEADER])
+    assert (obj.key, obj.action, obj.provider) == ("8333", "new", None)
+    assert obj.refusal == "Im Objekt fehlt ‹objektkategorie/vermarktungsart›, ‹objektkategorie/objektart›."
+
+
+def test_codes_of_the_schema_are_read_as_german_words() -> None:
+    body = ('<preise><kaufpreis>1</kaufpreis><provisionspflichtig>{due}</provisionspflichtig></preise>'
+            '<zustand_angaben><zustand zustand_art="{state}"/><energiepass><epart>BEDARF</epart>'
+            "<primaerenergietraeger>{carrier}</primaerenergietraeger></energiepass></zustand_angaben>")
+    cases = [("false", "SANIERUNGSBEDUERFTIG", "FERNWAERME"), ("true", "KEINE_ANGABE", "GAS"), ("true", "ERSTBEZUG", "Pellets")]
+    got = []
+    for due, state, carrier in cases:
+        _, [obj] = read(minimal(body.format(due=due, state=state, carrier=carrier)))
+        got.append(tuple(obj.fields[k] for k in ("commission", "commission_percent", "condition", "energy_carrier")))
+    assert got == [
+        ("provisionsfrei (provisionspflichtig: nein)", 0.0, "sanierungsbedürftig", "Fernwärme"),
+        ("provisionspflichtig, Höhe nicht angegeben", None, None, "Gas"),
+        ("provisionspflichtig, Höhe nicht angegeben", None, "Erstbezug", "Pellets"),
+    ]
+    _, [obj] = read(minimal('<preise><aussen_courtage>3,57 % inkl. MwSt.</aussen_courtage><provisionspflichtig>true'
+                            "</provisionspflichtig></preise>"))
+    assert (obj.fields["commission"], obj.fields["commission_percent"]) == ("3,57 % inkl. MwSt.", 3.57)

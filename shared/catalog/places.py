@@ -43,6 +43,7 @@ class PlaceMatch:
     longitude: float
     short_form: bool = False  # the caller gave a unique short form of `name`
     district: str | None = None  # the caller named this district of the municipality
+    namesakes: tuple[str, ...] = ()  # the caller's name also names these (far smaller) places
 
 
 def place_key(text: str) -> str:
@@ -134,6 +135,12 @@ def resolve_place(text: str, argument: str, *, district_in_query: bool = False) 
     shortened = [p for other, found in places.by_key.items() if other.startswith(first) and _shortens(key, other) for p in found]
     if len(exact) == 1 and not any(p.residents > LARGER * max(exact[0].residents, 1) for p in shortened):
         return _match(exact[0])
+    if len(exact) > 1:  # namesakes: one far larger than every other candidate is meant ("Schwerin"), and said so
+        top = max(exact, key=lambda p: p.residents)
+        others = [p for p in exact + shortened if p is not top]
+        if all(top.residents > LARGER * max(p.residents, 1) for p in others):
+            chosen = _match(top)
+            return PlaceMatch(chosen.name, chosen.state, chosen.latitude, chosen.longitude, namesakes=tuple(filter_name(p) for p in others))
     if not exact and len(shortened) == 1:
         return _match(shortened[0], short_form=True)
     if exact or shortened:
@@ -214,6 +221,11 @@ def normalised_warning(argument: str, typed: str, match: PlaceMatch) -> ResultWa
         )
     elif match.district:
         message = f"{typed.strip()!r} ist der Ortsteil {match.district} von {match.name}: der Umkreis zählt ab seiner Mitte ({argument})."
+    elif match.namesakes:
+        message = (
+            f"{typed.strip()!r} ist hier {match.name}, der weitaus größte Ort dieses Namens; gemeint sein kann auch "
+            f"{_listed(list(match.namesakes), 'oder')}: dann diesen Namen senden ({argument})."
+        )
     elif match.short_form:
         message = f"Der Ort {typed.strip()!r} ist eindeutig {match.name}: danach wurde gesucht ({argument})."
     else:

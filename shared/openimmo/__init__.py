@@ -16,7 +16,7 @@ from shared.openimmo.reader import Header, RawObject, TransferError, TransferRea
 
 __all__ = [
     "KNOWN_VARIANTS", "Excluded", "ExcludedValue", "Header", "NameCollision", "Parsed", "ParsedObject",
-    "TransferError", "normalise_name", "parse_number", "read_transfer",
+    "TransferError", "TransferReader", "normalise_name", "parse_number", "read_transfer",
 ]
 
 

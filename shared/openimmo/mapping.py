@@ -40,6 +40,7 @@ class ParsedObject:
 
 
 TRUE = {"true", "1", "ja", "yes", "j"}
+FALSE = {"false", "0", "nein", "no", "n"}
 
 # (listing field, element path, whole number)
 NUMBERS_COMMON: tuple[tuple[str, str, bool], ...] = (
@@ -77,14 +78,71 @@ CONDITIONS = {
     "VOLL_SANIERT": "saniert", "SANIERT": "saniert", "TEIL_SANIERT": "teilsaniert", "RENOVIERT": "renoviert",
     "RENOVIERUNGSBEDUERFTIG": "renovierungsbedürftig", "TEIL_VOLLRENOVIERUNGSBED": "renovierungsbedürftig",
 }
+CONDITIONS.update({
+    "TEIL_VOLLSANIERT": "teil-/vollsaniert", "TEIL_VOLLRENOVIERT": "teil-/vollrenoviert", "TEIL_RENOVIERT": "teilrenoviert",
+    "SANIERUNGSBEDUERFTIG": "sanierungsbedürftig", "BAUFAELLIG": "baufällig", "NACH_VEREINBARUNG": "nach Vereinbarung",
+    "ROHBAU": "Rohbau", "ENTKERNT": "entkernt", "ABRISSOBJEKT": "Abrissobjekt", "PROJEKTIERT": "projektiert",
+})
+SUBTYPES.update({
+    "LOFT-STUDIO-ATELIER": "Loft/Studio/Atelier", "TERRASSEN": "Terrassenwohnung", "SOUTERRAIN": "Souterrainwohnung",
+    "APARTMENT": "Apartment", "FERIENWOHNUNG": "Ferienwohnung", "GALERIE": "Galeriewohnung", "ROHDACHBODEN": "Rohdachboden",
+    "ATTIKAWOHNUNG": "Attikawohnung", "REIHENECK": "Reiheneckhaus", "STADTHAUS": "Stadthaus", "RESTHOF": "Resthof",
+    "BAUERNHAUS": "Bauernhaus", "LANDHAUS": "Landhaus", "SCHLOSS": "Schloss", "ZWEIFAMILIENHAUS": "Zweifamilienhaus",
+    "FERIENHAUS": "Ferienhaus", "BERGHUETTE": "Berghütte", "CHALET": "Chalet", "STRANDHAUS": "Strandhaus",
+    "LAUBE-DATSCHE-GARTENHAUS": "Gartenhaus", "APARTMENTHAUS": "Apartmenthaus", "BURG": "Burg", "HERRENHAUS": "Herrenhaus",
+    "FINCA": "Finca", "FERTIGHAUS": "Fertighaus", "CARPORT": "Carport", "DUPLEX": "Duplex-Stellplatz",
+    "STELLPLATZ": "Stellplatz", "AUSSENSTELLPLATZ": "Außenstellplatz", "PARKHAUS": "Parkhaus",
+    "GEWERBE": "Gewerbegrundstück", "LAND_FORSTWIRSCHAFT": "Land-/Forstwirtschaft", "FREIZEIT": "Freizeitgrundstück",
+})
+NO_SUBTYPE = {"KEINE_ANGABE"}
+# primaerenergietraeger (and befeuerung) as feeds write them (OpenImmo 1.2.7 codes) → German
+ENERGY_CARRIERS = {
+    "OEL": "Öl", "GAS": "Gas", "ERDGAS_LEICHT": "Erdgas", "ERDGAS_SCHWER": "Erdgas", "FLUESSIGGAS": "Flüssiggas",
+    "ELEKTRO": "Strom", "STROM": "Strom", "STROM_MIX": "Strom", "FERNWAERME": "Fernwärme", "FERNWAERME_DAMPF": "Fernwärme",
+    "NAHWAERME": "Nahwärme", "BLOCK": "Blockheizkraftwerk", "KWK_FOSSIL": "Kraft-Wärme-Kopplung (fossil)",
+    "KWK_ERNEUERBAR": "Kraft-Wärme-Kopplung (erneuerbar)", "KWK_REGENERATIV": "Kraft-Wärme-Kopplung (erneuerbar)",
+    "KWK_BIO": "Kraft-Wärme-Kopplung (Biomasse)", "WAERMEPUMPE": "Wärmepumpe", "LUFTWP": "Luft-Wärmepumpe",
+    "ERDWAERME": "Erdwärme", "SOLAR": "Solarthermie", "PELLET": "Holzpellets", "HOLZ": "Holz",
+    "HOLZ_HACKSCHNITZEL": "Holzhackschnitzel", "STUECKHOLZ": "Stückholz", "KOHLE": "Kohle", "BRAUNKOHLE": "Braunkohle",
+    "STEINKOHLE": "Steinkohle", "KOKS": "Koks", "ALTERNATIV": "alternative Energieträger", "BIOENERGIE": "Bioenergie",
+    "WIND": "Windenergie", "WASSER": "Wasserkraft", "UMWELTWAERME": "Umweltwärme", "BIOGAS": "Biogas", "BIOOEL": "Bioöl",
+    "BIOMASSE": "Biomasse",
+}
+COMMISSION_FREE = "provisionsfrei (provisionspflichtig: nein)"
+COMMISSION_DUE = "provisionspflichtig, Höhe nicht angegeben"
 CERTIFICATE_TYPES = {"BEDARF": "demand", "VERBRAUCH": "consumption"}
 ENERGY_STATUS_WORDS = {"BEI_BESICHTIGUNG": "at_viewing", "OHNE": "not_required", "NICHT_NOETIG": "not_required"}
 _PERCENT = re.compile(r"^\s*(\d{1,2}(?:[,.]\d{1,2})?)\s*%")
 _GERMAN_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
 
 
+class _Indexed(dict):  # type: ignore[type-arg]
+    """An object read with its path index: `find("geo/plz")` is one dict lookup (the first in document order, as
+    `Element.find` returns it); iterfind walks the element."""
+
+    __slots__ = ("element",)
+    find = dict.get
+
+    def __init__(self, element: ET.Element, paths: dict[str, ET.Element]) -> None:
+        super().__init__(paths or _paths_of(element))
+        self.element = element
+
+    def iterfind(self, path: str) -> Any:
+        return self.element.iterfind(path)
+
+
+def _paths_of(element: ET.Element) -> dict[str, ET.Element]:
+    paths: dict[str, ET.Element] = {}
+    todo = [(child, child.tag) for child in element]
+    while todo:
+        node, path = todo.pop(0)
+        paths.setdefault(path, node)
+        todo[0:0] = [(child, f"{path}/{child.tag}") for child in node]
+    return paths
+
+
 def map_object(raw: RawObject) -> ParsedObject:
-    element = raw.element
+    element: Any = _Indexed(raw.element, raw.paths)
     key = _text(element, "verwaltung_techn/objektnr_extern")
     action = _action(element)
     result = ParsedObject(position=raw.position, key=key, action=action, provider=raw.provider)
@@ -128,7 +186,7 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     f["property_type"] = PROPERTY_TYPES[kind_child.tag]
     f["property_subtype"] = _subtype(kind_child)
     f["title"] = (_text(element, "freitexte/objekttitel") or "")[:300]
-    f["description"] = _text(element, "freitexte/objektbeschreibung") or ""
+    f["description"] = _text(element, "freitexte/objektbeschreibung") or _text(element, "freitexte/objekt_text") or ""
     f["postal_code"] = postal_code
     f["city"] = _text(element, "geo/ort")
     f["district"] = _text(element, "geo/regionaler_zusatz")
@@ -172,6 +230,12 @@ def _prices(element: ET.Element, marketing: str, result: ParsedObject) -> None:
     f["commission"] = _short(commission, 200)
     match = _PERCENT.match(commission or "")
     f["commission_percent"] = float(match.group(1).replace(",", ".")) if match else None
+    due = _text(element, "preise/provisionspflichtig")
+    if commission is None and due is not None:  # no amount, but whether the buyer or tenant pays one
+        if due.lower() in TRUE:
+            f["commission"] = COMMISSION_DUE
+        elif due.lower() in FALSE:
+            f["commission"], f["commission_percent"] = COMMISSION_FREE, 0.0
 
 
 def _energy(element: ET.Element, result: ParsedObject) -> None:
@@ -191,7 +255,7 @@ def _energy(element: ET.Element, result: ParsedObject) -> None:
         value_path = "endenergiebedarf" if kind == "BEDARF" else "energieverbrauchkennwert"
         f["energy_value"] = _number(certificate, value_path, "energy_value", result, prefix="zustand_angaben/energiepass/")
         f["energy_class"] = _short(_text(certificate, "wertklasse"), 3)
-        f["energy_carrier"] = _short(_text(certificate, "primaerenergietraeger"), 40)
+        f["energy_carrier"] = _carrier(_text(certificate, "primaerenergietraeger"))
         f["energy_year_built"] = _number(certificate, "baujahr", "energy_year_built", result, whole=True,
                                          prefix="zustand_angaben/energiepass/")
         f["energy_valid_until"] = _date(certificate, "gueltig_bis", "energy_valid_until", result,
@@ -327,13 +391,25 @@ def _marketing(element: ET.Element) -> str | None:
     return "buy" if buy and not rent else "rent" if rent and not buy else None
 
 
+def _carrier(text: str | None) -> str | None:
+    """The energy carrier in German: an OpenImmo code ("GAS", "FERNWAERME") as its word, free text as written."""
+    if text is None:
+        return None
+    code = text.strip().upper().replace("-", "_").replace(" ", "_")
+    return ENERGY_CARRIERS.get(code) or _short(text.strip(), 40)
+
+
 def _subtype(kind: ET.Element) -> str | None:
     if kind.tag in COMMERCIAL_SUBTYPES:
         return COMMERCIAL_SUBTYPES[kind.tag]
     value = (kind.get(SUBTYPE_ATTRIBUTE.get(kind.tag, "")) or "").strip().upper()
-    return SUBTYPES.get(value) or (value.replace("_", " ").title()[:40] if value else None)
+    if not value or value in NO_SUBTYPE:
+        return None
+    return SUBTYPES.get(value) or value.replace("_", " ").replace("-", "/").title()[:40]
 
 
 def _condition(element: ET.Element) -> str | None:
     value = (_attribute(element, "zustand_angaben/zustand", "zustand_art") or "").strip().upper()
-    return CONDITIONS.get(value) or (value.lower().replace("_", " ")[:40] if value else None)
+    if not value or value in NO_SUBTYPE:
+        return None
+    return CONDITIONS.get(value) or value.lower().replace("_", " ")[:40]

@@ -10,6 +10,7 @@ because it cannot know which of the two the sender meant.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Spellings seen in feeds besides the schema's own, mapped to the OpenImmo 1.2.7 name. Applied after the
 # mechanical steps (namespace and prefix dropped, casefolded, umlauts and ß spelled out, '-' and ' ' → '_').
@@ -45,6 +46,7 @@ _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 _SEPARATORS = re.compile(r"[\s\-.]+")
 
 
+@lru_cache(maxsize=4096)  # a transfer spells a few hundred names, each thousands of times
 def normalise_name(raw: str) -> str:
     """The canonical spelling of one element or attribute name: `{ns}WohnFläche` → `wohnflaeche`."""
     name = raw.rsplit("}", 1)[-1]  # a namespace URI as ElementTree spells it

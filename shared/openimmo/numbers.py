@@ -36,8 +36,16 @@ _GERMAN_GROUPS = re.compile(r"^\d{1,3}(\.\d{3})+(,\d+)?$")  # 1.250.000 or 1.250
 _ENGLISH_GROUPS = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")  # 1,250,000 or 1,250,000.50
 
 
+# xsd:decimal as most exports write it ("85", "85.5", "420000.00"): read at once. Three decimals ("1.250") are not
+# here: they could be German thousands, and take the long way.
+_SCHEMA_DECIMAL = re.compile(r"\d+(?:\.(?:\d\d?|\d{4,}))?")
+
+
 def parse_number(raw: str, *, whole: bool = False) -> Parsed:
     """One value of a numeric field: the number, or None with the reason it was excluded."""
+    if _SCHEMA_DECIMAL.fullmatch(raw):
+        value = float(raw)
+        return Parsed(None, Excluded.out_of_range) if whole and value != int(value) else Parsed(value)
     text = raw.strip().replace("\u00a0", " ")
     if _ON_REQUEST.match(text):
         return Parsed(None, Excluded.on_request)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+from shared.german import decimal
 
 _MESSAGES = {
     "missing": "fehlt",
@@ -40,32 +43,43 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return path
 
 
-def german_message(error: ValidationError) -> str:
-    """The first problem, as one sentence with the field, what is wrong, what is allowed and the next step."""
-    first = error.errors()[0]
-    field = _field_path(tuple(first["loc"]))
-    kind = first["type"]
-    ctx = first.get("ctx") or {}
+def _bound(value: Any) -> str:
+    return decimal(value) if isinstance(value, int | float) else str(value)
+
+
+def _problem(detail: Any) -> tuple[str, str]:
+    """The field of one validation problem and what is wrong with it, what is allowed."""
+    field = _field_path(tuple(detail["loc"]))
+    kind = detail["type"]
+    ctx = detail.get("ctx") or {}
     if kind == "value_error":
-        problem = str(ctx.get("error", first["msg"]))
+        problem = str(ctx.get("error", detail["msg"]))
         if field:
             problem = f"ist ungültig ({problem})"
     else:
         problem = _MESSAGES.get(kind, "ist ungültig")
         if kind in {"enum", "literal_error"} and "expected" in ctx:
-            problem += f" (erlaubt: {ctx['expected']})"
+            problem += f" (erlaubt: {str(ctx['expected']).replace(' or ', ' oder ')})"
         elif kind in {"greater_than", "greater_than_equal"}:
-            problem += f" (mindestens {ctx.get('ge', ctx.get('gt'))})"
+            problem += f" (mindestens {_bound(ctx.get('ge', ctx.get('gt')))})"
         elif kind in {"less_than", "less_than_equal"}:
-            problem += f" (höchstens {ctx.get('le', ctx.get('lt'))})"
+            problem += f" (höchstens {_bound(ctx.get('le', ctx.get('lt')))})"
         elif kind == "string_pattern_mismatch" and field.endswith("listing_id"):
             problem += " (Inseratsnummer wie A-0000042)"
         elif kind == "string_too_long":
             problem += f" (höchstens {ctx.get('max_length')} Zeichen)"
-    more = len(error.errors()) - 1
-    extra = f" ({more} weitere Angabe(n) ebenfalls ungültig.)" if more else ""
-    subject = f"Das Argument {field} {problem}" if field else f"Die Angaben passen nicht zusammen: {problem}"
-    return f"{subject}: bitte korrigieren und das Werkzeug erneut aufrufen.{extra}"
+    return field, problem
+
+
+def german_message(error: ValidationError) -> str:
+    """Every problem in one answer, each with the field, what is wrong, what is allowed; then the next step. A caller
+    that fixes one argument at a time would need as many calls as there are mistakes."""
+    problems = [_problem(detail) for detail in error.errors()]
+    sentences = [f"Das Argument {field} {problem}" if field else f"Die Angaben passen nicht zusammen: {problem}" for field, problem in problems]
+    if len(sentences) == 1:
+        return f"{sentences[0]}: bitte korrigieren und das Werkzeug erneut aufrufen."
+    listed = "; ".join(sentence[0].lower() + sentence[1:] for sentence in sentences)
+    return f"{len(sentences)} Angaben sind ungültig: {listed}. Bitte alle korrigieren und das Werkzeug erneut aufrufen."
 
 
 MAX_TEXT_CHARS = 2_000  # longer than any real value of any argument (a query, a place, a note); one cap for all

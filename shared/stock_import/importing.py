@@ -1,9 +1,13 @@
 """One OpenImmo transfer into an office's stock, every write through `shared.stock_writes`.
 
-Two passes over the same bytes. The first reads the whole transfer without touching the database: a transfer that
-cannot be read (too large, a DOCTYPE, not well-formed, no `<uebertragung>`, a name collision in the header) changes
-nothing. The second writes object by object, each in its own savepoint (a refused object leaves no trace), a
-batch of objects per transaction, so memory stays flat however long the transfer is.
+Two passes over the same bytes. The first reads the whole transfer without touching the database and without reading
+inside the objects (a survey): a transfer that cannot be read (too large, a DOCTYPE, not well-formed, a name collision
+in the header) changes nothing. A transfer without `<uebertragung>` (as portal exports come) is read as TEIL, and the
+result says so. The second pass maps the objects and writes them a chunk per transaction (`_Chunk`), so memory stays
+flat however long the transfer is: the chunk's listings are read in one query, an object whose save would change
+nothing is passed over without a write (the same comparison `save_listing` makes), new listings are created together
+(`shared.stock_writes.create_listings`), and the catalog revision is bumped once per chunk. With `preview` the same
+reading, validation and comparison run on a read-only session: nothing is written.
 
 Which listing an object is: (office, feed, objektnr_extern), the feed being the `<anbieter>`'s openimmo_anid. A
 listing made in Athaus has no feed and is never touched by an import.
@@ -18,11 +22,12 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
+from itertools import islice
 from dataclasses import dataclass, field
 from typing import IO
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from contract.broker_import import RESULTS_SHOWN, ExcludedCount, ImportCounts, ImportListingsOutput, ObjectResult
 from contract.envelope import AbsenceReason, Absent
@@ -41,11 +46,13 @@ from contract.vocabulary import (
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.german import plural
-from shared.openimmo import Header, ParsedObject, TransferError, read_transfer
-from shared.stock_writes import change_status, save_listing
+from shared import publishing
+from shared.catalog.indexing import bump_revision
+from shared.openimmo import Header, ParsedObject, TransferError, TransferReader, read_transfer
+from shared.stock_writes import NewListing, change_status, create_listings, draft_of, field_labels, plan_change, save_listing
 from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
-BATCH = 200  # objects per transaction
+CHUNK = 500  # objects per transaction: read in one query, created in a few statements
 PROGRESS_EVERY_SECONDS = 0.5
 FEED_PREFIX = "openimmo"
 # fields a listing always has: an absent value in the transfer leaves them as they are (or to their default)
@@ -56,6 +63,10 @@ DELETE_REASON = "Löschung (aktion DELETE) in der OpenImmo-Übertragung"
 MISSING_REASON = "Nicht mehr in der vollständigen OpenImmo-Übertragung (umfang VOLL)"
 NO_KEY = Absent(reason=AbsenceReason.empty_in_source, note="Das Objekt hat keine objektnr_extern.")
 NO_LISTING = Absent(reason=AbsenceReason.empty_in_source, note="Kein Inserat angelegt.")
+PREVIEW_LABELS = {
+    ImportOutcome.created: "würde angelegt", ImportOutcome.changed: "würde geändert", ImportOutcome.unchanged: "unverändert",
+    ImportOutcome.withdrawn: "würde zurückgezogen", ImportOutcome.refused: "würde abgelehnt",
+}
 NO_REASON = Absent(reason=AbsenceReason.empty_in_source, note="Kein besonderer Grund.")
 
 Progress = Callable[[float, float | None, str | None], None]
@@ -88,7 +99,7 @@ def survey(source: IO[bytes], *, max_bytes: int) -> tuple[Header, int]:
     header: Header | None = None
     objects = 0
     try:
-        for item in read_transfer(source, max_bytes=max_bytes):
+        for item in TransferReader(source, max_bytes=max_bytes, survey=True):
             if isinstance(item, Header):
                 header = item
             else:
@@ -96,9 +107,23 @@ def survey(source: IO[bytes], *, max_bytes: int) -> tuple[Header, int]:
     except TransferError as error:
         code = ErrorCode.INVALID_ARGUMENT if error.kind in ("too_large", "doctype", "malformed") else ErrorCode.UPSTREAM_SCHEMA
         raise ToolFailure(code, f"{error.german} Nichts wurde geändert.") from None
-    assert header is not None  # the reader raises without one
+    assert header is not None  # the reader gives one (assumed TEIL when the transfer has none)
     source.seek(0)
     return header, objects
+
+
+class _Clock:
+    """Progress at most every PROGRESS_EVERY_SECONDS, and at the end."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done, self.last = progress, total, 0, time.monotonic()
+
+    def tick(self) -> None:
+        self.done += 1
+        IMPORT_OBJECTS.inc()
+        if self.progress is not None and time.monotonic() - self.last >= PROGRESS_EVERY_SECONDS:
+            self.progress(self.done, self.total, f"{self.done} von {self.total} Objekten verarbeitet")
+            self.last = time.monotonic()
 
 
 def import_transfer(
@@ -113,110 +138,189 @@ def import_transfer(
     publish: bool,
     now: dt.datetime,
     progress: Progress | None = None,
+    preview: bool = False,
 ) -> ImportListingsOutput:
+    """`preview`: the same reading, validation and comparison, nothing written: what would be created, changed,
+    withdrawn and refused."""
     with IMPORTS_RUNNING.track_inprogress():
-        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress)
+        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress, preview)
 
 
 def _import(
     db: Database, source: IO[bytes], source_kind: TransferSource, office_id: int, user_id: int | None, client_id: str | None,
-    max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None,
+    max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None, preview: bool,
 ) -> ImportListingsOutput:
     header, total = survey(source, max_bytes=max_bytes)
     run = _Run(header, total)
-    last_report = time.monotonic()
-    done = 0
+    clock = _Clock(progress, total)
     objects = (item for item in read_transfer(source, max_bytes=max_bytes) if isinstance(item, ParsedObject))
-    while True:
-        with db.unit_of_work() as session:
-            batch = 0
-            for obj in objects:
-                run.add(_one(session, obj, run, office_id, user_id, client_id, publish, now))
-                done += 1
-                batch += 1
-                IMPORT_OBJECTS.inc()
-                if progress is not None and time.monotonic() - last_report >= PROGRESS_EVERY_SECONDS:
-                    progress(done, total, f"{done} von {total} Objekten verarbeitet")
-                    last_report = time.monotonic()
-                if batch >= BATCH:
-                    break
-        if batch < BATCH:
-            break
+    while chunk := list(islice(objects, CHUNK)):
+        if preview:
+            with db.read_only() as session:
+                _Chunk(session, run, office_id, user_id, client_id, publish, now, clock, preview=True).write(chunk)
+        else:
+            with db.unit_of_work() as session:
+                _Chunk(session, run, office_id, user_id, client_id, publish, now, clock, preview=False).write(chunk)
     warnings = list(header.warnings)
-    withdrawn = _withdraw_missing(db, run, office_id, user_id, client_id, now, warnings)
+    withdrawn = _withdraw_missing(db, run, office_id, user_id, client_id, now, warnings, preview)
     if progress is not None:
         progress(total, total, f"{total} von {total} Objekten verarbeitet")
-    return _output(run, source_kind, withdrawn, warnings)
+    return _output(run, source_kind, withdrawn, warnings, preview)
 
 
-def _one(
-    session: Session, obj: ParsedObject, run: _Run, office_id: int, user_id: int | None, client_id: str | None,
-    publish: bool, now: dt.datetime,
-) -> ObjectResult:
-    feed = feed_of(obj.provider)
-    action = ImportAction(obj.action)
-    if obj.key is None:
-        run.keyless += 1
-    else:
-        run.seen.setdefault(feed, set()).add(obj.key)
+class _Chunk:
+    """One transaction's worth of objects (CHUNK): the listings they name read in one query, unchanged objects passed
+    over without a write, new ones created together (`create_listings`), changes and deletions one by one through
+    `save_listing` and `change_status`, one revision bump at the end. A refused object writes nothing: every write
+    function refuses before it writes, so no savepoint is needed."""
 
-    def result(outcome: ImportOutcome, ref: str | None = None, reason: str | None = None) -> ObjectResult:
+    def __init__(self, session: Session, run: _Run, office_id: int, user_id: int | None, client_id: str | None,
+                 publish: bool, now: dt.datetime, clock: _Clock, *, preview: bool) -> None:
+        self.session, self.run, self.office_id, self.user_id, self.client_id = session, run, office_id, user_id, client_id
+        self.publish, self.now, self.clock, self.preview = publish, now, clock, preview
+        self.slots: list[ObjectResult | None] = []
+        self.pending: list[tuple[int, ParsedObject, NewListing]] = []
+        self.pending_keys: set[tuple[str, str]] = set()
+        self.existing: dict[tuple[str, str], Listing] = {}
+        self.wrote = False
+
+    def write(self, chunk: list[ParsedObject]) -> None:
+        keys = {obj.key for obj in chunk if obj.key is not None}
+        if keys:
+            feeds = {feed_of(obj.provider) for obj in chunk}
+            for listing in self.session.scalars(
+                select(Listing)
+                .where(Listing.office_id == self.office_id, Listing.feed.in_(feeds), Listing.external_id.in_(keys))
+                .options(selectinload(Listing.features))
+                .order_by(Listing.id)
+            ):
+                self.existing.setdefault((listing.feed or "", listing.external_id or ""), listing)
+        for obj in chunk:
+            self.slots.append(self._one(obj))
+            self.clock.tick()
+        self._create()
+        if self.wrote and not self.preview:
+            bump_revision(self.session, self.now)
+        for result in self.slots:
+            assert result is not None
+            self.run.add(result)
+
+    def _result(self, obj: ParsedObject, outcome: ImportOutcome, ref: str | None = None, reason: str | None = None) -> ObjectResult:
+        if outcome is not ImportOutcome.refused:
+            for excluded in obj.excluded:
+                entry = self.run.excluded.setdefault((excluded.field, excluded.reason), [0, excluded.raw])
+                entry[0] = int(entry[0]) + 1  # type: ignore[call-overload]
+        shown = PREVIEW_LABELS[outcome] if self.preview else label(outcome)
         return ObjectResult(
-            objektnr_extern=obj.key if obj.key is not None else NO_KEY, position=obj.position, action=action,
-            **labelled("outcome", outcome), listing_id=ref or NO_LISTING, reason=reason or NO_REASON,
+            objektnr_extern=obj.key if obj.key is not None else NO_KEY, position=obj.position, action=ImportAction(obj.action),
+            outcome=outcome, outcome_label=shown, listing_id=ref or NO_LISTING, reason=reason or NO_REASON,
             excluded_fields=sorted({e.field for e in obj.excluded}) if outcome is not ImportOutcome.refused else [],
         )
 
-    if obj.refusal is not None:
-        return result(ImportOutcome.refused, reason=obj.refusal)
-    existing = session.execute(
-        select(Listing.ref, Listing.status).where(
-            Listing.office_id == office_id, Listing.feed == feed, Listing.external_id == obj.key
-        ).order_by(Listing.id).limit(1)
-    ).first()
-    try:
-        with session.begin_nested():
-            if action is ImportAction.delete:
-                if existing is None:
-                    return result(
-                        ImportOutcome.refused,
-                        reason="Löschung eines Objekts, das im Bestand aus diesem Feed nicht vorkommt; nichts zurückgezogen.",
-                    )
-                if existing.status in GONE:
-                    return result(ImportOutcome.unchanged, existing.ref, f"Schon {label(ListingStatus(existing.status))}.")
-                change_status(session, office_id=office_id, user_id=user_id, client_id=client_id, listing_ref=existing.ref,
-                              status=ListingStatus.withdrawn, reason=DELETE_REASON, now=now)
-                return result(ImportOutcome.withdrawn, existing.ref, DELETE_REASON)
-            fields = {k: v for k, v in obj.fields.items() if v is not None or k not in KEPT_WHEN_ABSENT}
-            fields["features"] = obj.features
-            saved = save_listing(
-                session, office_id=office_id, user_id=user_id, client_id=client_id, fields=fields,
-                listing_ref=existing.ref if existing is not None else None, expected_version=None,
-                idempotency_key=None, now=now, feed=feed, external_id=obj.key,
+    def _listing(self, feed: str, key: str) -> Listing | None:
+        if (feed, key) in self.pending_keys:
+            self._create()  # the same object twice in one chunk: the second changes what the first created
+        return self.existing.get((feed, key))
+
+    def _one(self, obj: ParsedObject) -> ObjectResult | None:
+        feed = feed_of(obj.provider)
+        if obj.key is None:
+            self.run.keyless += 1
+        else:
+            self.run.seen.setdefault(feed, set()).add(obj.key)
+        if obj.refusal is not None:
+            return self._result(obj, ImportOutcome.refused, reason=obj.refusal)
+        assert obj.key is not None
+        listing = self._listing(feed, obj.key)
+        if obj.action == ImportAction.delete.value:
+            return self._delete(obj, listing)
+        fields = {k: v for k, v in obj.fields.items() if v is not None or k not in KEPT_WHEN_ABSENT}
+        fields["features"] = obj.features
+        if listing is None:
+            self.pending.append((len(self.slots), obj, NewListing(fields, feed, obj.key)))
+            self.pending_keys.add((feed, obj.key))
+            return None
+        try:
+            plan = plan_change(self.session, listing, fields)
+            if not plan.changed:
+                return self._result(obj, ImportOutcome.unchanged, listing.ref)
+            if not self.preview:
+                save_listing(
+                    self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id, fields=fields,
+                    listing_ref=listing.ref, expected_version=None, idempotency_key=None, now=self.now, revise=False,
+                )
+                self.wrote = True
+        except ToolFailure as failure:
+            return self._result(obj, ImportOutcome.refused, listing.ref, failure.message)
+        return self._result(obj, ImportOutcome.changed, listing.ref, _changed(plan.changed) if self.preview else None)
+
+    def _delete(self, obj: ParsedObject, listing: Listing | None) -> ObjectResult:
+        if listing is None:
+            return self._result(
+                obj, ImportOutcome.refused,
+                reason="Löschung eines Objekts, das im Bestand aus diesem Feed nicht vorkommt; nichts zurückgezogen.",
             )
-    except ToolFailure as failure:
-        return result(ImportOutcome.refused, existing.ref if existing is not None else None, failure.message)
-    for excluded in obj.excluded:
-        entry = run.excluded.setdefault((excluded.field, excluded.reason), [0, excluded.raw])
-        entry[0] = int(entry[0]) + 1  # type: ignore[call-overload]
-    ref = saved.listing.ref
-    outcome = {
-        WriteResult.created: ImportOutcome.created, WriteResult.changed: ImportOutcome.changed,
-    }.get(saved.result, ImportOutcome.unchanged)
-    if outcome is not ImportOutcome.created or not publish:
-        return result(outcome, ref)
-    try:
-        with session.begin_nested():
-            change_status(session, office_id=office_id, user_id=user_id, client_id=client_id, listing_ref=ref,
-                          status=ListingStatus.published, reason="OpenImmo-Import", now=now)
-    except ToolFailure as failure:
-        return result(outcome, ref, f"Als Entwurf angelegt, nicht veröffentlicht: {failure.message}")
-    return result(outcome, ref, "Angelegt und veröffentlicht.")
+        if listing.status in GONE:
+            return self._result(obj, ImportOutcome.unchanged, listing.ref, f"Schon {label(ListingStatus(listing.status))}.")
+        if not self.preview:
+            change_status(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
+                          listing_ref=listing.ref, status=ListingStatus.withdrawn, reason=DELETE_REASON, now=self.now,
+                          revise=False)
+            self.wrote = True
+        return self._result(obj, ImportOutcome.withdrawn, listing.ref, DELETE_REASON)
+
+    def _create(self) -> None:
+        pending, self.pending = self.pending, []
+        self.pending_keys = set()
+        if not pending:
+            return
+        if self.preview:
+            for slot, obj, item in pending:
+                self.slots[slot] = self._would_create(obj, item)
+            return
+        outcomes = create_listings(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
+                                   items=[item for _, _, item in pending], now=self.now, revise=False)
+        for (slot, obj, item), outcome in zip(pending, outcomes, strict=True):
+            if isinstance(outcome, ToolFailure):
+                self.slots[slot] = self._result(obj, ImportOutcome.refused, reason=outcome.message)
+                continue
+            self.wrote = True
+            self.existing[(item.feed or "", item.external_id or "")] = outcome.listing
+            self.slots[slot] = self._published(obj, outcome.listing)
+
+    def _published(self, obj: ParsedObject, listing: Listing) -> ObjectResult:
+        ref = listing.ref
+        if not self.publish:
+            return self._result(obj, ImportOutcome.created, ref)
+        try:
+            change_status(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
+                          listing_ref=ref, status=ListingStatus.published, reason="OpenImmo-Import", now=self.now,
+                          revise=False, listing=listing)
+        except ToolFailure as failure:
+            return self._result(obj, ImportOutcome.created, ref, f"Als Entwurf angelegt, nicht veröffentlicht: {failure.message}")
+        return self._result(obj, ImportOutcome.created, ref, "Angelegt und veröffentlicht.")
+
+    def _would_create(self, obj: ParsedObject, item: NewListing) -> ObjectResult:
+        try:
+            listing = draft_of(self.session, item.fields)
+        except ToolFailure as failure:
+            return self._result(obj, ImportOutcome.refused, reason=failure.message)
+        if not self.publish:
+            return self._result(obj, ImportOutcome.created, reason="Würde als Entwurf angelegt.")
+        failed = publishing.failed_blocking_rules(listing, self.now.date())
+        if failed:
+            rules = "; ".join(f"{r.rule_label}: {r.message}" for r in failed)
+            return self._result(obj, ImportOutcome.created, reason=f"Würde als Entwurf angelegt, nicht veröffentlicht: {rules}")
+        return self._result(obj, ImportOutcome.created, reason="Würde angelegt und veröffentlicht.")
+
+
+def _changed(fields: list[str]) -> str:
+    return "Würde ändern: " + ", ".join(field_labels(fields)) + "."
 
 
 def _withdraw_missing(
     db: Database, run: _Run, office_id: int, user_id: int | None, client_id: str | None, now: dt.datetime,
-    warnings: list[str],
+    warnings: list[str], preview: bool,
 ) -> list[str]:
     if run.header.scope != "full":
         return []
@@ -230,7 +334,7 @@ def _withdraw_missing(
         warnings.append("Die vollständige Übertragung enthält kein Objekt; aus Vorsicht wurde nichts zurückgezogen.")
         return []
     withdrawn: list[str] = []
-    with db.unit_of_work() as session:
+    with (db.read_only() if preview else db.unit_of_work()) as session:
         for feed, keys in sorted(run.seen.items()):
             rows = session.execute(
                 select(Listing.ref, Listing.external_id).where(
@@ -240,32 +344,41 @@ def _withdraw_missing(
             for ref, key in rows:
                 if key in keys:
                     continue
-                change_status(session, office_id=office_id, user_id=user_id, client_id=client_id, listing_ref=ref,
-                              status=ListingStatus.withdrawn, reason=MISSING_REASON, now=now)
+                if not preview:
+                    change_status(session, office_id=office_id, user_id=user_id, client_id=client_id, listing_ref=ref,
+                                  status=ListingStatus.withdrawn, reason=MISSING_REASON, now=now, revise=False)
                 withdrawn.append(key)
                 run.add(ObjectResult(
-                    objektnr_extern=key, position=0, action=ImportAction.delete, **labelled("outcome", ImportOutcome.withdrawn),
+                    objektnr_extern=key, position=0, action=ImportAction.delete, outcome=ImportOutcome.withdrawn,
+                    outcome_label=PREVIEW_LABELS[ImportOutcome.withdrawn] if preview else label(ImportOutcome.withdrawn),
                     listing_id=ref, reason=MISSING_REASON, excluded_fields=[],
                 ))
+        if withdrawn and not preview:
+            bump_revision(session, now)
     return withdrawn
 
 
-def _output(run: _Run, source_kind: TransferSource, withdrawn: list[str], warnings: list[str]) -> ImportListingsOutput:
+def _output(run: _Run, source_kind: TransferSource, withdrawn: list[str], warnings: list[str], preview: bool) -> ImportListingsOutput:
     counts = ImportCounts(**{outcome.value: n for outcome, n in run.counts.items()})
     excluded = [
         ExcludedCount(field=name, **labelled("reason", reason), count=int(entry[0]), example=str(entry[1]))  # type: ignore[call-overload]
         for (name, reason), entry in sorted(run.excluded.items())
     ]
     scope = TransferScope(run.header.scope)
-    parts = [f"{n} {label(outcome)}" for outcome, n in run.counts.items() if n]
-    summary = f"{plural(run.total, 'Objekt', 'Objekte')} gelesen ({label(scope)}): {', '.join(parts) or 'nichts zu tun'}."
+    shown = PREVIEW_LABELS if preview else {outcome: label(outcome) for outcome in ImportOutcome}
+    parts = [f"{n} {shown[outcome]}" for outcome, n in run.counts.items() if n]
+    assumed = ", angenommen, weil ‹uebertragung› fehlt" if run.header.assumed else ""
+    summary = f"{plural(run.total, 'Objekt', 'Objekte')} gelesen ({label(scope)}{assumed}): {', '.join(parts) or 'nichts zu tun'}."
+    if preview:
+        summary = "Vorschau, nichts wurde geändert. " + summary
     if withdrawn:
-        summary += f" Davon {len(withdrawn)} zurückgezogen, weil die vollständige Übertragung sie nicht mehr enthielt."
+        verb = ("würde" if len(withdrawn) == 1 else "würden") + " zurückgezogen" if preview else "zurückgezogen"
+        summary += f" Davon {len(withdrawn)} {verb}, weil die vollständige Übertragung sie nicht mehr enthielt."
     not_numbers = sum(e.count for e in excluded)
     if not_numbers:
         summary += f" {plural(not_numbers, 'Wert war keine Zahl und wurde', 'Werte waren keine Zahl und wurden')} nicht gespeichert."
     return ImportListingsOutput(
-        **labelled("source", source_kind), **labelled("scope", scope), objects_read=run.total, counts=counts,
-        withdrawn_missing=withdrawn, excluded_values=excluded, results=run.results,
+        **labelled("source", source_kind), **labelled("scope", scope), scope_assumed=run.header.assumed, preview=preview,
+        objects_read=run.total, counts=counts, withdrawn_missing=withdrawn, excluded_values=excluded, results=run.results,
         results_complete=run.listed <= RESULTS_SHOWN, warnings=warnings, summary=summary,
     )

@@ -47,7 +47,11 @@ draft only from withdrawn; each publication from draft or withdrawn sets `publis
 in the catalog; its first publication stays in the status history). A withdrawn listing is out of the catalog
 (not published) and stays in the office's stock. The same status again is `unchanged`.
 
-For the import: `listing_by_external_id(session, office_id=, feed=, external_id=)` finds the listing a feed's object
+For the import: `create_listings(session, office_id=, user_id=, client_id=, items=[NewListing(fields, feed,
+external_id)], now=, revise=)` creates many drafts as save_listing creates one (save_listing's creation is this with
+one item), in a few statements; `plan_change(session, listing, fields)` says what a save would change without writing
+(the import passes over unchanged objects with it, and its preview shows the changes); `revise=False` on every write
+leaves the one revision bump of a whole transaction to the caller. `listing_by_external_id(session, office_id=, feed=, external_id=)` finds the listing a feed's object
 became (pass its ref as `listing_ref` to change it), `feed_refs(session, office_id=, feed=)` maps external_id → ref of
 the feed's listings that are not withdrawn (a VOLL transfer withdraws the missing ones with change_status).
 
@@ -58,27 +62,38 @@ Errors are `contract.errors.ToolFailure` (NOT_FOUND for a listing outside the of
 """
 
 from shared.matching.events import MatchCounts
-from shared.stock_writes.fields import WRITABLE, state_of
+from shared.stock_writes.fields import WRITABLE, field_labels, state_of
 from shared.stock_writes.listings import (
+    ChangePlan,
+    NewListing,
     SaveOutcome,
     StatusOutcome,
     change_status,
+    create_listings,
+    draft_of,
     feed_refs,
     listing_by_external_id,
     locked_listing,
+    plan_change,
     save_listing,
 )
 from shared.stock_writes.valuations import ValuationOutcome, save_valuation
 
 __all__ = [
     "WRITABLE",
+    "ChangePlan",
     "MatchCounts",
+    "NewListing",
     "SaveOutcome",
     "StatusOutcome",
     "change_status",
+    "create_listings",
+    "draft_of",
     "feed_refs",
+    "field_labels",
     "listing_by_external_id",
     "locked_listing",
+    "plan_change",
     "save_listing",
     "save_valuation",
     "state_of",

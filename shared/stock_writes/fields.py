@@ -68,13 +68,32 @@ def validated(fields: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def state_of(listing: Listing) -> dict[str, Any]:
-    """Every writable field of the listing, plus its status, JSON-safe."""
+def state_of(listing: Listing, features: list[str] | None = None) -> dict[str, Any]:
+    """Every writable field of the listing, plus its status, JSON-safe. `features`: the listing's features when the
+    caller knows them (a listing just created), so they are not loaded."""
     state = {name: getattr(listing, name) for name in WRITABLE if name != "features"}
-    state["features"] = sorted(f.feature for f in listing.features)
+    state["features"] = sorted(f.feature for f in listing.features) if features is None else sorted(features)
     state["photos"] = list(listing.photos or [])
     state["status"] = listing.status
     return json_safe(state)
+
+
+# fields a change always writes from the merged values (derived from the postal code, or tied to each other)
+ALWAYS_APPLIED = frozenset({"state", "latitude", "longitude", "price", "price_on_request"})
+
+
+def planned_state(before: dict[str, Any], values: dict[str, Any], sent: set[str] | dict[str, Any]) -> dict[str, Any]:
+    """The state a change of a listing in state `before` will leave (as `state_of` will read it after the write),
+    without touching the listing: what `save_listing` compares to decide whether anything changes."""
+    after = dict(before)
+    for name in WRITABLE:
+        if name == "features":
+            if "features" in sent:
+                after["features"] = sorted(values["features"] or [])
+        elif name in sent or name in ALWAYS_APPLIED:
+            after[name] = values[name]
+    after["photos"] = list(after["photos"] or [])
+    return json_safe(after)
 
 
 def merged(session: Session, current: dict[str, Any] | None, sent: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, insert, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, make_transient_to_detached, selectinload
 from sqlalchemy.orm.attributes import flag_modified
 
 from contract.errors import ErrorCode, ToolFailure
@@ -15,10 +15,11 @@ from contract.vocabulary import ListingStatus, MarketingType, WriteResult, label
 from shared import publishing
 from shared.catalog.indexing import bump_revision, search_fields, term_rows
 from shared.catalog.text import normalise
+from shared.db.copying import insert_rows, next_ids
 from shared.db.models import AuditEntry, Listing, ListingFeature, ListingStatusChange, ListingTerm
 from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event
-from shared.stock_writes.fields import TEXT_FIELDS, WRITABLE, merged, named, state_of, validated
-from shared.write_log import audit, changed_keys, remember, replayed, temporary_ref
+from shared.stock_writes.fields import ALWAYS_APPLIED, TEXT_FIELDS, WRITABLE, merged, named, planned_state, state_of, validated
+from shared.write_log import audit, audit_row, changed_keys, remember, replayed, temporary_ref
 
 NOT_IN_STOCK = (
     "Dieses Objekt gibt es im Bestand deines Büros nicht: bitte die Inseratsnummer prüfen oder das Objekt mit "
@@ -103,37 +104,52 @@ def _check_version(session: Session, listing: Listing, expected_version: int | N
     )
 
 
-def _apply(session: Session, listing: Listing, values: dict[str, Any], sent: set[str]) -> None:
+def _apply(listing: Listing, values: dict[str, Any], sent: set[str] | dict[str, Any]) -> None:
     for name in WRITABLE:
-        if name == "features" or (name not in sent and listing.id is not None and name not in ("state", "latitude", "longitude", "price", "price_on_request")):
+        if name == "features" or (name not in sent and listing.id is not None and name not in ALWAYS_APPLIED):
             continue
         setattr(listing, name, values[name])
     listing.city_key = normalise(listing.city.strip())
-    if "features" in sent or listing.id is None:
-        if listing.id is not None:
-            session.execute(delete(ListingFeature).where(ListingFeature.listing_id == listing.id))
-            session.expire(listing, ["features"])
-        session.flush()
-        if values["features"]:
-            session.execute(insert(ListingFeature), [{"listing_id": listing.id, "feature": f} for f in values["features"]])
-        session.expire(listing, ["features"])
 
 
-def _index(session: Session, listing: Listing) -> None:
-    """Rewrite the listing's full-text terms from its current text (shared.catalog.indexing)."""
-    session.flush()
-    session.execute(delete(ListingTerm).where(ListingTerm.listing_id == listing.id))
+def _write_features(session: Session, listing: Listing, features: list[str]) -> None:
+    session.execute(delete(ListingFeature).where(ListingFeature.listing_id == listing.id))
+    if features:
+        session.execute(insert(ListingFeature), [{"listing_id": listing.id, "feature": f} for f in features])
+    session.expire(listing, ["features"])
+
+
+def _terms(listing: Listing, features: list[str]) -> list[dict[str, object]]:
+    """The listing's full-text terms from its current text (shared.catalog.indexing)."""
     fields = search_fields(
         title=listing.title,
         description=listing.description,
         city=listing.city,
         district=listing.district,
         subtype=listing.property_subtype,
-        features=[f.feature for f in listing.features],
+        features=features,  # type: ignore[arg-type]
     )
-    rows = term_rows(listing.id, fields)
-    if rows:
-        session.execute(insert(ListingTerm), rows)
+    return term_rows(listing.id, fields)
+
+
+def _index(session: Session, listing: Listing, features: list[str]) -> None:
+    session.execute(delete(ListingTerm).where(ListingTerm.listing_id == listing.id))
+    copy_terms(session, _terms(listing, features))
+
+
+def copy_terms(session: Session, rows: list[dict[str, object]]) -> None:
+    """Insert full-text term rows: on PostgreSQL through COPY in the session's transaction (a listing has about 50,
+    an import chunk tens of thousands; terms are [a-z0-9], nothing in them needs COPY's escaping), elsewhere as one
+    executemany."""
+    if not rows:
+        return
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        session.execute(insert(ListingTerm.__table__), rows)
+        return
+    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    with cursor.copy("COPY listing_terms (listing_id, position, term) FROM STDIN") as copy:
+        copy.write("".join(f"{r['listing_id']}\t{r['position']}\t{r['term']}\n" for r in rows))
 
 
 def _own_listing(session: Session, office_id: int, listing_ref: str) -> Listing:
@@ -143,6 +159,114 @@ def _own_listing(session: Session, office_id: int, listing_ref: str) -> Listing:
     if listing is None:
         raise ToolFailure(ErrorCode.NOT_FOUND, NOT_IN_STOCK)
     return listing
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    """What a change of a listing would do, worked out without writing: the fields validated and merged, the state
+    before and after, and the fields that change (empty: the save would change nothing)."""
+
+    sent: dict[str, Any]
+    values: dict[str, Any]
+    before: dict[str, Any]
+    after: dict[str, Any]
+    changed: list[str]
+
+
+def plan_change(session: Session, listing: Listing, fields: dict[str, Any]) -> ChangePlan:
+    """Validate `fields` against the listing as it is and say what would change (raises ToolFailure as save_listing
+    would). The import calls it on listings read in bulk to pass over unchanged objects without any write."""
+    sent = validated(fields)
+    before = state_of(listing)
+    values = merged(session, before, sent)
+    after = planned_state(before, values, sent)
+    return ChangePlan(sent, values, before, after, changed_keys(before, after))
+
+
+def _insert_listings(session: Session, listings: list[Listing]) -> None:
+    """Give new listings their ids and refs and insert them. PostgreSQL: ids from the sequence, one COPY, the objects
+    then attached to the session as loaded (no INSERT of dozens of columns per row to parse); elsewhere the ORM's
+    batched INSERT, then the refs."""
+    if session.connection().dialect.name != "postgresql":
+        session.add_all(listings)
+        session.flush()  # one INSERT … RETURNING id for all (SQLAlchemy's insertmanyvalues)
+        for listing in listings:
+            listing.ref = f"A-{listing.id:07d}"
+        session.flush()
+        return
+    table = Listing.__table__
+    for listing, new_id in zip(listings, next_ids(session, table, len(listings)), strict=True):  # type: ignore[arg-type]
+        listing.id, listing.ref = new_id, f"A-{new_id:07d}"
+    columns = [(column.name, Listing.__mapper__.get_property_by_column(column).key) for column in table.columns]  # type: ignore[attr-defined]
+    insert_rows(session, table, [{name: getattr(listing, key) for name, key in columns} for listing in listings])  # type: ignore[arg-type]
+    for listing in listings:
+        make_transient_to_detached(listing)
+        session.add(listing)
+
+
+def draft_of(session: Session, fields: dict[str, Any]) -> Listing:
+    """The draft `fields` would create, validated and merged as create_listings does, not added to the session (the
+    import's preview checks it against the publishing rules)."""
+    values = merged(session, None, validated(fields))
+    listing = Listing(status=ListingStatus.draft.value, version=1)
+    _apply(listing, values, WRITABLE)
+    return listing
+
+
+@dataclass(frozen=True)
+class NewListing:
+    """One listing to create: its fields (ListingFields names) and, for the import, where it came from."""
+
+    fields: dict[str, Any]
+    feed: str | None = None
+    external_id: str | None = None
+
+
+def create_listings(
+    session: Session, *, office_id: int, user_id: int | None, client_id: str | None, items: list[NewListing],
+    now: dt.datetime, revise: bool = True,
+) -> list[SaveOutcome | ToolFailure]:
+    """Create drafts, each as save_listing would (validated, merged, status history, terms, audit row), in a few
+    statements for all of them: one INSERT of the listings, one of their features, terms, history and audit rows, one
+    revision bump (`revise` False: the caller bumps once for its whole transaction). An item that fails validation
+    is its ToolFailure in the result, in the order of `items`, and leaves nothing behind."""
+    results: list[Any] = []  # SaveOutcome | ToolFailure, in the order of items
+    made: list[tuple[int, Listing, list[str]]] = []
+    for item in items:
+        try:
+            sent = validated(item.fields)
+            values = merged(session, None, sent)
+        except ToolFailure as failure:
+            results.append(failure)
+            continue
+        listing = Listing(ref=temporary_ref(), office_id=office_id, status=ListingStatus.draft.value, version=1)
+        listing.created_at = listing.updated_at = now
+        listing.feed, listing.external_id = item.feed, item.external_id
+        _apply(listing, values, WRITABLE)
+        made.append((len(results), listing, list(values["features"] or [])))
+        results.append(None)  # its SaveOutcome once the listing has its id
+    if not made:
+        return results
+    _insert_listings(session, [listing for _, listing, _ in made])
+    features, terms, history, audits = [], [], [], []
+    for position, listing, chosen in made:
+        session.expire(listing, ["features"])
+        features += [{"listing_id": listing.id, "feature": f} for f in chosen]
+        terms += _terms(listing, chosen)
+        history.append({"listing_id": listing.id, "old_status": None, "new_status": listing.status, "changed_by": user_id,
+                        "changed_at": now, "reason": None})
+        after = state_of(listing, chosen)
+        audits.append(audit_row(now=now, user_id=user_id, client_id=client_id, office_id=office_id, action="listing.create",
+                                subject_ref=listing.ref, subject_version=listing.version, before=None, after=None))
+        audits[-1]["after"] = after  # state_of is JSON-safe already
+        written = sorted(k for k, v in after.items() if v not in (None, [], "", False) and k != "status")
+        results[position] = SaveOutcome(WriteResult.created, listing, written)
+    copy_terms(session, terms)
+    for model, rows in ((ListingFeature, features), (ListingStatusChange, history), (AuditEntry, audits)):
+        insert_rows(session, model.__table__, rows)  # the table: no ORM bookkeeping per row
+    if revise:
+        bump_revision(session, now)
+    return results
 
 
 def save_listing(
@@ -158,66 +282,60 @@ def save_listing(
     now: dt.datetime,
     feed: str | None = None,
     external_id: str | None = None,
+    revise: bool = True,
 ) -> SaveOutcome:
-    """Create (listing_ref None: a draft) or change a listing of the office. See the package docstring."""
+    """Create (listing_ref None: a draft) or change a listing of the office. See the package docstring. `revise`
+    False: the caller bumps the catalog revision once for its whole transaction (the import)."""
     request = {"listing_ref": listing_ref, "expected_version": expected_version, "fields": fields, "feed": feed, "external_id": external_id}
     if user_id is not None and (stored := replayed(session, user_id=user_id, operation="save_listing", key=idempotency_key, request=request, now=now)):
         listing = _own_listing(session, office_id, stored["listing_ref"])
         return SaveOutcome(WriteResult(stored["result"]), listing, stored["changed_fields"], True, MatchCounts(stored["matches"], 0))
-    sent = validated(fields)
     if listing_ref is None:
-        listing, before = Listing(ref=temporary_ref(), office_id=office_id, status=ListingStatus.draft.value, version=1), None
-        listing.created_at = now
-        listing.feed, listing.external_id = feed, external_id
+        [created] = create_listings(session, office_id=office_id, user_id=user_id, client_id=client_id,
+                                    items=[NewListing(fields, feed, external_id)], now=now, revise=revise)
+        if isinstance(created, ToolFailure):
+            raise created
+        outcome = created
     else:
         listing = locked_listing(session, office_id, listing_ref)
         _check_version(session, listing, expected_version)
-        before = state_of(listing)
-    values = merged(session, before, sent)
-    old_price = listing.price
-    creating = listing.id is None
-    if creating:
-        session.add(listing)
-        _apply(session, listing, values, set(WRITABLE))
-        listing.ref = f"A-{listing.id:07d}"
-    else:
-        _apply(session, listing, values, set(sent))
-    after = state_of(listing)
-    changed = [] if creating else changed_keys(before, after)
-    made = MatchCounts()
-    if creating or changed:
-        if not creating:
-            listing.version += 1
-        listing.updated_at = now
-        flag_modified(listing, "updated_at")  # written even when equal, or onupdate would take the real clock
-        if creating:
-            session.add(ListingStatusChange(listing_id=listing.id, old_status=None, new_status=listing.status, changed_by=user_id, changed_at=now))
-        if creating or TEXT_FIELDS.intersection(changed):
-            _index(session, listing)
-        bump_revision(session, now)
-        audit(
-            session, now=now, user_id=user_id, client_id=client_id, office_id=office_id,
-            action="listing.create" if creating else "listing.change", subject_ref=listing.ref, subject_version=listing.version,
-            before=before, after=after,
-        )
-        if (
-            not creating
-            and listing.status == ListingStatus.published.value
-            and old_price is not None
-            and listing.price is not None
-            and listing.price < old_price
-        ):
-            made = listing_event(session, listing, PRICE_DROP, {"old_price": old_price, "new_price": listing.price}, now)
-    result = WriteResult.created if creating else (WriteResult.changed if changed else WriteResult.unchanged)
-    written = sorted(k for k, v in after.items() if v not in (None, [], "", False) and k != "status")
-    outcome = SaveOutcome(result, listing, written if creating else changed, False, made)
+        outcome = _change(session, listing, plan_change(session, listing, fields), office_id, user_id, client_id, now, revise)
     if user_id is not None:
         remember(
             session, user_id=user_id, operation="save_listing", key=idempotency_key, request=request, now=now,
-            outcome={"result": result.value, "listing_ref": listing.ref, "changed_fields": outcome.changed_fields, "matches": made.matches},
+            outcome={"result": outcome.result.value, "listing_ref": outcome.listing.ref, "changed_fields": outcome.changed_fields,
+                     "matches": outcome.made.matches},
         )
     session.flush()
     return outcome
+
+
+def _change(
+    session: Session, listing: Listing, plan: ChangePlan, office_id: int, user_id: int | None, client_id: str | None,
+    now: dt.datetime, revise: bool,
+) -> SaveOutcome:
+    if not plan.changed:
+        return SaveOutcome(WriteResult.unchanged, listing, [])
+    old_price = listing.price
+    _apply(listing, plan.values, plan.sent)
+    if "features" in plan.sent and "features" in plan.changed:
+        _write_features(session, listing, plan.values["features"] or [])
+    listing.version += 1
+    listing.updated_at = now
+    flag_modified(listing, "updated_at")  # written even when equal, or onupdate would take the real clock
+    session.flush()
+    if TEXT_FIELDS.intersection(plan.changed):
+        _index(session, listing, plan.after["features"])
+    if revise:
+        bump_revision(session, now)
+    audit(
+        session, now=now, user_id=user_id, client_id=client_id, office_id=office_id, action="listing.change",
+        subject_ref=listing.ref, subject_version=listing.version, before=plan.before, after=plan.after,
+    )
+    made = MatchCounts()
+    if listing.status == ListingStatus.published.value and old_price is not None and listing.price is not None and listing.price < old_price:
+        made = listing_event(session, listing, PRICE_DROP, {"old_price": old_price, "new_price": listing.price}, now)
+    return SaveOutcome(WriteResult.changed, listing, plan.changed, False, made)
 
 
 def _refuse_transition(listing: Listing, old: ListingStatus, new: ListingStatus, today: dt.date) -> None:
@@ -259,15 +377,20 @@ def change_status(
     now: dt.datetime,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
+    revise: bool = True,
+    listing: Listing | None = None,
 ) -> StatusOutcome:
-    """Publish, reserve, mark sold or let, withdraw (or a withdrawn listing back to draft). See the package docstring."""
+    """Publish, reserve, mark sold or let, withdraw (or a withdrawn listing back to draft). See the package docstring.
+    `revise` False: the caller bumps the catalog revision once for its transaction. `listing`: the listing this
+    transaction has just created (create_listings), which no other transaction can see, so it is not read again."""
     new = ListingStatus(status)
     request = {"listing_ref": listing_ref, "status": new.value, "reason": reason, "expected_version": expected_version}
     if user_id is not None and (stored := replayed(session, user_id=user_id, operation="update_listing_status", key=idempotency_key, request=request, now=now)):
         listing = _own_listing(session, office_id, listing_ref)
         made = MatchCounts(stored["matches"], stored["proposals"])
         return StatusOutcome(WriteResult(stored["result"]), listing, ListingStatus(stored["old_status"]), new, True, made)
-    listing = locked_listing(session, office_id, listing_ref)
+    if listing is None or listing.ref != listing_ref or listing.office_id != office_id:
+        listing = locked_listing(session, office_id, listing_ref)
     _check_version(session, listing, expected_version)
     old = ListingStatus(listing.status)
     made = MatchCounts()
@@ -286,7 +409,8 @@ def change_status(
         listing.updated_at = now
         flag_modified(listing, "updated_at")
         session.add(ListingStatusChange(listing_id=listing.id, old_status=old.value, new_status=new.value, changed_by=user_id, changed_at=now, reason=reason))
-        bump_revision(session, now)
+        if revise:
+            bump_revision(session, now)
         audit(
             session, now=now, user_id=user_id, client_id=client_id, office_id=office_id, action="listing.status",
             subject_ref=listing.ref, subject_version=listing.version,

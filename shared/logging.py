@@ -73,7 +73,9 @@ class ConsoleFormatter(logging.Formatter):
 # What says nothing to an operator, lowered at its logger: the MCP SDK's "Terminating session: None" for every stateless
 # request and "session manager started" per endpoint; Alembic's line per migration and plugin (shared/db/migrate.py says one line
 # for all of them).
-QUIET = ("mcp.server.streamable_http", "mcp.server.streamable_http_manager", "alembic")
+# SQLAlchemy names a pool's logger by its class: the metered pool (shared/telemetry/database.py) logged "Pool disposed"
+# at INFO, outside the "sqlalchemy" logger that SQLAlchemy keeps at WARNING.
+QUIET = ("mcp.server.streamable_http", "mcp.server.streamable_http_manager", "alembic", "shared.telemetry.database.MeteredQueuePool")
 # On the console the start block says where the server listens (athaus/cli.py): uvicorn's own start lines go.
 QUIET_ON_CONSOLE = ("uvicorn.error",)
 

@@ -13,7 +13,9 @@ from contract.rights import Right, ServerName
 from contract.servers import SERVERS
 from shared.auth import throttle
 from shared.auth.passwords import hash_password, verify_password
+from shared.auth.models import OAuthGrant
 from shared.auth.principal import Principal
+from shared.auth.tokens import AccessGrant, access_grant, valid_access_token
 from shared.db.models import OfficeMember, User, utcnow
 from shared.db.session import Database
 
@@ -62,6 +64,20 @@ def account_of(session: Session, user: User | None) -> Account | None:
         office_id=membership.office_id if membership else None,
         office_role=membership.role if membership else None,
     )
+
+
+def account_of_token(session: Session, token: str) -> tuple[AccessGrant, Account] | None:
+    """The grant behind a valid access token and its user's account, in one statement (every call with a token
+    reads this; revocation and a left office take effect on the next request)."""
+    row = session.execute(
+        valid_access_token(token, User.email, User.name, User.kind, OfficeMember.office_id, OfficeMember.role)
+        .join(User, User.id == OAuthGrant.user_id)
+        .outerjoin(OfficeMember, OfficeMember.user_id == User.id)
+    ).one_or_none()
+    if row is None:
+        return None
+    account = Account(user_id=row.user_id, email=row.email, name=row.name, kind=row.kind, office_id=row.office_id, office_role=row.role)
+    return access_grant(row), account
 
 
 def account_by_email(session: Session, email: str) -> Account | None:

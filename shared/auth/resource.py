@@ -26,10 +26,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.rights import ServerName
 from shared.auth.challenge import NOTHING, RightsMap, challenge_header, peek_body
-from shared.auth.access import SERVER_TITLES, account_of, build_principal, server_scopes
+from shared.auth.access import SERVER_TITLES, account_of_token, build_principal, server_scopes
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
-from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, resolve_access_token
-from shared.db.models import User
+from shared.auth.tokens import DEVELOPMENT_CLIENT_ID
 from shared.db.session import Database
 from shared.routing import HeadRoute
 from shared.settings import Settings
@@ -56,14 +55,14 @@ class StoredTokenResolver:
     def _resolve(self, token: str, server: ServerName) -> Principal | None:
         resource = self.settings.resource_url(server.value)
         with self.db.read_only() as session:
-            access = resolve_access_token(session, token)
-            if access is None or access.resource != resource:
-                return None
-            if access.client_id == DEVELOPMENT_CLIENT_ID and not self.settings.development:
-                log.info(json.dumps({"event": "development_token_refused", "server": server.value}))
-                return None
-            account = account_of(session, session.get(User, access.user_id))
-        return build_principal(account, access.scopes, server, resource, access.client_id) if account else None
+            found = account_of_token(session, token)
+        if found is None or found[0].resource != resource:
+            return None
+        access, account = found
+        if access.client_id == DEVELOPMENT_CLIENT_ID and not self.settings.development:
+            log.info(json.dumps({"event": "development_token_refused", "server": server.value}))
+            return None
+        return build_principal(account, access.scopes, server, resource, access.client_id)
 
 
 class BearerAuthentication:

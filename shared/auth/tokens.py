@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Update, select, update
+from sqlalchemy import CursorResult, Select, Update, select, update
 from sqlalchemy.orm import Session
 
 from shared.auth.models import IssuedToken, OAuthCode, OAuthGrant
@@ -165,10 +165,11 @@ def mint_access_token(session: Session, *, user_id: int, client_id: str, resourc
     return _issue(session, grant, scopes, utcnow(), with_refresh=False)
 
 
-def resolve_access_token(session: Session, token: str) -> AccessGrant | None:
-    """The grant behind an access token that is known, unexpired and not revoked."""
-    row = session.execute(
-        select(IssuedToken.scopes, OAuthGrant.user_id, OAuthGrant.client_id, OAuthGrant.resource)
+def valid_access_token(token: str, *columns: Any) -> Select[Any]:
+    """The grant columns of an access token that is known, unexpired and not revoked, plus `columns` of tables the
+    caller joins (one statement for the token and whatever a request needs with it)."""
+    return (
+        select(IssuedToken.scopes, OAuthGrant.user_id, OAuthGrant.client_id, OAuthGrant.resource, *columns)
         .join(OAuthGrant, OAuthGrant.id == IssuedToken.grant_id)
         .where(
             IssuedToken.token_hash == digest(token),
@@ -176,10 +177,17 @@ def resolve_access_token(session: Session, token: str) -> AccessGrant | None:
             IssuedToken.expires_at > utcnow(),
             OAuthGrant.revoked_at.is_(None),
         )
-    ).one_or_none()
-    if row is None:
-        return None
+    )
+
+
+def access_grant(row: Any) -> AccessGrant:
     return AccessGrant(user_id=row.user_id, client_id=row.client_id, resource=row.resource, scopes=tuple(row.scopes.split()))
+
+
+def resolve_access_token(session: Session, token: str) -> AccessGrant | None:
+    """The grant behind an access token that is known, unexpired and not revoked."""
+    row = session.execute(valid_access_token(token)).one_or_none()
+    return None if row is None else access_grant(row)
 
 
 def _issue(session: Session, grant: OAuthGrant, scopes: list[str], now: dt.datetime, *, with_refresh: bool) -> IssuedPair:

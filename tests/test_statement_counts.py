@@ -1,0 +1,103 @@
+"""What each call costs the database (issue 21): the SQL statements of the common tools, counted over real HTTP with
+the official client (token lookup, right check, the tool, its audit line and commit included). The counts are
+pinned so round trips cannot creep back; a change that needs more says so here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import event, select
+
+from shared.auth.tokens import mint_access_token
+from shared.db.models import User
+from shared.db.session import Database
+from shared.demo import DEMO_ACCOUNTS
+from shared.settings import Settings
+from tests.conftest import LiveServer
+
+OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+FIRST_FOUND = object()  # the first listing a search finds
+SEEKER = next(a for a in DEMO_ACCOUNTS if a.kind == "seeker")
+
+
+def _token(db: Database, email: str, server: str, scopes: list[str]) -> str:
+    with db.unit_of_work() as session:
+        user_id = session.scalar(select(User.id).where(User.email == email))
+        resource = Settings().resource_url(server)
+        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=scopes).access_token
+
+
+@contextmanager
+def _counting(db: Database) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        # not counted: SQLite's explicit BEGIN and PostgreSQL's per-transaction deadline (transactions are counted apart)
+        if not statement.lstrip().upper().startswith(("BEGIN", "SET LOCAL STATEMENT_TIMEOUT")):
+            statements.append(statement)
+
+    def begin(_conn: Any) -> None:
+        statements.append("(transaction)")
+
+    event.listen(db.engine, "before_cursor_execute", count)
+    event.listen(db.engine, "begin", begin)
+    try:
+        yield statements
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count)
+        event.remove(db.engine, "begin", begin)
+
+
+def _statements_per_call(server: LiveServer, db: Database, path: str, token: str, calls: dict[str, dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    async def run() -> dict[str, tuple[int, int]]:
+        counts: dict[str, tuple[int, int]] = {}
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(f"{server.base_url}{path}", http_client=http), mode="2026-07-28") as client:
+                found = await client.call_tool("search_listings", {"limit": 1})
+                first = found.structured_content["items"][0]["listing_id"]
+                for name, arguments in calls.items():
+                    arguments = {k: first if v is FIRST_FOUND else v for k, v in arguments.items()}
+                    await client.call_tool(name, arguments)  # warm: first-call caches (gazetteer, term statistics)
+                    with _counting(db) as statements:
+                        result = await client.call_tool(name, arguments)
+                    assert not result.is_error, (name, result.content[0].text)
+                    transactions = statements.count("(transaction)")
+                    counts[name] = (transactions, len(statements) - transactions)
+        return counts
+
+    return anyio.run(run)
+
+
+def test_statements_per_seeker_call(live_server: LiveServer, demo_db: Database, backend: str) -> None:
+    token = _token(demo_db, SEEKER.email, "suche", ["suche:konto"])
+    counts = _statements_per_call(live_server, demo_db, "/suche/mcp", token, {
+        "search_listings": {"query": "Balkon", "city": "Berlin", "limit": 10},
+        "get_listing": {"listing_id": FIRST_FOUND},
+        "count_listings": {"city": "Leipzig"},
+        "list_search_orders": {},
+    })
+    # token, grant, user and office in one statement; the catalog revision; the tool's own queries
+    # (transactions, statements): the token with its grant, user and office in one statement, then the tool's own
+    # transaction (the catalog revision and its queries); SQLite's word search counts its terms first
+    search = 8 if backend == "sqlite" else 6
+    assert counts == {"search_listings": (2, search), "get_listing": (2, 5), "count_listings": (2, 8), "list_search_orders": (2, 5)}
+
+
+def test_statements_per_broker_call(live_server: LiveServer, demo_db: Database, backend: str) -> None:
+    token = _token(demo_db, OWNER.email, "makler", ["makler:lesen"])
+    counts = _statements_per_call(live_server, demo_db, "/makler/mcp", token, {
+        "search_listings": {"query": "Balkon", "limit": 10},
+        "search_inquiries": {"limit": 10},
+        "show_situation_report": {},
+    })
+    # search_inquiries: its audit lines (one per inquiry shown) are one INSERT
+    # search_inquiries: a third transaction for its audit lines (written before the result is handed out), one INSERT
+    # for all inquiries shown
+    search = 9 if backend == "sqlite" else 7
+    assert counts == {"search_listings": (2, search), "search_inquiries": (3, 6), "show_situation_report": (2, 12)}

@@ -124,7 +124,8 @@ def main() -> None:
     if args.url:
         print(json.dumps(drive(args.url, args.clients, args.seconds, args.large_kb * 1000, args.token)))
         return
-    with _fresh_database(args.backend, args.database_url) as database_url, _server(database_url, args.workers) as (url, token):
+    with _fresh_database(args.backend, args.database_url) as database_url, _server(database_url, args.workers) as (url, tokens):
+        token = tokens["seeker"] if isinstance(tokens, dict) else tokens
         if args.stalled:
             print(json.dumps({"backend": args.backend, **stalled(url, args.stalled)}), flush=True)
             return

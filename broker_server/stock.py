@@ -243,7 +243,7 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
         listing = own_listing(session, office, args.listing_id)
-        expose = listing_view.detail(listing, snap.freshness, now.date())
+        expose = listing_view.detail(listing, snap.freshness, now.date(), own=True)
         return StockListingDetail.model_validate(
             {
                 **dict(expose),

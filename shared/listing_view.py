@@ -38,6 +38,10 @@ def not_requested(include_flag: str) -> Absent:
 
 PRICE_WITHHELD = Absent(reason=AbsenceReason.withheld, note=f"{PRICE_ON_REQUEST}: der Anbieter nennt ihn erst auf Anfrage.")
 CERTIFICATE_AT_VIEWING = Absent(reason=AbsenceReason.withheld, note="Der Energieausweis liegt zur Besichtigung vor.")
+OWN_CERTIFICATE_NOT_ENTERED = Absent(
+    reason=AbsenceReason.empty_in_source,
+    note="nicht erfasst: im eigenen Inserat steht nur, dass der Energieausweis zur Besichtigung vorliegt.",
+)
 ADDRESS_WITHHELD = Absent(reason=AbsenceReason.withheld, note="Die genaue Adresse nennt der Anbieter erst auf Anfrage.")
 
 
@@ -89,17 +93,22 @@ def price_per_sqm(listing: Listing) -> float | Absent:
     return round(price.amount / listing.living_area, 2)
 
 
-def _energy_class(listing: Listing) -> str | Absent:
+def _at_viewing(own: bool) -> Absent:
+    """A certificate 'at the viewing': withheld from the public; to the office itself its values are not entered."""
+    return OWN_CERTIFICATE_NOT_ENTERED if own else CERTIFICATE_AT_VIEWING
+
+
+def _energy_class(listing: Listing, own: bool = False) -> str | Absent:
     if listing.energy_status == EnergyStatus.at_viewing:
-        return CERTIFICATE_AT_VIEWING
+        return _at_viewing(own)
     return given(listing.energy_class, "keine Energieeffizienzklasse")  # type: ignore[return-value]
 
 
-def _energy_item(listing: Listing, value: object, what: str) -> object:
+def _energy_item(listing: Listing, value: object, what: str, own: bool = False) -> object:
     if value is not None:
         return value
     if listing.energy_status == EnergyStatus.at_viewing:
-        return CERTIFICATE_AT_VIEWING
+        return _at_viewing(own)
     if listing.energy_status == EnergyStatus.not_required:
         return Absent(reason=AbsenceReason.empty_in_source, note="Für dieses Objekt ist kein Energieausweis erforderlich.")
     return no_entry(what)
@@ -155,7 +164,8 @@ def address(listing: Listing, *, exact: bool) -> Address:
     )
 
 
-def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDetail:
+def detail(listing: Listing, freshness: Freshness, today: dt.date, *, own: bool = False) -> ListingDetail:
+    """The exposé; `own`: read by the listing's office, to which a field it did not fill is not entered, not withheld."""
     office = listing.office
     rent = listing.marketing_type == MarketingType.rent
     valid_until = listing.energy_valid_until
@@ -193,13 +203,13 @@ def detail(listing: Listing, freshness: Freshness, today: dt.date) -> ListingDet
         condition=given(listing.condition, "keinen Zustand"),  # type: ignore[arg-type]
         energy=EnergyCertificate(
             **labelled("status", EnergyStatus(listing.energy_status)),
-            certificate_type=_energy_item(listing, listing.energy_certificate_type, "keine Ausweisart"),  # type: ignore[arg-type]
-            energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert"),  # type: ignore[arg-type]
-            energy_class=_energy_class(listing),
-            energy_carrier=_energy_item(listing, listing.energy_carrier, "keinen Energieträger"),  # type: ignore[arg-type]
-            year_built=_energy_item(listing, listing.energy_year_built, "kein Baujahr im Energieausweis"),  # type: ignore[arg-type]
-            valid_until=_energy_item(listing, valid_until, "kein Ablaufdatum des Energieausweises"),  # type: ignore[arg-type]
-            expired=valid_until < today if valid_until is not None else _energy_item(listing, None, "kein Ablaufdatum"),  # type: ignore[arg-type]
+            certificate_type=_energy_item(listing, listing.energy_certificate_type, "keine Ausweisart", own),  # type: ignore[arg-type]
+            energy_value=_energy_item(listing, listing.energy_value, "keinen Energiekennwert", own),  # type: ignore[arg-type]
+            energy_class=_energy_class(listing, own),
+            energy_carrier=_energy_item(listing, listing.energy_carrier, "keinen Energieträger", own),  # type: ignore[arg-type]
+            year_built=_energy_item(listing, listing.energy_year_built, "kein Baujahr im Energieausweis", own),  # type: ignore[arg-type]
+            valid_until=_energy_item(listing, valid_until, "kein Ablaufdatum des Energieausweises", own),  # type: ignore[arg-type]
+            expired=valid_until < today if valid_until is not None else _energy_item(listing, None, "kein Ablaufdatum", own),  # type: ignore[arg-type]
         ),
         features=features_of(listing),
         feature_labels=[label(f) for f in features_of(listing)],

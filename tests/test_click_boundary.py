@@ -8,12 +8,16 @@ the web app, nothing sent:
   renders the card got them): refused, for draft_inquiry, draft_reply and decide_proposal(accept), in both eras;
 - with the capability declared (2026-07-28: the client's extension, sent per request; 2025-11-25: the same `_meta`
   key), or ChatGPT's markers, the card's click works and the record and the answer say "in der Bestätigungskarte";
+- the MCP Inspector CLI (2.x, ATHAUS_INSPECTOR_CLI naming its binary) with a copied token: refused the same way;
 - Athaus's own page /app/bestaetigungen/C-… (login, CSRF) executes; the record and the tool's answer say
   "auf der Athaus-Bestätigungsseite"."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -168,3 +172,23 @@ def test_the_athaus_page_confirms_and_the_record_says_so(live: tuple[LiveServer,
     shown = call(server_, token, "suche", "send_inquiry", {"confirmation_id": ref}, mode="legacy")
     assert shown.structured_content["confirmation"]["confirmed_via"] == "page"
     assert "nach dem Klick auf der Athaus-Bestätigungsseite" in shown.structured_content["outcome"]
+
+
+@pytest.mark.skipif(not os.environ.get("ATHAUS_INSPECTOR_CLI"), reason="ATHAUS_INSPECTOR_CLI names the MCP Inspector's binary (npm i @modelcontextprotocol/inspector)")
+def test_the_mcp_inspector_cli_is_refused_too(live: tuple[LiveServer, Database]) -> None:
+    """The MCP Inspector in CLI mode (no MCP Apps), calling decide_confirmation with a token copied out of `_meta`."""
+    server_, db = live
+    for server, email, tool, arguments in drafts(db)[:2]:
+        token = bearer(db, email, server)
+        card = dict(call(server_, token, server, tool, arguments, mode="2026-07-28", apps=True).meta[CONFIRMATION_META_KEY])
+        before = outbox(db)
+        argv = [
+            os.environ["ATHAUS_INSPECTOR_CLI"], "--cli", "--transport", "http", "--server-url", f"{server_.base_url}/{server}/mcp",
+            "--header", f"Authorization: Bearer {token}", "--method", "tools/call", "--tool-name", "decide_confirmation",
+            "--tool-args-json", json.dumps(click(card)),
+        ]
+        answer = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        result = json.loads(answer.stdout)
+        assert result["isError"] is True and result["_meta"]["athaus/code"] == "CONFIRMATION_INVALID"
+        assert page_url(card["confirmation_id"]) in result["content"][0]["text"]
+        assert recorded(db, card["confirmation_id"]) == ("pending", None) and outbox(db) == before

@@ -163,3 +163,18 @@ def test_every_bad_argument_is_named_in_one_answer(search: Caller) -> None:
     # the other half: one mistake reads as before
     code, message = search.error("search_listings", {"limit": 0})
     assert message == "Das Argument limit ist zu klein (mindestens 1): bitte korrigieren und das Werkzeug erneut aufrufen."
+
+
+def test_the_office_reads_its_own_empty_certificate_as_not_entered_the_public_as_withheld(search: Caller, demo_db: Database) -> None:
+    broker = Caller(BROKER, make_context(demo_db)).as_(principal(demo_db, 1))
+    with demo_db.read_only() as session:
+        ref = session.scalar(
+            select(Listing.ref).where(Listing.office_id == 1, Listing.status == "published", Listing.energy_status == "at_viewing").limit(1)
+        )
+    assert ref is not None
+    own = broker("get_listing", {"listing_id": ref})
+    assert own["energy"]["absent"]["energy_class"] == "empty_in_source"
+    assert own["absence_notes"]["energy_class"]["empty_in_source"].startswith("nicht erfasst: ")
+    assert "zurückgehalten" not in text_of(broker, "get_listing", {"listing_id": ref})
+    public = search("get_listing", {"listing_id": ref})
+    assert public["energy"]["absent"]["energy_class"] == "withheld"

@@ -22,6 +22,7 @@ instances publishing the same listing at once make one event; the constraints ca
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,14 +68,27 @@ def fits(session: Session, listing: Listing, criteria: dict[str, Any] | None) ->
         return False
     if filters.postal_codes and not any(listing.postal_code.startswith(code) for code in filters.postal_codes):
         return False
-    try:
-        parsed = parse_query(filters)
-        resolved = places.resolve_filters(filters)
-    except (ToolFailure, InputNeeded):  # a stored place the catalog no longer knows: nothing fits
+    conditions = _conditions(session, criteria, filters)
+    if conditions is None:  # a stored place the catalog no longer knows: nothing fits
         return False
-    conditions = filter_conditions(resolved.filters, parsed, resolved.centre)
-    ranges = [c for parts in engine.range_conditions(resolved.filters).values() for c in parts]
-    return session.scalar(select(Listing.id).where(Listing.id == listing.id, *conditions, *ranges)) is not None
+    return session.scalar(select(Listing.id).where(Listing.id == listing.id, *conditions)) is not None
+
+
+def _conditions(session: Session, criteria: dict[str, Any] | None, filters: Any) -> list[Any] | None:
+    """The saved criteria as SQL conditions, worked out once per transaction and criteria (an import publishes
+    hundreds of listings against the same saved searches; resolving their places each time was most of the cost)."""
+    cache: dict[str, list[Any] | None] = session.info.setdefault("matching.conditions", {})
+    key = json.dumps(criteria, sort_keys=True, default=str)
+    if key not in cache:
+        try:
+            parsed = parse_query(filters)
+            resolved = places.resolve_filters(filters)
+        except (ToolFailure, InputNeeded):
+            cache[key] = None
+        else:
+            ranges = [c for parts in engine.range_conditions(resolved.filters).values() for c in parts]
+            cache[key] = [*filter_conditions(resolved.filters, parsed, resolved.centre), *ranges]
+    return cache[key]
 
 
 def _active_orders(session: Session) -> list[SearchOrder]:

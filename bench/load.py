@@ -276,7 +276,7 @@ async def _refs(url: str, broker_token: str | None) -> Refs:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {broker_token}"}, timeout=60) as http:
             async with Client(streamable_http_client(f"{url}/makler/mcp", http_client=http), mode="2026-07-28") as client:
                 stock = await client.call_tool("search_listings", {"limit": 50})
-                inquiries = await client.call_tool("search_inquiries", {"limit": 50})
+                inquiries = await client.call_tool("search_inquiries", {"status": ["open", "answered"], "limit": 50})  # a closed one takes no reply
                 refs.office_listings = [item["listing_id"] for item in stock.structured_content["items"]]
                 refs.inquiries = [item["inquiry_id"] for item in inquiries.structured_content["items"]]
     return refs

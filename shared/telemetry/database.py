@@ -34,8 +34,23 @@ def instrument(engine: Engine) -> None:
     event.listen(engine, "before_cursor_execute", _before(system))
     event.listen(engine, "after_cursor_execute", _after)
     event.listen(engine, "handle_error", _failed)
-    event.listen(engine, "checkout", lambda *_: POOL_IN_USE.inc())
-    event.listen(engine, "checkin", lambda *_: POOL_IN_USE.dec())
+    event.listen(engine, "checkout", _checked_out)
+    event.listen(engine, "checkin", _checked_in)
+
+
+_IN_USE = "athaus.counted_in_use"
+
+
+def _checked_out(_dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    record.record_info[_IN_USE] = True
+    POOL_IN_USE.inc()
+
+
+def _checked_in(_dbapi_connection: Any, record: Any) -> None:
+    """Only a checkout this gauge counted is taken back: a connection whose checkout failed before it was counted (the
+    ping at checkout on a lost database) is checked in on invalidation too, and drove the gauge below zero."""
+    if record is not None and record.record_info.pop(_IN_USE, False):
+        POOL_IN_USE.dec()
 
 
 def _before(system: str) -> Any:

@@ -48,7 +48,7 @@ def _inquiry_hit(inquiry_id: str, listing_title: str, status: str, public_url: s
 
 
 def search(args: ConnectorSearchInput, ctx: ToolContext) -> Page[ConnectorHit]:
-    reading = connector.read(args.query, ctx.db)
+    reading = connector.read(args.query)
     if reading.listing_id or reading.inquiry_id:
         return _one_record(args.query, reading, ctx)
     public_url = ctx.settings.public_url

@@ -36,7 +36,7 @@ def listing_hit(listing_id: str, title: str, postal_code: str, city: str, public
 
 
 def search(args: ConnectorSearchInput, ctx: ToolContext) -> Page[ConnectorHit]:
-    reading = connector.read(args.query, ctx.db)
+    reading = connector.read(args.query)
     if reading.inquiry_id:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,

@@ -13,12 +13,11 @@ from contract.errors import ErrorCode, ToolFailure
 from shared import german
 from shared.catalog.free_text import Reading, read_line, without
 from shared.catalog import places
-from shared.db.session import Database
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def read(line: str, db: Database) -> Reading:
+def read(line: str) -> Reading:
     """The line read as filters and words; a run of words is a place when it is exactly the name of a German town
     (shared.catalog.places.town_named)."""
     return read_line(line, places.town_named)

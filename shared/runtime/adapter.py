@@ -151,11 +151,16 @@ class ToolRunner:
         started = time.perf_counter()
         outcome = "OK"
         server = self.definition.spec.name.value
-        who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller else {}
-        with tracer.start_as_current_span(f"tool {spec.name}", attributes={
-            "athaus.server": server, "athaus.tool": spec.name, **{f"athaus.{key}": value for key, value in who.items()},
-            "athaus.request_id": REQUEST_ID.get() or "",
-        }) as span:
+        logged = log.isEnabledFor(logging.INFO)
+        with tracer.start_as_current_span(f"tool {spec.name}") as span:
+            recording = span.is_recording()
+            # the pseudonyms (two HMACs) only for a reader: a recorded span or the INFO log line
+            who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller and (logged or recording) else {}
+            if recording:
+                span.set_attributes({
+                    "athaus.server": server, "athaus.tool": spec.name, **{f"athaus.{key}": value for key, value in who.items()},
+                    "athaus.request_id": REQUEST_ID.get() or "",
+                })
             try:
                 result = missing_right(
                     spec, caller, self.context.settings.resource_metadata_url(server)
@@ -181,8 +186,9 @@ class ToolRunner:
                 span.set_attribute("athaus.outcome", outcome)
                 TOOL_CALLS.labels(server, spec.name, outcome).inc()
                 TOOL_SECONDS.labels(server, spec.name).observe(seconds)
-                line = {"event": "tool_call", "server": server, "tool": spec.name, "outcome": outcome}
-                log.info(json.dumps({**line, "duration_ms": round(seconds * 1000, 2), **who}))
+                if logged:
+                    line = {"event": "tool_call", "server": server, "tool": spec.name, "outcome": outcome}
+                    log.info(json.dumps({**line, "duration_ms": round(seconds * 1000, 2), **who}))
 
     async def _run(
         self, spec: ToolSpec, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, context: ToolContext

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import typing
 from enum import StrEnum
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -99,14 +100,32 @@ def quoted_block(text: str, label: Label, indent: str) -> list[str]:
     return [head, *(f"{indent}  > {line}" for line in (text.splitlines() or [""]))]
 
 
-def quoted_inline(text: str, label: Label) -> str:
-    """The same in a list line: in « », line breaks shown as ⏎, guillemets inside turned into single ones."""
-    flat = " ⏎ ".join(text.splitlines()).replace("«", "‹").replace("»", "›")
-    return f"{label.text} ({QUOTE_NOTE.format(origin=label.quoted)}): «{flat}»"
+# The frame's own characters inside a quote become single ones, so no text can close the frame early.
+FRAME_INSIDE = str.maketrans({"«": "‹", "»": "›"})
+
+
+def framed(text: str) -> str:
+    """Someone else's text in one line, in « »: line breaks shown as ⏎, guillemets inside turned into single ones."""
+    return f"«{' ⏎ '.join(text.splitlines()).translate(FRAME_INSIDE)}»"
+
+
+def quoted_inline(text: str, label: Label, in_list: bool = False) -> str:
+    """The same in a list line, with its head naming the origin (only the frame where the label says so)."""
+    if in_list and label.frame_only:
+        return framed(text)
+    return f"{label.text} ({QUOTE_NOTE.format(origin=label.quoted)}): {framed(text)}"
 
 
 def _is_leaf(value: Any) -> bool:
     return not isinstance(value, BaseModel) or is_text_leaf(type(value))
+
+
+@cache
+def _shown(model: type[BaseModel]) -> tuple[tuple[Label, str], ...]:
+    """Per model class, worked out once: each shown field's label and the attribute its value is read from (the
+    German `<name>_label` sibling where the model carries one)."""
+    fields = model.model_fields
+    return tuple((_label(model, name), f"{name}_label" if f"{name}_label" in fields else name) for name in shown_fields(model))
 
 
 def _labelled(model: BaseModel, name: str) -> Any:
@@ -119,9 +138,8 @@ def render_object(model: BaseModel, indent: str = "", not_collected: dict[str, s
     """The fields of `model`, one per line, nested ones indented. What this call did not collect is not listed
     field by field: it is gathered in `not_collected` (label → how to get it) and said once at the end."""
     lines: list[str] = []
-    for name in shown_fields(type(model)):
-        value = _labelled(model, name)
-        label = _label(model, name)
+    for label, source in _shown(type(model)):
+        value = getattr(model, source)
         if value is None:
             continue
         if isinstance(value, Absent) and value.reason is AbsenceReason.not_collected and not_collected is not None:
@@ -136,6 +154,8 @@ def render_object(model: BaseModel, indent: str = "", not_collected: dict[str, s
         elif isinstance(value, list) and any(isinstance(v, str) and len(v) > 60 for v in value):
             lines.append(f"{indent}{label.text}:")  # sentences, one per line
             lines.extend(f"{indent}  - {v}" for v in value)
+        elif label.quoted and isinstance(value, str) and label.frame_only:
+            lines.append(f"{indent}{quoted_inline(value, label)}")  # one line: a title has no paragraphs
         elif label.quoted and isinstance(value, str):
             lines.extend(quoted_block(value, label, indent))
         elif _is_leaf(value):
@@ -156,15 +176,14 @@ def _not_collected_line(not_collected: dict[str, str]) -> list[str]:
 def item_line(item: BaseModel) -> str:
     """One line per list item: what it is first (bare values), then its present fields, briefly."""
     parts: list[str] = []
-    for name in shown_fields(type(item)):
-        label = _label(item, name)
-        value = _labelled(item, name)
+    for label, source in _shown(type(item)):
+        value = getattr(item, source)
         if not label.brief or value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
             continue
         if not _is_leaf(value) or (isinstance(value, list) and isinstance(value[0], BaseModel)):
             continue
         if label.quoted and isinstance(value, str):
-            parts.append(quoted_inline(value, label))
+            parts.append(quoted_inline(value, label, in_list=True))
             continue
         text = value_text(value, label)
         parts.append(text if label.bare else f"{label.text} {text}")

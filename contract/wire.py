@@ -190,7 +190,9 @@ def _typed(node: dict[str, Any], *, keep_fields: bool = False) -> dict[str, Any]
     if "anyOf" in node:
         return _union([_typed(m, keep_fields=keep_fields) for m in node["anyOf"] if _ABSENT not in m])
     if "oneOf" in node:
-        return {"anyOf": [_variant(member, node.get("discriminator")) for member in node["oneOf"]]}
+        # A tagged union (the sections of a report): objects whose tag names their kind; each kind is in the docs.
+        tag = (node.get("discriminator") or {}).get("propertyName")
+        return {"properties": {tag: {"type": "string"}}} if tag else {"type": "object"}
     typed: dict[str, Any] = {}
     if _NAME in node:
         typed[_NAME] = node[_NAME]
@@ -207,15 +209,6 @@ def _typed(node: dict[str, Any], *, keep_fields: bool = False) -> dict[str, Any]
         typed["additionalProperties"] = _typed(node["additionalProperties"])
     if kind is not None and not ("items" in typed or "properties" in typed):
         typed["type"] = kind  # an array or object says what it is by its items or properties
-    return typed
-
-
-def _variant(member: dict[str, Any], discriminator: dict[str, Any] | None) -> dict[str, Any]:
-    """One kind of a tagged union, with its tag as a constant, so that a value matches its own kind only."""
-    typed = _typed(member, keep_fields=True)
-    if discriminator:
-        tag = next(value for value, ref in discriminator["mapping"].items() if ref == f"#/$defs/{member.get(_NAME)}")
-        typed["properties"] = {**typed["properties"], discriminator["propertyName"]: {"const": tag}}
     return typed
 
 
@@ -246,7 +239,7 @@ def _without_names(node: Any) -> Any:
 def _shared(root: dict[str, Any]) -> dict[str, Any]:
     """An object that occurs more than once (same fields, same types) is written once, under `$defs`."""
     counts: Counter[str] = Counter()
-    names: dict[str, str] = {}
+    names: dict[str, set[str]] = {}
 
     def visit(node: Any) -> None:
         if isinstance(node, list):
@@ -256,13 +249,18 @@ def _shared(root: dict[str, Any]) -> dict[str, Any]:
             if "properties" in node:
                 key = json.dumps(_without_names(node), separators=(",", ":"))
                 counts[key] += 1
-                names.setdefault(key, node.get(_NAME, ""))
+                names.setdefault(key, set()).add(node.get(_NAME, ""))
             for value in node.values():
                 visit(value)
 
     visit(root)
     # Worth it only where the object is longer than the references to it.
-    shared = {key: names[key] or f"Objekt{i}" for i, key in enumerate(sorted(counts)) if counts[key] > 1 and len(key) > 60}
+    # Named after its model; where several models have this shape, after its fields ("code_message").
+    shared = {
+        key: next(iter(names[key])) if len(names[key]) == 1 and "" not in names[key] else "_".join(json.loads(key)["properties"])
+        for key in sorted(counts)
+        if counts[key] > 1 and len(key) > 60
+    }
 
     def replace(node: Any, top: bool = False) -> Any:
         if isinstance(node, list):

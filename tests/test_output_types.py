@@ -50,12 +50,6 @@ def _typed_places(value: Any, node: dict[str, Any], defs: dict[str, Any], path: 
         return [p for key, item in value.items() for p in _typed_places(item, node["additionalProperties"], defs, (*path, key))]
     if isinstance(value, list) and "items" in node:
         return _typed_places(value[0], node["items"], defs, (*path, 0)) if value else []
-    if "anyOf" in node:  # a tagged union: the one kind the value is
-        kinds = [member for member in node["anyOf"] if Draft202012Validator({**member, "$defs": defs}).is_valid(value)]
-        assert len(kinds) == 1, f"{'/'.join(map(str, path))} matches {len(kinds)} kinds"
-        return _typed_places(value, kinds[0], defs, path)
-    if "const" in node:  # the tag of a kind
-        return [(path, 0.5)]
     assert "type" in node, f"untyped value at {'/'.join(map(str, path))}: {node}"
     return [(path, _wrong_value(node))]
 

@@ -21,7 +21,6 @@ what is sent, in one place:
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from typing import Any
@@ -194,7 +193,7 @@ def _typed(node: dict[str, Any], *, keep_fields: bool = False) -> dict[str, Any]
         tag = (node.get("discriminator") or {}).get("propertyName")
         return {"properties": {tag: {"type": "string"}}} if tag else {"type": "object"}
     typed: dict[str, Any] = {}
-    if _NAME in node:
+    if _NAME in node and "properties" in node:
         typed[_NAME] = node[_NAME]
     kind = node.get("type")
     if "items" in node:
@@ -254,13 +253,14 @@ def _shared(root: dict[str, Any]) -> dict[str, Any]:
                 visit(value)
 
     visit(root)
-    # Worth it only where the object is longer than the references to it.
-    # Named after its model; where several models have this shape, after its fields ("code_message").
-    shared = {
-        key: next(iter(names[key])) if len(names[key]) == 1 and "" not in names[key] else "_".join(json.loads(key)["properties"])
-        for key in sorted(counts)
-        if counts[key] > 1 and len(key) > 60
-    }
+    # Worth it only where the object is longer than the references to it. Named after its model; where several
+    # models have this shape, after its fields ("code_message"); a name taken already gets a number.
+    shared: dict[str, str] = {}
+    for key in sorted(counts):
+        if counts[key] > 1 and len(key) > 60:
+            name = next(iter(names[key])) if len(names[key]) == 1 and "" not in names[key] else "_".join(json.loads(key)["properties"])
+            taken = set(shared.values())
+            shared[key] = name if name not in taken else next(f"{name}{n}" for n in range(2, len(counts) + 2) if f"{name}{n}" not in taken)
 
     def replace(node: Any, top: bool = False) -> Any:
         if isinstance(node, list):

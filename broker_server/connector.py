@@ -23,7 +23,7 @@ from shared.addresses import OFFICE_INQUIRY_PATH, STOCK_LISTING_PATH, address
 from shared.catalog.free_text import Reading
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
-from shared.runtime.render import render
+from shared.runtime.render import framed, render
 
 SORT_KEY = "listings: published_at desc, listing_id asc; then inquiries: created_at desc, inquiry_id desc"
 SORT_TEXT = "erst Objekte (zuletzt veröffentlichte zuerst), dann Anfragen (neueste zuerst)"
@@ -32,7 +32,7 @@ SORT_TEXT = "erst Objekte (zuletzt veröffentlichte zuerst), dann Anfragen (neue
 def _listing_hit(listing_id: str, title: str, status: str, public_url: str) -> ConnectorHit:
     return ConnectorHit(
         id=listing_id,
-        title=f"Objekt {listing_id}: {title} ({status})",
+        title=f"Objekt {listing_id}: {framed(title)} ({status})",
         url=address(public_url, STOCK_LISTING_PATH, listing_id=listing_id),
         kind="listing",
     )
@@ -41,7 +41,7 @@ def _listing_hit(listing_id: str, title: str, status: str, public_url: str) -> C
 def _inquiry_hit(inquiry_id: str, listing_title: str, status: str, public_url: str) -> ConnectorHit:
     return ConnectorHit(
         id=inquiry_id,
-        title=f"Anfrage {inquiry_id} zu „{listing_title}“ ({status})",
+        title=f"Anfrage {inquiry_id} zu {framed(listing_title)} ({status})",
         url=address(public_url, OFFICE_INQUIRY_PATH, inquiry_id=inquiry_id),
         kind="inquiry",
     )
@@ -142,7 +142,7 @@ def fetch(args: ConnectorFetchInput, ctx: ToolContext) -> ConnectorDocument:
             inquiry = inquiries.get_inquiry(GetInquiryInput(inquiry_id=ref), ctx, tool="fetch")
             return ConnectorDocument(
                 id=inquiry.inquiry_id,
-                title=f"Anfrage {inquiry.inquiry_id} zu „{inquiry.listing.title}“",
+                title=f"Anfrage {inquiry.inquiry_id} zu {framed(inquiry.listing.title)}",
                 text=render(inquiry),
                 url=address(public_url, OFFICE_INQUIRY_PATH, inquiry_id=inquiry.inquiry_id),
                 metadata={"kind": "inquiry", "status": label(inquiry.status), "listing_id": inquiry.listing.listing_id},
@@ -152,7 +152,7 @@ def fetch(args: ConnectorFetchInput, ctx: ToolContext) -> ConnectorDocument:
         raise connector.not_this_kind(args.id.strip(), "Objektnummern: A- und sieben Ziffern; Anfragenummern: I- und sechs Ziffern") from None
     return ConnectorDocument(
         id=listing.listing_id,
-        title=f"Objekt {listing.listing_id}: {listing.title}",
+        title=f"Objekt {listing.listing_id}: {framed(listing.title)}",
         text=render(listing),
         url=address(public_url, STOCK_LISTING_PATH, listing_id=listing.listing_id),
         metadata={

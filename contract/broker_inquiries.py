@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from contract.catalog import ListingId, Money
 from contract.envelope import Absent, ContractModel, ListResult
 from contract.fields import InquiryId, lenient, normalise_ref
-from contract.labels import Label, Style
+from contract.labels import Label, Style, title_label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import (
@@ -99,7 +99,7 @@ class InquirySummary(ContractModel):
 
     inquiry_id: Annotated[str, Label("Anfrage", bare=True)] = Field(description="Anfragenummer; mit get_inquiry abrufbar.")
     listing_id: Annotated[str, Label("Inserat", bare=True)] = Field(description="Das Objekt des Büros, zu dem die Anfrage gestellt wurde.")
-    listing_title: Annotated[str, Label("Objekt", bare=True)]
+    listing_title: Annotated[str, title_label("Objekt")]
     seeker_name: Annotated[str | Absent, Label("Suchende/r")] = Field(description="Name, wie die/der Suchende ihn freigegeben hat; sonst withheld.")
     status: Annotated[InquiryStatus, Label("Status", bare=True)] = Field(description="open (offen), answered (beantwortet), closed (geschlossen).")
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Eingang der Anfrage.")
@@ -124,7 +124,7 @@ class GetInquiryInput(ContractModel):
 
 class InquiryListing(ContractModel):
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    title: Annotated[str, Label("Titel", bare=True)]
+    title: Annotated[str, title_label()]
     status: Annotated[ListingStatus, Label("Status", bare=True)]
     marketing_type: Annotated[MarketingType, Label("Vermarktung", bare=True)]
     price: Annotated[Money | Absent, Label("Preis", bare=True)] = Field(description="Kaufpreis bzw. Kaltmiete.")
@@ -203,7 +203,7 @@ class ValuationSummary(ContractModel):
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann die Bewertung gespeichert wurde.")
     subject: Annotated[ValuationSubject, Label("für")] = Field(description="listing: ein Objekt im Bestand; owner_lead: ein Eigentümer-Kontakt ohne Inserat.")
     listing_id: Annotated[str | Absent, Label("Inserat", bare=True)] = Field(description="Das bewertete Objekt; bei einem Eigentümer-Kontakt empty_in_source.")
-    listing_title: Annotated[str | Absent, Label("Objekt", bare=True)]
+    listing_title: Annotated[str | Absent, title_label("Objekt")]
     owner_name: Annotated[str | Absent, Label("Eigentümer/in")] = Field(description="Eigentümer/in bei einem Eigentümer-Kontakt.")
     address: Annotated[str | Absent, Label("Adresse")]
     postal_code: Annotated[str, Label("PLZ", bare=True)]
@@ -261,7 +261,7 @@ class ProposalSummary(ContractModel):
     created_at: Annotated[dt.datetime, Label("vom")] = Field(description="Wann der Vorschlag entstand.")
     decided_at: Annotated[dt.datetime | None, Label("entschieden")] = Field(description="Wann entschieden wurde; null, solange offen.")
     listing_id: Annotated[str, Label("Inserat", bare=True)] = Field(description="Das passende Objekt des Büros.")
-    listing_title: Annotated[str, Label("Objekt", bare=True)]
+    listing_title: Annotated[str, title_label("Objekt")]
     listing_price: Annotated[Money | Absent, Label("Preis", bare=True)] = Field(description="Kaufpreis bzw. Kaltmiete des Objekts.")
     listing_status: Annotated[ListingStatus, Label("Objektstatus")]
     seeker_label: Annotated[str, Label("Suchauftrag")] = Field(

@@ -13,7 +13,7 @@ from contract.envelope import (
     ContractModel,
     Envelope,
 )
-from contract.labels import NOT_IN_TEXT, Label, Style
+from contract.labels import NOT_IN_TEXT, Label, Style, title_label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ListingStatus
@@ -41,7 +41,7 @@ class AgeBand(ContractModel):
 class WaitingInquiry(ContractModel):
     inquiry_id: Annotated[str, Label("Anfrage", bare=True)]
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    title: Annotated[str, Label("Titel", bare=True)] = Field(description="Titel des Objekts.")
+    title: Annotated[str, title_label()] = Field(description="Titel des Objekts.")
     first_contact: Annotated[bool, Label("Erstanfrage")] = Field(description="true: das Büro hat noch nie geantwortet; false: Rückfrage nach einer Antwort.")
     waiting_since: Annotated[dt.datetime, Label("wartet seit")] = Field(description="Erste unbeantwortete Nachricht des Suchenden.")
     waiting_hours: Annotated[float, Label("wartet", style=Style.hours)]
@@ -91,7 +91,7 @@ class ConfirmationSection(_Section):
 
 class BlockedListing(ContractModel):
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    title: Annotated[str, Label("Titel", bare=True)]
+    title: Annotated[str, title_label()]
     status: Annotated[ListingStatus, Label("Status", bare=True)]
     status_label: str
     created_at: Annotated[dt.datetime, Label("angelegt")]
@@ -123,7 +123,7 @@ class UnpublishableSection(_Section):
 
 class DueCertificate(ContractModel):
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    title: Annotated[str, Label("Titel", bare=True)]
+    title: Annotated[str, title_label()]
     valid_until: Annotated[dt.date, Label("gültig bis")]
     days_left: Annotated[int, Label("Tage bis Ablauf")] = Field(description="Tage bis zum Ablauf; negativ: seit so vielen Tagen abgelaufen.")
     expired: Annotated[bool, Label("abgelaufen")]
@@ -143,7 +143,7 @@ class EnergySection(_Section):
 class WaitingProposal(ContractModel):
     proposal_id: Annotated[str, Label("Vorschlag", bare=True)]
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    title: Annotated[str, Label("Titel", bare=True)]
+    title: Annotated[str, title_label()]
     created_at: Annotated[dt.datetime, Label("vom")]
     waiting_hours: Annotated[float, Label("wartet", style=Style.hours)]
 

@@ -23,7 +23,7 @@ from contract.envelope import (
     ListResult,
 )
 from contract.fields import lenient, normalise_ref
-from contract.labels import NOT_IN_TEXT, Label, Style
+from contract.labels import NOT_IN_TEXT, Label, Style, title_label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import InquiryStatus, ListingStatus, ProposalStatus
@@ -100,7 +100,7 @@ class CheckListingInput(ContractModel):
 
 class CheckListingOutput(ContractModel):
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    title: Annotated[str, Label("Titel")]
+    title: Annotated[str, title_label(bare=False)]
     status: Annotated[ListingStatus, Label("Status")]
     status_label: str
     publishable: Annotated[bool, Label("veröffentlichbar")] = Field(description="true, wenn jede Regel mit blocking = true ok ist.")

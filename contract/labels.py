@@ -40,9 +40,19 @@ class Label:
     # Text someone else wrote (a seeker's message, a listing description from an office or its feed): the text shows it
     # as quoted data, with this German origin ("vom Anbieter"), never as the server's own words (shared/runtime/render.py)
     quoted: str | None = None
+    # With `quoted`: a list line shows only the frame « » without the head (a title: on every line of a 10-hit page,
+    # where a head per line would not fit the budget); the server's instructions say what « » means.
+    frame_only: bool = False
 
 
 NOT_IN_TEXT = Label(None)
+# Where a listing's own texts come from (its title, its description): the office that offers it, or its feed.
+FROM_PROVIDER = "vom Anbieter oder seinem Feed"
+
+
+def title_label(text: str = "Titel", bare: bool = True) -> Label:
+    """A listing's title, wherever a result shows it: someone else's text, framed « » on a list line."""
+    return Label(text, bare=bare, quoted=FROM_PROVIDER, frame_only=True)
 
 # Echoed scopes that are no input of the tool: what the login or the tool itself fixed.
 SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand"}

@@ -20,7 +20,7 @@ from contract.catalog import (
 )
 from contract.envelope import Absent, ContractModel, ListResult
 from contract.fields import InquiryId, lenient, normalise_ref
-from contract.labels import NOT_IN_TEXT, Label
+from contract.labels import NOT_IN_TEXT, Label, title_label
 from contract.rights import SEARCH_ACCOUNT_READ
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import (
@@ -160,7 +160,7 @@ class InquiryItem(ContractModel):
     status: Annotated[InquiryStatus, Label("Status", bare=True)]
     status_label: str
     listing_id: Annotated[str, Label("Inserat", bare=True)]
-    listing_title: Annotated[str, Label("Objekt", bare=True)]
+    listing_title: Annotated[str, title_label("Objekt")]
     listing_status: Annotated[ListingStatus, Label("Objektstatus", brief=False)]
     listing_available: Annotated[bool, Label("Inserat verfügbar")] = Field(description="true, solange das Inserat veröffentlicht ist.")
     provider: Annotated[str, Label("Anbieter", bare=True)] = Field(description="Das Maklerbüro, an das die Anfrage ging.")

@@ -23,13 +23,13 @@ from shared.catalog.free_text import Reading
 from shared.db.models import Listing
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
-from shared.runtime.render import render
+from shared.runtime.render import framed, render
 
 
 def listing_hit(listing_id: str, title: str, postal_code: str, city: str, public_url: str) -> ConnectorHit:
     return ConnectorHit(
         id=listing_id,
-        title=f"{title} ({postal_code} {city})",
+        title=f"{framed(title)} ({postal_code} {city})",
         url=address(public_url, EXPOSE_PATH, listing_id=listing_id),
         kind="listing",
     )
@@ -99,7 +99,7 @@ def fetch(args: ConnectorFetchInput, ctx: ToolContext) -> ConnectorDocument:
     detail = catalog.get_listing(request, ctx)
     return ConnectorDocument(
         id=detail.listing_id,
-        title=f"{detail.title} ({detail.address.postal_code} {detail.address.city})",
+        title=f"{framed(detail.title)} ({detail.address.postal_code} {detail.address.city})",
         text=render(detail),
         url=address(ctx.settings.public_url, EXPOSE_PATH, listing_id=detail.listing_id),
         metadata={

@@ -26,6 +26,7 @@ from shared.paging.walk import ordered, walk
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
+from shared.runtime.render import framed
 
 DEFAULT_MATCH_WINDOW = dt.timedelta(days=14)
 SUGGESTED_EARLIER = dt.timedelta(days=90)
@@ -81,7 +82,7 @@ def _status_note(listing: Listing) -> str:
 
 
 def match_sentence(kind: MatchKind, order_name: str, detail: MatchDetail, listing: Listing) -> str:
-    what = f"„{listing.title}“ ({listing.ref}, {listing.postal_code} {listing.city})"
+    what = f"{framed(listing.title)} ({listing.ref}, {listing.postal_code} {listing.city})"
     if kind is MatchKind.price_drop:
         change = f"Preis gesenkt von {_value_text(detail.old_price)} auf {_value_text(detail.new_price)}"
     elif kind is MatchKind.status_change:

@@ -20,6 +20,7 @@ from contract.vocabulary import SHARED_PROFILE_LABELS, InquiryStatus, MessageAut
 from shared import german
 from shared.db.models import Inquiry, InquiryMessage, Listing, Match, Office, PendingAction, Proposal, SearchOrder, User
 from shared.outbox import enqueue
+from shared.runtime.render import framed
 
 PUBLISHED = "published"
 
@@ -59,7 +60,7 @@ def inquiry_payload(session: Session, *, seeker_id: int, listing_ref: str, messa
         "inquiry_id": existing,
         "recipient": f"{office.name} (Anbieter von {listing.ref})",
         "sender": str(profile.get("name") or "du (ohne Namen)"),
-        "subject": f"Anfrage zu „{listing.title}“ ({listing.ref})",
+        "subject": f"Anfrage zu {framed(listing.title)} ({listing.ref})",
         "text": message,
         "shared_profile": profile,
         "shared_contact": _profile_lines(profile),
@@ -88,7 +89,7 @@ def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_r
         "author_id": author_id,
         "recipient": f"{seeker_name} (Anfrage {inquiry.ref})",
         "sender": f"{author.name}, {office.name}",
-        "subject": f"Antwort zu „{listing.title}“ ({listing.ref})",
+        "subject": f"Antwort zu {framed(listing.title)} ({listing.ref})",
         "text": text,
         "shared_contact": [],
     }
@@ -114,7 +115,7 @@ def proposal_payload(session: Session, *, office_id: int, proposal_ref: str, mes
         "search_order_id": order.ref,
         "recipient": f"Suchende/r {order.ref}",
         "sender": office.name,
-        "subject": f"Exposé „{listing.title}“ ({listing.ref}), vorgeschlagen von {office.name}",
+        "subject": f"Exposé {framed(listing.title)} ({listing.ref}), vorgeschlagen von {office.name}",
         "text": message,
         "shared_contact": [],
     }

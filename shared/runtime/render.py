@@ -99,10 +99,20 @@ def quoted_block(text: str, label: Label, indent: str) -> list[str]:
     return [head, *(f"{indent}  > {line}" for line in (text.splitlines() or [""]))]
 
 
-def quoted_inline(text: str, label: Label) -> str:
-    """The same in a list line: in « », line breaks shown as ⏎, guillemets inside turned into single ones."""
-    flat = " ⏎ ".join(text.splitlines()).replace("«", "‹").replace("»", "›")
-    return f"{label.text} ({QUOTE_NOTE.format(origin=label.quoted)}): «{flat}»"
+# The frame's own characters inside a quote become single ones, so no text can close the frame early.
+FRAME_INSIDE = str.maketrans({"«": "‹", "»": "›"})
+
+
+def framed(text: str) -> str:
+    """Someone else's text in one line, in « »: line breaks shown as ⏎, guillemets inside turned into single ones."""
+    return f"«{' ⏎ '.join(text.splitlines()).translate(FRAME_INSIDE)}»"
+
+
+def quoted_inline(text: str, label: Label, in_list: bool = False) -> str:
+    """The same in a list line, with its head naming the origin (only the frame where the label says so)."""
+    if in_list and label.frame_only:
+        return framed(text)
+    return f"{label.text} ({QUOTE_NOTE.format(origin=label.quoted)}): {framed(text)}"
 
 
 def _is_leaf(value: Any) -> bool:
@@ -136,6 +146,8 @@ def render_object(model: BaseModel, indent: str = "", not_collected: dict[str, s
         elif isinstance(value, list) and any(isinstance(v, str) and len(v) > 60 for v in value):
             lines.append(f"{indent}{label.text}:")  # sentences, one per line
             lines.extend(f"{indent}  - {v}" for v in value)
+        elif label.quoted and isinstance(value, str) and label.frame_only:
+            lines.append(f"{indent}{quoted_inline(value, label)}")  # one line: a title has no paragraphs
         elif label.quoted and isinstance(value, str):
             lines.extend(quoted_block(value, label, indent))
         elif _is_leaf(value):
@@ -164,7 +176,7 @@ def item_line(item: BaseModel) -> str:
         if not _is_leaf(value) or (isinstance(value, list) and isinstance(value[0], BaseModel)):
             continue
         if label.quoted and isinstance(value, str):
-            parts.append(quoted_inline(value, label))
+            parts.append(quoted_inline(value, label, in_list=True))
             continue
         text = value_text(value, label)
         parts.append(text if label.bare else f"{label.text} {text}")

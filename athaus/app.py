@@ -34,6 +34,7 @@ from shared.auth.cors import Cors, CrossOrigin, OriginPolicy
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_router
 from shared.auth.server import CROSS_ORIGIN, AuthorizationServer
+from shared.catalog.places import gazetteer
 from shared.db.session import Database
 from shared.logging import configure, console_wanted
 from shared.matching.notify import Listener, deliver
@@ -187,6 +188,9 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Before the first request is taken (uvicorn binds after this): the place index search and write tools resolve
+        # against, read from the shipped file in about a second, which no caller should wait for.
+        await anyio.to_thread.run_sync(gazetteer)
         async with contextlib.AsyncExitStack() as stack:
             # said last, once the requests, the outbox worker and the listener have stopped
             stack.callback(log.info, '{"event": "stopped", "text": "Athaus beendet: Anfragen abgeschlossen, Postausgang und Listener angehalten."}')

@@ -50,7 +50,9 @@ def send_reply(args: SendInput, ctx: ToolContext) -> WithMeta:
     user_id, now = _user(ctx), ctx.now()
     with ctx.db.unit_of_work() as session:
         action = confirmations.own_action(session, args.confirmation_id, user_id=user_id, kinds=(PendingActionKind.send_reply.value,))
-        return confirmations.send_or_show(session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host)
+        return confirmations.send_or_show(
+            session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host, page_answers=ctx.page_answers
+        )
 
 
 def decide_proposal(args: DecideProposalInput, ctx: ToolContext) -> WithMeta | OutboundResult:
@@ -83,7 +85,9 @@ def decide_proposal(args: DecideProposalInput, ctx: ToolContext) -> WithMeta | O
         action = confirmations.prepare(
             session, payload=payload, user_id=user_id, office_id=office.office_id, subject_ref=args.proposal_id, now=now, ttl=_ttl(ctx), revise=waiting
         )
-        return confirmations.send_or_show(session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host)
+        return confirmations.send_or_show(
+            session, action, user_id=user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host, page_answers=ctx.page_answers
+        )
 
 
 def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> WithMeta:

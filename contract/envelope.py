@@ -179,10 +179,23 @@ class Tally:
     empty_hint: str | None = None
 
 
+@dataclass(frozen=True)
+class PageVisit:
+    """A page of Athaus where the person does what no model may do for them (confirm a draft). A client that declares
+    URL-mode elicitation is asked to offer it to the person (shared/runtime/adapter.py); every other client reads the
+    same address in the result."""
+
+    key: str  # the request's key in inputRequests; the client's answer comes back under it on the retry
+    message: str  # German, shown to the person next to the address
+    url: str  # Athaus's own page: it asks for the person's login and their click, the address grants nothing
+
+
 @dataclass
 class WithMeta:
     """What a handler returns when its result carries `_meta` that only the host's UI reads (the card's token):
-    the runtime sends `output` as structuredContent and text, and `meta` as the result's `_meta`."""
+    the runtime sends `output` as structuredContent and text, and `meta` as the result's `_meta`. `visit`: the page
+    to offer the person instead, where the client can open one (URL-mode elicitation)."""
 
     output: BaseModel
     meta: dict[str, Any]
+    visit: PageVisit | None = None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from contract.catalog import (
     SORT_KEYS,
@@ -144,12 +144,17 @@ def _price_buckets(session: Session, scope: Scope, marketing_type: MarketingType
     return buckets
 
 
+# Built once: SQLAlchemy memoizes a statement's cache key on the object, so a reused statement is neither rebuilt nor
+# re-keyed per call. The office (many-to-one, never null) comes in the same row; the features in one more query.
+_PUBLIC_LISTING = (
+    select(Listing)
+    .where(Listing.ref == bindparam("listing_id"), Listing.status.in_(engine.PUBLIC_STATUSES))
+    .options(joinedload(Listing.office, innerjoin=True), selectinload(Listing.features))
+)
+
+
 def load_public_listing(session: Session, listing_id: str) -> Listing:
-    listing = session.scalar(
-        select(Listing)
-        .where(Listing.ref == listing_id, Listing.status.in_(engine.PUBLIC_STATUSES))
-        .options(selectinload(Listing.office), selectinload(Listing.features))
-    )
+    listing = session.scalar(_PUBLIC_LISTING, {"listing_id": listing_id})
     if listing is None:
         raise ToolFailure(
             ErrorCode.NOT_FOUND,

@@ -47,7 +47,9 @@ def send_inquiry(args: SendInput, ctx: ToolContext) -> WithMeta:
     now = ctx.now()
     with ctx.db.unit_of_work() as session:
         action = confirmations.own_action(session, args.confirmation_id, user_id=seeker.user_id, kinds=KINDS)
-        return confirmations.send_or_show(session, action, user_id=seeker.user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host)
+        return confirmations.send_or_show(
+            session, action, user_id=seeker.user_id, now=now, app_url=ctx.settings.public_url, token=ctx.app_host, page_answers=ctx.page_answers
+        )
 
 
 def decide_confirmation(args: DecideConfirmationInput, ctx: ToolContext) -> WithMeta:

@@ -56,11 +56,21 @@ def bearer(db: Database, email: str, server: str) -> str:
 
 
 def call(
-    live: LiveServer, token: str, server: str, tool: str, arguments: dict[str, Any], *, mode: str, apps: bool = False, meta: dict[str, Any] | None = None
+    live: LiveServer,
+    token: str,
+    server: str,
+    tool: str,
+    arguments: dict[str, Any],
+    *,
+    mode: str,
+    apps: bool = False,
+    meta: dict[str, Any] | None = None,
+    elicit: Any = None,
 ) -> types.CallToolResult:
     """One tool call with the official client. `apps`: the client declares the MCP Apps extension (2026-07-28: as a
     client extension, which the client sends per request; 2025-11-25 keeps capabilities in initialize, which a
-    stateless server never sees, so the same `_meta` key is sent with the call)."""
+    stateless server never sees, so the same `_meta` key is sent with the call). `elicit`: the client's elicitation
+    callback (the official client then declares form and URL mode)."""
     extensions = [advertise(UI_EXTENSION, dict(UI_EXTENSION_SETTINGS))] if apps and mode != "legacy" else None
     request_meta = dict(meta or {})
     if apps and mode == "legacy":
@@ -68,7 +78,7 @@ def call(
 
     async def run() -> types.CallToolResult:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-            async with Client(streamable_http_client(f"{live.base_url}/{server}/mcp", http_client=http), mode=mode, extensions=extensions) as client:
+            async with Client(streamable_http_client(f"{live.base_url}/{server}/mcp", http_client=http), mode=mode, extensions=extensions, elicitation_callback=elicit) as client:
                 return await client.call_tool(tool, arguments, meta=request_meta or None)
 
     return anyio.run(run)
@@ -192,3 +202,58 @@ def test_the_mcp_inspector_cli_is_refused_too(live: tuple[LiveServer, Database])
         assert result["isError"] is True and result["_meta"]["athaus/code"] == "CONFIRMATION_INVALID"
         assert page_url(card["confirmation_id"]) in result["content"][0]["text"]
         assert recorded(db, card["confirmation_id"]) == ("pending", None) and outbox(db) == before
+
+
+def confirm_on_page(live: LiveServer, email: str, password: str, ref: str) -> None:
+    """The person's own click on Athaus's confirmation page: login, then the page's form with its CSRF token."""
+    path = f"/app/bestaetigungen/{ref}"
+    with httpx2.Client(base_url=live.base_url, follow_redirects=False, timeout=30) as browser:
+        form = browser.get(browser.get(path).headers["location"])
+        csrf = re.search(r'name="csrf_token" value="([^"]*)"', form.text).group(1)  # type: ignore[union-attr]
+        browser.post("/app/anmelden", data={"csrf_token": csrf, "email": email, "password": password, "weiter": path})
+        fields = dict(re.findall(r'name="(csrf_token|confirmation_id|payload_hash|von)" value="([^"]*)"', browser.get(path).text))
+        assert browser.post("/app/bestaetigungen", data={**fields, "entscheidung": "send"}).status_code == 303
+
+
+def test_a_client_that_opens_pages_is_offered_the_athaus_page_and_nothing_goes_out_before_the_click(live: tuple[LiveServer, Database]) -> None:
+    """URL-mode elicitation (2026-07-28): a send_ call without a click asks the client to offer the person Athaus's
+    confirmation page. The answer changes only what the result says; the page still wants the login and the click."""
+    server_, db = live
+    offered: list[types.ElicitRequestURLParams] = []
+
+    def answering(action: str) -> Any:
+        async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams), params
+            offered.append(params)
+            return types.ElicitResult(action=action)
+
+        return elicit
+
+    passwords = {SEEKER.email: SEEKER.password, OWNER.email: OWNER.password}
+    for server, email, tool, arguments in drafts(db):
+        token = bearer(db, email, server)
+        ref = call(server_, token, server, tool, arguments, mode="2026-07-28").structured_content["confirmation"]["confirmation_id"]
+        send = {"draft_inquiry": ("send_inquiry", {"confirmation_id": ref}), "draft_reply": ("send_reply", {"confirmation_id": ref})}.get(tool, (tool, arguments))
+        before, offered[:] = outbox(db), []
+        waiting = call(server_, token, server, *send, mode="2026-07-28", elicit=answering("accept"))
+        assert [(p.mode, p.url) for p in offered] == [("url", page_url(ref))]
+        assert "Hinaus geht erst dein Klick auf „Senden“ dort" in offered[0].message
+        assert not waiting.is_error, waiting.content[0].text
+        assert waiting.structured_content["confirmation"]["status"] == "pending"
+        assert waiting.structured_content["outcome"].startswith(
+            "Die Person hat zugestimmt, die Athaus-Bestätigungsseite zu öffnen; gesendet wird erst mit ihrem Klick dort. Vorbereitet, noch nicht gesendet"
+        )
+        assert outbox(db) == before and recorded(db, ref) == ("pending", None)
+        declined = call(server_, token, server, *send, mode="2026-07-28", elicit=answering("decline"))
+        assert declined.structured_content["outcome"].startswith("Die Person hat abgelehnt, die Athaus-Bestätigungsseite zu öffnen; nichts ist hinausgegangen.")
+        # 2025-11-25 keeps client capabilities in initialize, which the stateless server never sees: no offer, the page in the text
+        legacy = call(server_, token, server, *send, mode="legacy", elicit=answering("accept"))
+        assert len(offered) == 2 and page_url(ref) in legacy.content[0].text
+        assert outbox(db) == before and recorded(db, ref) == ("pending", None)
+        # the person's click on the page sends it; the same call afterwards offers nothing and says how it went out
+        confirm_on_page(server_, email, passwords[email], ref)
+        assert recorded(db, ref) == ("sent", "page") and outbox(db) == before + 1
+        if tool != "decide_proposal":  # a decided proposal is no longer open: deciding it again is CONFLICT
+            after = call(server_, token, server, *send, mode="2026-07-28", elicit=answering("accept"))
+            assert len(offered) == 2 and outbox(db) == before + 1
+            assert "nach dem Klick auf der Athaus-Bestätigungsseite" in after.structured_content["outcome"]

@@ -271,3 +271,19 @@ def test_codes_of_the_schema_are_read_as_german_words() -> None:
     _, [obj] = read(minimal('<preise><aussen_courtage>3,57 % inkl. MwSt.</aussen_courtage><provisionspflichtig>true'
                             "</provisionspflichtig></preise>"))
     assert (obj.fields["commission"], obj.fields["commission_percent"]) == ("3,57 % inkl. MwSt.", 3.57)
+
+
+def test_text_around_a_line_break_is_the_description_and_whitespace_is_stripped() -> None:
+    _, [obj] = read(minimal("<freitexte><objektbeschreibung>\n  Hell <br/>und ruhig.\n</objektbeschreibung></freitexte>"))
+    assert obj.fields["description"] == "Hell und ruhig."
+
+
+def test_two_spellings_of_one_attribute_in_an_object_refuse_it_and_the_next_one_reads() -> None:
+    doc = minimal('<ausstattung><kueche EBK="true" ebk="false"/></ausstattung>')
+    second = minimal(key="X-2").split("<anbieter>")[1].split("</anbieter>")[0]
+    _, objects = read(doc.replace("</anbieter>", second + "</anbieter>"))
+    assert [(o.key, o.refusal) for o in objects] == [
+        ("X-1", "In ‹immobilie/ausstattung/kueche› stehen ‹EBK› und ‹ebk›, die beide ‹ebk› bedeuten; welcher Wert gilt, "
+                "ist nicht zu entscheiden."),
+        ("X-2", None),
+    ]

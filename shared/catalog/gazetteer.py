@@ -55,10 +55,26 @@ class Gazetteer:
     codes: list[str]  # sorted, for code beginnings
     by_key: dict[str, list[Municipality]]
     districts_by_key: dict[str, list[District]]
+    keys: list[str] = field(default_factory=list)  # the keys of by_key, sorted, for name beginnings
+    _order: dict[str, int] = field(default_factory=dict, repr=False)  # a key's place in by_key
+
+    def __post_init__(self) -> None:
+        self.keys = sorted(self.by_key)
+        self._order = {key: at for at, key in enumerate(self.by_key)}
 
     def has_code_beginning(self, prefix: str) -> bool:
         at = bisect.bisect_left(self.codes, prefix)
         return at < len(self.codes) and self.codes[at].startswith(prefix)
+
+    def keys_beginning(self, prefix: str) -> list[str]:
+        """The keys of by_key that start with `prefix`, in by_key's order: what a scan of every key would find, from
+        a range of the sorted keys (a scan of 11,000 names was a twentieth of a search call's time)."""
+        at = bisect.bisect_left(self.keys, prefix)
+        found = []
+        while at < len(self.keys) and self.keys[at].startswith(prefix):
+            found.append(self.keys[at])
+            at += 1
+        return sorted(found, key=self._order.__getitem__)
 
 
 def _read() -> Iterator[list[str]]:

@@ -132,7 +132,7 @@ def resolve_place(text: str, argument: str, *, district_in_query: bool = False) 
     key = place_key(stripped)
     exact = places.by_key.get(key, [])
     first = key.split()[0] if key else ""
-    shortened = [p for other, found in places.by_key.items() if other.startswith(first) and _shortens(key, other) for p in found]
+    shortened = [p for other in places.keys_beginning(first) if _shortens(key, other) for p in places.by_key[other]]
     if len(exact) == 1 and not any(p.residents > LARGER * max(exact[0].residents, 1) for p in shortened):
         return _match(exact[0])
     if len(exact) > 1:  # namesakes: one far larger than every other candidate is meant ("Schwerin"), and said so
@@ -276,7 +276,7 @@ def completions(prefix: str, limit: int) -> list[str]:
     if text.isdigit():
         return [code for code in places.codes if code.startswith(text)][:limit]
     key = place_key(text)
-    found = [p for other, namesakes in places.by_key.items() if other.startswith(key) for p in namesakes]
+    found = [p for other in places.keys_beginning(key) for p in places.by_key[other]]
     return [filter_name(p) for p in sorted(found, key=lambda p: (-p.residents, p.name))[:limit]]
 
 

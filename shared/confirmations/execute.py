@@ -5,7 +5,7 @@ pending with one conditional UPDATE, so a double click or a retried request send
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from contract.confirmations import APP_PATH, OutboundResult, confirm_page_url
-from contract.envelope import WithMeta
+from contract.envelope import PageVisit, WithMeta
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
 from shared.confirmations.kinds import run
@@ -22,6 +22,13 @@ from shared.confirmations.tokens import payload_hash, token_matches
 from shared.db.models import Inquiry, Office, OfficeMember, OutboxMessage, PendingAction
 
 Via = Literal["card", "page", "app", "no_click"]  # ConfirmedVia: recorded in PendingAction.via
+PAGE_VISIT_KEY = "confirm:"  # + the confirmation's number: the key of the page's URL-mode elicitation
+# What the client's answer to that elicitation means, said before the draft's state (which stays pending either way).
+PAGE_ANSWERS = {
+    "accept": "Die Person hat zugestimmt, die Athaus-Bestätigungsseite zu öffnen; gesendet wird erst mit ihrem Klick dort. ",
+    "decline": "Die Person hat abgelehnt, die Athaus-Bestätigungsseite zu öffnen; nichts ist hinausgegangen. ",
+    "cancel": "Die Athaus-Bestätigungsseite wurde nicht geöffnet (abgebrochen); nichts ist hinausgegangen. ",
+}
 OFFICE_KINDS = (PendingActionKind.send_reply.value, PendingActionKind.decide_proposal.value)
 
 INVALID = (
@@ -169,9 +176,13 @@ def _inquiry_of(session: Session, action: PendingAction) -> str | None:
     )
 
 
-def send_or_show(session: Session, action: PendingAction, *, user_id: int, now: dt.datetime, app_url: str, token: bool) -> WithMeta:
+def send_or_show(
+    session: Session, action: PendingAction, *, user_id: int, now: dt.datetime, app_url: str, token: bool, page_answers: Mapping[str, str]
+) -> WithMeta:
     """What a send_/decide_ call by the model does: executes at once where the office allowed the kind without a
-    click, otherwise shows the card again (status pending), never an error for a waiting action."""
+    click, otherwise shows the card again (status pending), never an error for a waiting action. A client that shows
+    no card is offered Athaus's confirmation page for the person (`visit`, URL-mode elicitation where the client can);
+    its answer only changes what the result says: nothing goes out before the person's click on that page."""
     if action.status == "pending" and action.expires_at <= now:
         raise ToolFailure(
             ErrorCode.CONFIRMATION_EXPIRED,
@@ -183,4 +194,11 @@ def send_or_show(session: Session, action: PendingAction, *, user_id: int, now: 
             via="no_click", now=now, app_url=app_url,
         )
         return WithMeta(outcome.result, {})
-    return card_result(session, action, now, app_url, token=token)
+    key = f"{PAGE_VISIT_KEY}{action.ref}"
+    answer = page_answers.get(key) if action.status == "pending" else None
+    shown = card_result(session, action, now, app_url, token=token, outcome=PAGE_ANSWERS.get(answer or "", "") + outcome_text(action, now) if answer else None)
+    if action.status != "pending" or token or answer is not None:
+        return shown
+    summary = shown.output.confirmation.summary if isinstance(shown.output, OutboundResult) and shown.output.confirmation else action.ref
+    message = f"Bitte auf Athaus prüfen und bestätigen: {summary}. Hinaus geht erst dein Klick auf „Senden“ dort, angemeldet bei Athaus."
+    return WithMeta(shown.output, shown.meta, visit=PageVisit(key=key, message=message, url=confirm_page_url(app_url, action.ref)))

@@ -311,8 +311,15 @@ def _photos(element: ET.Element) -> list[dict[str, str]]:
 
 
 def _text(element: ET.Element, path: str) -> str | None:
+    """The element's text, stripped; None when empty. The reader keeps texts as parsed: text after a child element
+    (a `<br/>` in a description) is the element's too."""
     found = element.find(path)
-    return found.text if found is not None and found.text else None
+    if found is None:
+        return None
+    text = found.text
+    if len(found):
+        text = (text or "") + "".join(child.tail or "" for child in found)
+    return (text.strip() or None) if text else None
 
 
 def _short(text: str | None, limit: int) -> str | None:

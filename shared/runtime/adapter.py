@@ -24,7 +24,7 @@ from mcp.server.caching import CacheHint
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
-from contract.envelope import Page, Tally, WithMeta
+from contract.envelope import Page, PageVisit, Tally, WithMeta
 from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
 from contract.confirmations import MCP_APP_MIME, SKYBRIDGE_MIME, UI_EXTENSION, UI_EXTENSION_SETTINGS
 from contract.primitives import ResourceTemplateSpec
@@ -37,7 +37,7 @@ from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
-from shared.runtime.hosts import client_capabilities, renders_apps
+from shared.runtime.hosts import client_capabilities, opens_pages, renders_apps
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
 from shared.telemetry.tracing import caller_fields, tracer
@@ -90,7 +90,9 @@ def missing_right(
 
 
 def _client_can_elicit(meta: Mapping[str, Any] | None) -> bool:
-    return "elicitation" in client_capabilities(meta)
+    """Form mode: declared as such, or an empty `elicitation` (the spec reads it as form); a URL-only client gets none."""
+    elicitation = client_capabilities(meta).get("elicitation")
+    return isinstance(elicitation, Mapping) and (not elicitation or "form" in elicitation)
 
 
 UNANSWERED = "Die Rückfrage wurde nicht beantwortet, daher ist nichts berechnet worden. {question}"
@@ -110,6 +112,18 @@ def _question_result(question: Question) -> types.InputRequiredResult:
         )
     )
     return types.InputRequiredResult(input_requests={f"ask:{question.argument}": request})
+
+
+def _visit_result(visit: PageVisit) -> types.InputRequiredResult:
+    """URL-mode elicitation: the client offers the person Athaus's page; nothing happens until the person acts there.
+    No `elicitationId`: 2026-07-28 removed it (the client's retry under the same key says what the person did)."""
+    request = types.ElicitRequest(params=types.ElicitRequestURLParams(message=visit.message, url=visit.url))
+    return types.InputRequiredResult(input_requests={visit.key: request})
+
+
+def _page_answers(params: types.CallToolRequestParams) -> dict[str, str]:
+    """The client's answers to URL-mode elicitations, by key (accept means only that the person opens the page)."""
+    return {key: r.action for key, r in (params.input_responses or {}).items() if isinstance(r, types.ElicitResult)}
 
 
 class ToolRunner:
@@ -137,16 +151,27 @@ class ToolRunner:
         started = time.perf_counter()
         outcome = "OK"
         server = self.definition.spec.name.value
-        who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller else {}
-        with tracer.start_as_current_span(f"tool {spec.name}", attributes={
-            "athaus.server": server, "athaus.tool": spec.name, **{f"athaus.{key}": value for key, value in who.items()},
-            "athaus.request_id": REQUEST_ID.get() or "",
-        }) as span:
+        logged = log.isEnabledFor(logging.INFO)
+        with tracer.start_as_current_span(f"tool {spec.name}") as span:
+            recording = span.is_recording()
+            # the pseudonyms (two HMACs) only for a reader: a recorded span or the INFO log line
+            who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller and (logged or recording) else {}
+            if recording:
+                span.set_attributes({
+                    "athaus.server": server, "athaus.tool": spec.name, **{f"athaus.{key}": value for key, value in who.items()},
+                    "athaus.request_id": REQUEST_ID.get() or "",
+                })
             try:
                 result = missing_right(
                     spec, caller, self.context.settings.resource_metadata_url(server)
                 ) or await self._run(
-                    spec, params, meta, replace(self.context, caller=caller, progress=progress, app_host=renders_apps(meta))
+                    spec,
+                    params,
+                    meta,
+                    replace(
+                        self.context, caller=caller, progress=progress, app_host=renders_apps(meta), opens_pages=opens_pages(meta),
+                        page_answers=_page_answers(params),
+                    ),
                 )
                 if isinstance(result, types.CallToolResult) and result.is_error:
                     outcome = (result.meta or {}).get(ERROR_META_KEY, "ERROR")
@@ -161,8 +186,9 @@ class ToolRunner:
                 span.set_attribute("athaus.outcome", outcome)
                 TOOL_CALLS.labels(server, spec.name, outcome).inc()
                 TOOL_SECONDS.labels(server, spec.name).observe(seconds)
-                line = {"event": "tool_call", "server": server, "tool": spec.name, "outcome": outcome}
-                log.info(json.dumps({**line, "duration_ms": round(seconds * 1000, 2), **who}))
+                if logged:
+                    line = {"event": "tool_call", "server": server, "tool": spec.name, "outcome": outcome}
+                    log.info(json.dumps({**line, "duration_ms": round(seconds * 1000, 2), **who}))
 
     async def _run(
         self, spec: ToolSpec, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, context: ToolContext
@@ -192,8 +218,11 @@ class ToolRunner:
             failure = failure_of(error, self.budgets[spec.name])
             return error_result(failure.code, failure.message)
 
-    async def _execute(self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext) -> types.CallToolResult:
-        """Validate, run the handler under the call's deadline, build and check the result; raises what the handler raises."""
+    async def _execute(
+        self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Validate, run the handler under the call's deadline, build and check the result; raises what the handler raises.
+        A result that offers a page becomes that page's URL-mode elicitation where the client opens pages."""
         unstorable = unstorable_text("", arguments, self.text_caps[spec.name])
         if unstorable:
             return error_result(ErrorCode.INVALID_ARGUMENT, unstorable)
@@ -204,6 +233,8 @@ class ToolRunner:
         raw = await in_worker(self.budgets[spec.name], self.definition.handlers[spec.name], args, context)
         meta: dict[str, Any] | None = None
         if isinstance(raw, WithMeta):
+            if raw.visit is not None and context.opens_pages:
+                return _visit_result(raw.visit)
             meta, raw = (raw.meta or None), raw.output
         output = envelope.build(raw, spec.output_model) if isinstance(raw, Page | Tally) else raw
         if not isinstance(output, spec.output_model):

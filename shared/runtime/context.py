@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from contract.errors import ErrorCode, ToolFailure
@@ -34,6 +34,10 @@ class ToolContext:
     # set per call by the runtime: the request comes from a host that renders MCP Apps (shared/runtime/hosts.py);
     # only then does a result carry the card's token, and only then does the card's click execute
     app_host: bool = False
+    # set per call by the runtime: the client declared URL-mode elicitation in this request (2026-07-28), and its
+    # answers to earlier ones (PageVisit.key → accept, decline or cancel), sent with the retry
+    opens_pages: bool = False
+    page_answers: Mapping[str, str] = field(default_factory=dict)
 
     def report_progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far a long call is (from the handler's worker thread); a no-op without a reporter."""

@@ -30,6 +30,12 @@ def client_capabilities(meta: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return capabilities if isinstance(capabilities, Mapping) else {}
 
 
+def opens_pages(meta: Mapping[str, Any] | None) -> bool:
+    """Does the client offer a server's URL to the person (URL-mode elicitation, declared per request in 2026-07-28)?"""
+    elicitation = client_capabilities(meta).get("elicitation")
+    return isinstance(elicitation, Mapping) and "url" in elicitation
+
+
 def renders_apps(meta: Mapping[str, Any] | None) -> bool:
     """Does the request come from a host that shows MCP Apps (the confirmation card)?"""
     extensions = client_capabilities(meta).get("extensions")

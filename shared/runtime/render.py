@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import typing
 from enum import StrEnum
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -119,6 +120,14 @@ def _is_leaf(value: Any) -> bool:
     return not isinstance(value, BaseModel) or is_text_leaf(type(value))
 
 
+@cache
+def _shown(model: type[BaseModel]) -> tuple[tuple[Label, str], ...]:
+    """Per model class, worked out once: each shown field's label and the attribute its value is read from (the
+    German `<name>_label` sibling where the model carries one)."""
+    fields = model.model_fields
+    return tuple((_label(model, name), f"{name}_label" if f"{name}_label" in fields else name) for name in shown_fields(model))
+
+
 def _labelled(model: BaseModel, name: str) -> Any:
     """A field's value, or its German `<name>_label` sibling where the model carries one."""
     label_field = f"{name}_label"
@@ -129,9 +138,8 @@ def render_object(model: BaseModel, indent: str = "", not_collected: dict[str, s
     """The fields of `model`, one per line, nested ones indented. What this call did not collect is not listed
     field by field: it is gathered in `not_collected` (label → how to get it) and said once at the end."""
     lines: list[str] = []
-    for name in shown_fields(type(model)):
-        value = _labelled(model, name)
-        label = _label(model, name)
+    for label, source in _shown(type(model)):
+        value = getattr(model, source)
         if value is None:
             continue
         if isinstance(value, Absent) and value.reason is AbsenceReason.not_collected and not_collected is not None:
@@ -168,9 +176,8 @@ def _not_collected_line(not_collected: dict[str, str]) -> list[str]:
 def item_line(item: BaseModel) -> str:
     """One line per list item: what it is first (bare values), then its present fields, briefly."""
     parts: list[str] = []
-    for name in shown_fields(type(item)):
-        label = _label(item, name)
-        value = _labelled(item, name)
+    for label, source in _shown(type(item)):
+        value = getattr(item, source)
         if not label.brief or value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
             continue
         if not _is_leaf(value) or (isinstance(value, list) and isinstance(value[0], BaseModel)):

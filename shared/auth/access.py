@@ -20,7 +20,7 @@ from shared.auth.principal import Principal
 from shared.auth.tokens import AccessGrant, access_grant, valid_access_token
 from shared.db.models import OfficeMember, User, utcnow
 from shared.db.session import Database
-from shared.matching.notify import notify
+from shared.matching.notify import notify_all
 
 SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
 
@@ -96,7 +96,7 @@ def watch_access_changes(db: Database, changed: Callable[[], None]) -> None:
     def wrote(session: Session) -> None:
         if not session.info.get(_CHANGED):
             session.info[_CHANGED] = True
-            notify(session, {"event": ACCESS_CHANGED})
+            notify_all(session, [{"event": ACCESS_CHANGED}])
 
     def after_flush(session: Session, _context: Any) -> None:
         if any(isinstance(row, ACCESS_MODELS) for rows in (session.new, session.dirty, session.deleted) for row in rows):

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import resource
 import shutil
 import sys
@@ -108,14 +109,45 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def shared_metrics_dir() -> str | None:
+METRICS_PREFIX = "athaus-metrics-"
+_METRICS_FOLDER = re.compile(re.escape(METRICS_PREFIX) + r"(\d+)-[a-z0-9_]+")  # mkdtemp's suffix has no "-"
+
+
+def shared_metrics_dir(root: str | None = None) -> str | None:
     """Several workers: their Prometheus values meet in a fresh folder (any worker's /metrics sums them). One made
-    here is removed when serving ends; PROMETHEUS_MULTIPROC_DIR set by the operator is used as it is."""
+    here is removed when serving ends; PROMETHEUS_MULTIPROC_DIR set by the operator is used as it is. The folder
+    names the serving process, so a start removes those of earlier starts that were killed (SIGKILL leaves no end)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return None
-    folder = tempfile.mkdtemp(prefix="athaus-metrics-")
+    root = root or tempfile.gettempdir()
+    remove_orphaned_metrics_dirs(root)
+    folder = tempfile.mkdtemp(prefix=f"{METRICS_PREFIX}{os.getpid()}-", dir=root)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     return folder
+
+
+def remove_orphaned_metrics_dirs(root: str) -> list[str]:
+    """Removes this user's metrics folders whose serving process is gone; returns their names. Folders of another
+    name, of another user or of a process still running are left alone."""
+    removed = []
+    for entry in os.scandir(root):
+        match = _METRICS_FOLDER.fullmatch(entry.name)
+        if match is None or not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+            continue
+        if not _running(int(match.group(1))):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.name)
+    return sorted(removed)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: running
+        return True
+    return True
 
 
 def announce(settings: Settings) -> None:

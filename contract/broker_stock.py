@@ -132,12 +132,12 @@ class StockFilters(CatalogFilters):
     )
     objektnr_extern: Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None, Label("Objektnr. extern")] = Field(
         default=None, max_length=50,
-        description="Nur importierte Objekte mit diesen objektnr_extern (OpenImmo-Schlüssel); weggelassen: alle.",
+        description="OpenImmo-Schlüssel importierter Objekte; weggelassen: alle.",
     )
 
 
 class SearchStockInput(StockFilters):
-    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Teile jedes Treffers.")
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
@@ -264,10 +264,9 @@ TOOLS: list[ToolSpec] = [
         title="Bestand durchsuchen",
         description=(
             "Durchsucht den Bestand deines Büros in jedem Status mit derselben Volltext-Syntax und "
-            "denselben Filtern wie die öffentliche Suche, dazu statuses und publishable. Jeder Treffer "
+            "denselben Filtern wie die öffentliche Suche. Jeder Treffer "
             "sagt, ob er heute veröffentlicht werden kann und welche Pflichtregeln von check_listing er "
-            "nicht erfüllt. Ein weggelassener Filter heißt: alles davon; die Reihenfolge ist total "
-            "(sort_key); seitenweise mit cursor."
+            "nicht erfüllt. Ein weggelassener Filter heißt: alles davon; die Reihenfolge ist total (sort_key)."
         ),
         input_model=SearchStockInput,
         output_model=SearchStockOutput,

@@ -60,8 +60,8 @@ class Near(ContractModel):
     place: Annotated[str | None, Label("um")] = Field(
         default=None, description="Ort (wie city) oder PLZ als Mittelpunkt."
     )
-    latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2, description="WGS84.")
-    longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1, description="WGS84.")
+    latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
+    longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1)
     radius_km: Annotated[float, Label("Umkreis", unit="km")] = Field(default=10.0, gt=0, le=200, description="Luftlinie in km.")
 
     @model_validator(mode="after")
@@ -84,10 +84,10 @@ class CatalogFilters(ContractModel):
         default=None,
         max_length=200,
         description=(
-            "Volltext in Titel, Beschreibung, Ort, Stadtteil, Objektart und Ausstattung; ganze Wörter, "
-            "Groß-/Kleinschreibung egal, ä = ae. Leerzeichen = UND, OR = oder (UND bindet stärker); "
-            "\"ruhige Lage\" = Phrase; Balk* = Wortanfang (ab 3 Zeichen); -Wort schließt aus. "
-            "Zusammensetzungen werden zerlegt (Balkon findet Südbalkon). Was nicht gesucht wird "
+            "Volltext (Titel, Beschreibung, Ort, Stadtteil, Objektart, Ausstattung), ganze Wörter, "
+            "Groß/klein egal, ä = ae. Leerzeichen = UND, OR = oder (UND bindet stärker); "
+            "\"ruhige Lage\" = Phrase; Balk* = Wortanfang (ab 3 Zeichen); -Wort schließt aus; "
+            "Balkon findet auch Südbalkon. Was nicht gesucht wird "
             "(Füllwörter, Symbole, ~ + NOT), nennt warnings; bleibt nichts, ist das ein Fehler."
         ),
     )
@@ -101,8 +101,8 @@ class CatalogFilters(ContractModel):
         default=None,
         max_length=100,
         description=(
-            "Ort, Schreibung egal; eine eindeutige Kurzform wird ergänzt (warnings), eine mehrdeutige "
-            "erfragt, eine unbekannte ist ein Fehler mit den ähnlichsten Orten."
+            "Ort, Schreibung egal; Kurzformen werden ergänzt (warnings), mehrdeutige erfragt, "
+            "unbekannte mit den ähnlichsten Orten abgelehnt."
         ),
     )
     postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
@@ -116,8 +116,7 @@ class CatalogFilters(ContractModel):
         default=None,
         ge=0,
         description=(
-            "EUR: Kaltmiete + Nebenkosten + Heizkosten; nur Miete. Inserate ohne bekannte Warmmiete "
-            "fallen heraus (warnings zählt sie)."
+            "EUR, nur Miete; Inserate ohne bekannte Warmmiete fallen heraus (warnings zählt sie)."
         ),
     )
     min_living_area: Annotated[float | None, Label("Wohnfläche ab", unit="m²")] = Field(default=None, ge=0, description="m².")
@@ -125,7 +124,7 @@ class CatalogFilters(ContractModel):
     min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Halbe Zimmer zählen 0,5.")
     max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0)
     features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung", bare=True)] = Field(  # type: ignore[valid-type]
-        default=None, description="Ausstattung, die alle vorhanden sein muss."
+        default=None, description="Alle müssen vorhanden sein."
     )
 
     @model_validator(mode="before")
@@ -152,14 +151,14 @@ class CatalogFilters(ContractModel):
 class IncludeFields(ContractModel):
     """Which parts each hit carries. Every member is explicit; false leaves the part out (reason not_collected)."""
 
-    description: Annotated[bool, Label("Beschreibung")] = Field(default=False, description="Beschreibungstext.")
+    description: Annotated[bool, Label("Beschreibung")] = False
     energy: Annotated[bool, Label("Energieausweis")] = Field(default=True, description="Energieklasse.")
-    features: Annotated[bool, Label("Ausstattung")] = Field(default=True, description="Ausstattung.")
-    photos: Annotated[bool, Label("Fotos")] = Field(default=False, description="Fotos.")
+    features: Annotated[bool, Label("Ausstattung")] = True
+    photos: Annotated[bool, Label("Fotos")] = False
 
 
 class SearchListingsInput(CatalogFilters):
-    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile jeder Treffer enthält.")
+    include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Teile jedes Treffers.")
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description="Bei Gleichstand entscheidet die Inseratsnummer.",

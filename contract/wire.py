@@ -4,10 +4,12 @@ A model reads every schema in `tools/list` and every result, so both are budgete
 pydantic models stay the single description of a tool's data (the docs show them whole); this module derives
 what is sent, in one place:
 
-- Schemas carry no generated titles and no `default: null`. An output schema gives the shape of the result:
-  its objects, their property names and its arrays; each value speaks for its own type, and field descriptions
-  and value sets are in the docs and the input schemas
-  and a nullable simple type is one `type` list. A definition used once is written where it is used.
+- Schemas carry no generated titles and no `default: null`. An output schema gives the shape and the types of
+  the result: every value its JSON type (a nullable one as one `type` list), objects and arrays by their
+  properties and items; the root, list items and objects holding lists keep their property names, any other
+  object of plain values is `{"type": "object"}` (its fields are in the docs). Field descriptions, value sets
+  and `required` are left to the docs and the input schemas (the tools/list budget, SPEC section 10); where a
+  value may be left out, `absent` says why. An object written more than once is one shared definition.
 - An absent value is left out of its object on the wire. Why it is absent stays three-valued (rule 12): an
   object with absent values carries `absent: {field: reason}` for `empty_in_source` and `withheld`, and the note that explains a
   (field, reason) is declared once per result, `absence_notes: {field: {reason: note}}`; an object whose note
@@ -19,7 +21,6 @@ what is sent, in one place:
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from typing import Any
@@ -34,11 +35,7 @@ NOTES_KEY = "absence_notes"
 NOT_COLLECTED_KEY = "not_collected"
 RESERVED_KEYS = (ABSENT_KEY, NOTES_KEY, NOT_COLLECTED_KEY)
 
-_NOTES_SCHEMA: dict[str, Any] = {"additionalProperties": {"additionalProperties": {}}}
-_NOT_COLLECTED_SCHEMA: dict[str, Any] = {"additionalProperties": {}}
 _DROPPED_EVERYWHERE = ("title",)
-# Outputs describe shape and types; value sets are in the input schemas and the docs, values speak for themselves.
-_DROPPED_IN_OUTPUT = ("description", "default", "required", "examples", "additionalProperties", "format", "const")
 
 
 def _is_label_sibling(name: str, fields: Any) -> bool:
@@ -57,12 +54,11 @@ def _definition_refs(schema: dict[str, Any], model_names: tuple[str, ...]) -> se
 
 
 class _Compactor:
-    def __init__(self, schema: dict[str, Any], *, output: bool) -> None:
-        self.defs: dict[str, Any] = schema.get("$defs", {})
-        self.output = output
+    """An input schema without generated titles and `default: null`."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
         self.absent_refs = _definition_refs(schema, ("Absent",))
         self.money_refs = _definition_refs(schema, ("Money",))
-        self.saw_absent = False
 
     def node(self, node: Any) -> Any:
         if isinstance(node, list):
@@ -75,17 +71,12 @@ class _Compactor:
         for key, value in node.items():
             if key in _DROPPED_EVERYWHERE and not isinstance(value, dict):
                 continue
-            if self.output and key in _DROPPED_IN_OUTPUT and not (key == "additionalProperties" and isinstance(value, dict)):
+            if key == "default" and value is None:
                 continue
-            if self.output and key == "enum":
-                continue
-            if not self.output and key == "default" and value is None:
-                continue
-            if not self.output and key == "additionalProperties" and value is False:
+            if key == "additionalProperties" and value is False:
                 continue  # unknown arguments are refused with a German error naming them; the schema need not say it
             if key == "properties":
                 result[key] = {name: self.node(prop) for name, prop in value.items() if not _is_label_sibling(name, value)}
-
             elif key == "$defs":
                 continue
             else:
@@ -101,13 +92,12 @@ class _Compactor:
         for member in members:
             if member == {"type": "null"} or _is_absent_ref(member, self.absent_refs):
                 nullable = True
-                self.saw_absent |= _is_absent_ref(member, self.absent_refs)
             else:
                 kept.append(member)
         if not nullable:
             return node
         rest = {k: v for k, v in node.items() if k != "anyOf"}
-        if not self.output and node.get("default", "unset") in (None, "unset"):
+        if node.get("default", "unset") in (None, "unset"):
             # An input that may be null means "left out": the schema says the value's type, nothing more.
             if len(kept) == 1:
                 return {**kept[0], **rest}
@@ -115,56 +105,6 @@ class _Compactor:
         if len(kept) == 1 and set(kept[0]) <= {"type"} and isinstance(kept[0].get("type"), str):
             return {"type": [kept[0]["type"], "null"], **rest}
         return {"anyOf": [*kept, {"type": "null"}], **rest}
-
-
-_SHAPE_KEYS = ("properties", "items", "additionalProperties", "anyOf", "$ref", "$defs")
-
-
-def _shape(node: Any) -> Any:
-    """Only the structure of an output schema: objects with their properties, arrays with their items."""
-    if not isinstance(node, dict):
-        return node
-    kept: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "properties":
-            kept[key] = {name: _shape(prop) for name, prop in value.items()}
-        elif key in ("items", "additionalProperties") and isinstance(value, dict):
-            shaped = _shape(value)
-            if shaped:
-                kept[key] = shaped
-        elif key == "anyOf":
-            members = [m for m in (_shape(member) for member in value) if m]
-            if len(members) == 1:
-                kept.update(members[0])
-            elif members:
-                kept[key] = members
-        elif key == "$ref":
-            kept[key] = value
-        elif key == "$defs":
-            kept[key] = {name: _shape(d) for name, d in value.items()}
-    return kept
-
-
-def _collapse(node: Any, keep: bool = False) -> Any:
-    """Objects that are list items (and the root) keep their field names; any other object made only of plain
-    values is written as {}: the value shows its fields, and the docs describe them."""
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "properties":
-            out[key] = {name: _collapse(prop) for name, prop in value.items()}
-        elif key == "items":
-            out[key] = _collapse(value, keep=True)
-        elif key == "anyOf":
-            out[key] = [_collapse(member, keep) for member in value]
-        elif key in ("additionalProperties", "$defs") and isinstance(value, dict):
-            out[key] = {n: _collapse(d) for n, d in value.items()} if key == "$defs" else _collapse(value)
-        else:
-            out[key] = value
-    if not keep and "properties" in out and all(prop == {} for prop in out["properties"].values()):
-        return {}
-    return out
 
 
 def _count_refs(node: Any, counts: dict[str, int]) -> None:
@@ -195,18 +135,12 @@ def _inline(node: Any, defs: dict[str, Any], keep: set[str]) -> Any:
 
 def compact_schema(model: type[BaseModel], *, output: bool) -> dict[str, Any]:
     """The schema of `model` as sent in `tools/list` (see the module docstring)."""
-    raw = model.model_json_schema(mode="serialization" if output else "validation")
-    compactor = _Compactor(raw, output=output)
+    if output:
+        return _output_schema(model)
+    raw = model.model_json_schema(mode="validation")
+    compactor = _Compactor(raw)
     root = compactor.node(raw)
     defs = {name: compactor.node(definition) for name, definition in raw.get("$defs", {}).items()}
-    defs = {name: d for name, d in defs.items() if f"#/$defs/{name}" not in compactor.absent_refs | compactor.money_refs}
-    if output and compactor.saw_absent:
-        # Where a value may be absent, the result declares why once; the objects' own `absent` maps are explained
-        # in the server's instructions rather than repeated in every shape.
-        root.setdefault("properties", {})[NOTES_KEY] = copy.deepcopy(_NOTES_SCHEMA)
-        root["properties"][NOT_COLLECTED_KEY] = copy.deepcopy(_NOT_COLLECTED_SCHEMA)
-    if output:
-        root, defs = _shape(root), {name: _shape(d) for name, d in defs.items()}
     # Definitions referenced more than once stay shared (recursively referenced ones, too); the rest are inlined.
     counts: dict[str, int] = {}
     _count_refs([root, defs], counts)
@@ -214,16 +148,142 @@ def compact_schema(model: type[BaseModel], *, output: bool) -> dict[str, Any]:
     keep = {name for name, n in counts.items() if n > 1 and len(json.dumps(defs.get(name, {}))) > 40}
     root = _inline(root, defs, keep)
     kept_defs = {name: _inline(defs[name], defs, keep) for name in sorted(keep) if name in defs}
-    if output:  # an inlined definition may have left an empty shape behind
-        root = _collapse(_shape(root), keep=True)
-        kept_defs = {name: _collapse(_shape(d)) for name, d in kept_defs.items()}
-        empty = {name for name, d in kept_defs.items() if d == {}}
-        root = _inline(root, {name: {} for name in empty}, set(kept_defs) - empty)
-        kept_defs = {name: d for name, d in kept_defs.items() if name not in empty}
-        root = {"type": "object", **root}  # the 2025-11-25 schema requires it of an output schema
     if kept_defs:
         root["$defs"] = kept_defs
     return root
+
+
+_ABSENT = "__absent"  # marks, while an output schema is typed, where the wire may leave a value out
+_NAME = "__name"  # the model a resolved definition came from, to name it if it is shared
+
+
+def _resolved(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with every reference written in place: Money as a number, Absent as a marker."""
+    if isinstance(node, list):
+        return [_resolved(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        name = ref.removeprefix("#/$defs/")
+        if name == "Money":
+            return {"type": "number"}  # an amount of money is a number in EUR
+        if name == "Absent":
+            return {_ABSENT: True}
+        return {**_resolved(defs[name], defs), _NAME: name}
+    return {key: _resolved(value, defs) for key, value in node.items() if key != "$defs"}
+
+
+def _structured(node: Any) -> bool:
+    """True if the typed `node` lists properties somewhere (an object that keeps its field names)."""
+    if isinstance(node, dict):
+        return "properties" in node or any(_structured(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_structured(item) for item in node)
+    return False
+
+
+def _typed(node: dict[str, Any], *, keep_fields: bool = False) -> dict[str, Any]:
+    """The typed output schema of `node`: every value its JSON type, a nullable one as a type list. A value the wire
+    may leave out (its reason then in `absent`) has the type it has when present."""
+    if "anyOf" in node:
+        return _union([_typed(m, keep_fields=keep_fields) for m in node["anyOf"] if _ABSENT not in m])
+    if "oneOf" in node:
+        # A tagged union (the sections of a report): objects whose tag names their kind; each kind is in the docs.
+        tag = (node.get("discriminator") or {}).get("propertyName")
+        return {"properties": {tag: {"type": "string"}}} if tag else {"type": "object"}
+    typed: dict[str, Any] = {}
+    if _NAME in node and "properties" in node:
+        typed[_NAME] = node[_NAME]
+    kind = node.get("type")
+    if "items" in node:
+        typed["items"] = _typed(node["items"], keep_fields=True)
+    elif "properties" in node:
+        properties = {name: _typed(prop) for name, prop in node["properties"].items() if not _is_label_sibling(name, node["properties"])}
+        if not keep_fields and not any(_structured(prop) for prop in properties.values()):
+            # An object of plain values that is no list item is an object here; its fields are in the docs.
+            return {"type": "object"}
+        typed["properties"] = properties
+    elif isinstance(node.get("additionalProperties"), dict):
+        typed["additionalProperties"] = _typed(node["additionalProperties"])
+    if kind is not None and not ("items" in typed or "properties" in typed):
+        typed["type"] = kind  # an array or object says what it is by its items or properties
+    return typed
+
+
+def _union(members: list[dict[str, Any]]) -> dict[str, Any]:
+    nullable = {"type": "null"} in members
+    kept = [m for m in members if m != {"type": "null"}]
+    if len(kept) == 1 and not nullable:
+        return kept[0]
+    if all(set(m) == {"type"} and isinstance(m["type"], str) for m in kept):
+        return {"type": [*(m["type"] for m in kept), *(["null"] if nullable else [])]}
+    if len(kept) == 1:
+        # a nullable object or array: its type list says both, its items or properties the rest
+        only = kept[0]
+        kind = "array" if "items" in only else "object" if "properties" in only or "additionalProperties" in only else only.get("type")
+        if isinstance(kind, str):
+            return {**only, "type": [kind, "null"]}
+    return {"anyOf": [*kept, *([{"type": "null"}] if nullable else [])]}
+
+
+def _without_names(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_without_names(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {key: _without_names(value) for key, value in node.items() if key != _NAME}
+
+
+def _shared(root: dict[str, Any]) -> dict[str, Any]:
+    """An object that occurs more than once (same fields, same types) is written once, under `$defs`."""
+    counts: Counter[str] = Counter()
+    names: dict[str, set[str]] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+        elif isinstance(node, dict):
+            if "properties" in node:
+                key = json.dumps(_without_names(node), separators=(",", ":"))
+                counts[key] += 1
+                names.setdefault(key, set()).add(node.get(_NAME, ""))
+            for value in node.values():
+                visit(value)
+
+    visit(root)
+    # Worth it only where the object is longer than the references to it. Named after its model; where several
+    # models have this shape, after its fields ("code_message"); a name taken already gets a number.
+    shared: dict[str, str] = {}
+    for key in sorted(counts):
+        if counts[key] > 1 and len(key) > 60:
+            name = next(iter(names[key])) if len(names[key]) == 1 and "" not in names[key] else "_".join(json.loads(key)["properties"])
+            taken = set(shared.values())
+            shared[key] = name if name not in taken else next(f"{name}{n}" for n in range(2, len(counts) + 2) if f"{name}{n}" not in taken)
+
+    def replace(node: Any, top: bool = False) -> Any:
+        if isinstance(node, list):
+            return [replace(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if not top and "properties" in node:
+            key = json.dumps(_without_names(node), separators=(",", ":"))
+            if key in shared:
+                return {"$ref": f"#/$defs/{shared[key]}"}
+        return {key: replace(value) for key, value in node.items() if key != _NAME}
+
+    typed = replace(root, top=True)
+    if shared:
+        typed["$defs"] = {name: replace(json.loads(key), top=True) for key, name in sorted(shared.items(), key=lambda item: item[1])}
+    return typed
+
+
+def _output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    raw = model.model_json_schema(mode="serialization")
+    root = _typed(_resolved({k: v for k, v in raw.items() if k != "$defs"}, raw.get("$defs", {})), keep_fields=True)
+    root = _shared(root)
+    return {"type": "object", **root}  # the 2025-11-25 schema requires it of an output schema
 
 
 def _is_absent_value(value: Any) -> bool:

@@ -1,9 +1,18 @@
 """Engine and unit of work. Handlers get a UnitOfWork from the runtime; nothing holds a global session.
 
 Every statement under a deadline (every HTTP request and MCP call has one) is bounded: on PostgreSQL by a connect
-timeout, a pool timeout and a statement timeout set per transaction to what is left of the deadline, and for a database that
-does not answer at all by the watchdog (`shared/db/watchdog.py`); on SQLite by a progress handler that aborts a
-statement once the call's deadline has passed (`shared/db/deadline.py`).
+timeout, a pool timeout and the connection's statement timeout, which never exceeds what is left of the deadline when
+the connection is checked out, and for a database that does not answer at all by the watchdog
+(`shared/db/watchdog.py`); on SQLite by a progress handler that aborts a statement once the call's deadline has passed
+(`shared/db/deadline.py`).
+
+What a checkout costs on PostgreSQL (issue 21: every call checks out at least once): nothing, as a rule. The statement
+timeout is a setting of the connection (`SET statement_timeout` outside any transaction, so no rollback undoes it),
+set again only when what the connection has is longer than what is left, or shorter than KEEP_TIMEOUT_SHARE of it; a
+connection is pinged only when it lay in the pool longer than IDLE_PING_SECONDS (the pool hands out the most recently
+used one first, so under load none has). A connection the database dropped meanwhile (a restart) fails its first
+statement: the call answers SOURCE_UNAVAILABLE, SQLAlchemy invalidates the whole pool, and the next call connects
+afresh; no restart of ours is needed either way.
 
 On SQLite a unit of work takes the write lock before its first read (`BEGIN IMMEDIATE`), so a read-then-write (the
 optimistic version check, a draft's status, an idempotency key) holds against a concurrent writer just as `FOR UPDATE`
@@ -13,6 +22,7 @@ the reads outside it) is switched off. Reads (`read_only`) begin a plain deferre
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +41,11 @@ POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, n
 SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
 WRITE_OPTION = "athaus_writes"  # execution option of a unit of work's connection: SQLite begins it IMMEDIATE
 _PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
+IDLE_PING_SECONDS = 1.0  # a connection idle in the pool longer than this is pinged at checkout
+KEEP_TIMEOUT_SHARE = 0.7  # a connection's statement timeout serves while it is between this share of what is left and all of it
+SET_TIMEOUT_SHARE = 0.9  # a timeout is set a little below what is left, so the next call's slightly different rest keeps it
+_TIMEOUT_MS = "athaus_statement_timeout_ms"  # record.info: the statement timeout this connection has (0: none)
+_CHECKED_IN = "athaus_checked_in_at"  # record.info: time.monotonic() of its last return to the pool
 
 
 def _sqlite_past_deadline() -> int:
@@ -68,13 +83,15 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
         # no connection-wide statement timeout: migrations and seeding a large catalog run without a deadline
         connect_args = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
     # hide_parameters: an error's message (logged) never carries the values of a statement (e-mail addresses, tokens)
+    # pool_use_lifo: the most recently used connection goes out first, so under load no connection idles long enough
+    # to be pinged, and the ones load does not need stay idle (and are pinged when they are needed again)
     engine = create_engine(
         url, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=POOL_TIMEOUT_SECONDS, connect_args=connect_args,
-        hide_parameters=True, poolclass=MeteredQueuePool,
+        hide_parameters=True, poolclass=MeteredQueuePool, pool_use_lifo=True,
     )
     if url.get_backend_name() == "postgresql":
         event.listen(engine, "do_connect", _connect_within_deadline)
-    event.listen(engine, "checkout", _watch_and_ping)
+    event.listen(engine, "checkout", _watch_and_prepare)
     event.listen(engine, "checkin", _release)
     instrument(engine)  # after the ping: a connection counts as in use once it passed
     return engine
@@ -87,40 +104,62 @@ def _connect_within_deadline(_dialect: Any, _record: Any, _cargs: Any, cparams: 
         cparams["connect_timeout"] = max(1, min(CONNECT_TIMEOUT_SECONDS, math.ceil(left)))
 
 
-def _watch_and_ping(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-    """Pre-ping at checkout (a connection the database dropped is replaced, so a restart needs no restart here),
-    watched by the watchdog under the current deadline, so that a database that hangs cannot hold the thread."""
+def statement_timeout_to_set(left: float | None, current: int | None) -> int | None:
+    """The statement timeout (ms, 0: none) a connection must be given for a call with `left` seconds, or None when the
+    one it has (`current`, None: unknown) serves: never longer than what is left, and not much shorter."""
+    if left is None:
+        return None if current == 0 else 0
+    cap = max(1, int(left * 1000))
+    if current is not None and 0 < current <= cap and current >= cap * KEEP_TIMEOUT_SHARE:
+        return None
+    return max(1, int(cap * SET_TIMEOUT_SHARE)) if cap >= 1000 else cap
+
+
+def _watch_and_prepare(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    """At checkout: watched by the watchdog under the current deadline (a database that hangs cannot hold the
+    thread); the statement timeout set when the connection's own does not fit the deadline, which pings it as well;
+    else pinged only when it idled (a connection the database dropped is replaced, so a restart needs no restart here).
+    Most checkouts under load do neither: no round trip."""
     at = deadline.at()
     if at is not None:
         watchdog.watch(dbapi_connection, at)
-    # psycopg would open a transaction for the ping and hand the connection out inside it (no isolation level or
-    # autocommit could be set on it any more): ping in autocommit, as SQLAlchemy's own pre-ping does.
-    autocommit = getattr(dbapi_connection, "autocommit", None)
+    timeout = statement_timeout_to_set(deadline.remaining(), record.info.get(_TIMEOUT_MS))
+    checked_in = record.info.get(_CHECKED_IN)
+    idle = checked_in is not None and time.monotonic() - checked_in > IDLE_PING_SECONDS
+    if timeout is None and not idle:
+        return
     try:
-        if autocommit is False:
-            dbapi_connection.autocommit = True
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute("SELECT 1")
-        finally:
-            cursor.close()
-            if autocommit is False:
-                dbapi_connection.autocommit = False
+        checkout_statement(dbapi_connection, "SELECT 1" if timeout is None else f"SET statement_timeout = {timeout}")
     except Exception as error:
         watchdog.release(dbapi_connection)
         raise sa_exc.DisconnectionError("database connection failed its ping") from error
+    if timeout is not None:
+        record.info[_TIMEOUT_MS] = timeout
 
 
-def _release(dbapi_connection: Any, _record: Any) -> None:
+def checkout_statement(dbapi_connection: Any, statement: str) -> None:
+    """One statement at checkout, in autocommit: psycopg would otherwise open a transaction for it and hand the
+    connection out inside it (no isolation level or autocommit could be set on it any more), and a rollback would
+    undo a SET."""
+    autocommit = getattr(dbapi_connection, "autocommit", None)
+    if autocommit is False:
+        dbapi_connection.autocommit = True
+    try:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(statement)
+        finally:
+            cursor.close()
+    finally:
+        if autocommit is False:
+            dbapi_connection.autocommit = False
+
+
+def _release(dbapi_connection: Any, record: Any) -> None:
     if dbapi_connection is not None:
         watchdog.release(dbapi_connection)
-
-
-def _bound_transaction(session: Session, _transaction: Any, connection: Any) -> None:
-    """Lower PostgreSQL's statement timeout to what is left of the call's deadline, for this transaction only."""
-    left = deadline.remaining()
-    if left is not None and connection.dialect.name == "postgresql":
-        connection.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
+    if record is not None:
+        record.info[_CHECKED_IN] = time.monotonic()
 
 
 class Database:
@@ -130,8 +169,6 @@ class Database:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._writing = sessionmaker(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False)
-        event.listen(self._sessions, "after_begin", _bound_transaction)
-        event.listen(self._writing, "after_begin", _bound_transaction)
 
     @classmethod
     def from_url(cls, database_url: str, pool_size: int = 10, max_overflow: int = 20) -> Database:

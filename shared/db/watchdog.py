@@ -40,8 +40,10 @@ def release(dbapi_connection: Any) -> None:
 
 def _shut(dbapi_connection: Any) -> None:
     """Shut the connection's socket down under the thread blocked on it (psycopg exposes the libpq socket)."""
-    pgconn = getattr(dbapi_connection, "pgconn", None)
-    fd = getattr(pgconn, "socket", -1) if pgconn is not None else -1
+    try:
+        fd = dbapi_connection.pgconn.socket
+    except Exception:  # noqa: BLE001  # lost already (psycopg raises OperationalError): nothing to shut, and this thread must live on
+        return
     if fd < 0:
         return
     with contextlib.suppress(OSError):

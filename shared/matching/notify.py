@@ -28,10 +28,14 @@ def deliver(payload: dict[str, Any]) -> None:
         subscriber(payload)
 
 
-def notify(session: Session, payload: dict[str, Any]) -> None:
-    if session.get_bind().dialect.name != "postgresql":
+def notify_all(session: Session, payloads: list[dict[str, Any]]) -> None:
+    """One notification per payload, in their order, in one statement."""
+    if not payloads or session.get_bind().dialect.name != "postgresql":
         return
-    session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": json.dumps(payload, sort_keys=True)})
+    session.execute(
+        text("SELECT pg_notify(:channel, p.payload) FROM unnest(CAST(:payloads AS text[])) WITH ORDINALITY AS p(payload, n) ORDER BY p.n"),
+        {"channel": CHANNEL, "payloads": [json.dumps(payload, sort_keys=True) for payload in payloads]},
+    )
 
 
 def conninfo(database_url: str) -> str:

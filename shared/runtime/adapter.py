@@ -18,7 +18,6 @@ from typing import Any
 import anyio.from_thread
 import anyio.to_thread
 import mcp_types as types
-from jsonschema import Draft202012Validator
 from mcp.server import Server
 from mcp.server.caching import CacheHint
 from mcp.shared.exceptions import MCPError
@@ -38,6 +37,7 @@ from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, templa
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
 from shared.runtime.hosts import client_capabilities, opens_pages, renders_apps
+from shared.runtime.output_check import OutputCheck
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
 from shared.telemetry.tracing import caller_fields, tracer
@@ -133,7 +133,7 @@ class ToolRunner:
         self.definition = definition
         self.context = context
         self.specs = {spec.name: spec for spec in definition.spec.tools}
-        self.output_validators = {spec.name: Draft202012Validator(spec.output_schema()) for spec in definition.spec.tools}
+        self.output_checks = {spec.name: OutputCheck(spec.output_schema()) for spec in definition.spec.tools}
         self.deadline_seconds = context.settings.call_deadline_seconds
         self.budgets = {spec.name: spec.time_budget_seconds or self.deadline_seconds for spec in definition.spec.tools}
         self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
@@ -240,9 +240,9 @@ class ToolRunner:
         if not isinstance(output, spec.output_model):
             raise TypeError(f"{spec.name} returned {type(output).__name__}, contract says {spec.output_model.__name__}")
         structured = compact_value(output)
-        problems = sorted(self.output_validators[spec.name].iter_errors(structured), key=str)
-        if problems:
-            raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problems[0].message}")
+        problem = self.output_checks[spec.name].problem(structured)
+        if problem is not None:
+            raise TypeError(f"{spec.name}: structuredContent breaks outputSchema: {problem}")
         # The connector tools (search, fetch) answer in ChatGPT's shape: their one text is the result as JSON.
         text = json.dumps(structured, ensure_ascii=False) if spec.json_text else render(output, spec.input_model)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured, _meta=meta)

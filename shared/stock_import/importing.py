@@ -52,6 +52,7 @@ from contract.vocabulary import (
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.german import plural
+from shared.matching.events import EventBatch
 from shared import publishing
 from shared.catalog.indexing import bump_revision
 from shared.openimmo import Header, ParsedObject, TransferError, TransferReader, read_transfer
@@ -334,22 +335,24 @@ class _Chunk:
             return
         outcomes = create_listings(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
                                    items=[item for _, _, item in pending], now=self.now, revise=False)
+        events = EventBatch()  # the publications' Treffer made together, one query per saved search
         for (slot, obj, item), outcome in zip(pending, outcomes, strict=True):
             if isinstance(outcome, ToolFailure):
                 self.slots[slot] = self._result(obj, ImportOutcome.refused, reason=outcome.message)
                 continue
             self.wrote = True
             self.existing[(item.feed or "", item.external_id or "")] = outcome.listing
-            self.slots[slot] = self._published(obj, outcome.listing)
+            self.slots[slot] = self._published(obj, outcome.listing, events)
+        events.make(self.session, self.now)
 
-    def _published(self, obj: ParsedObject, listing: Listing) -> ObjectResult:
+    def _published(self, obj: ParsedObject, listing: Listing, events: EventBatch) -> ObjectResult:
         ref = listing.ref
         if not self.publish:
             return self._result(obj, ImportOutcome.created, ref)
         try:
             change_status(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
                           listing_ref=ref, status=ListingStatus.published, reason="OpenImmo-Import", now=self.now,
-                          revise=False, listing=listing)
+                          revise=False, listing=listing, events=events)
         except ToolFailure as failure:
             return self._result(obj, ImportOutcome.created, ref, f"Als Entwurf angelegt, nicht veröffentlicht: {failure.message}")
         return self._result(obj, ImportOutcome.created, ref, "Angelegt und veröffentlicht.")

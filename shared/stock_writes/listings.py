@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session, make_transient_to_detached, selectinload
-from sqlalchemy.orm.attributes import flag_modified
+from sqlalchemy.orm.attributes import flag_modified, set_committed_value
 
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ListingStatus, MarketingType, WriteResult, label
@@ -17,7 +17,7 @@ from shared.catalog.indexing import bump_revision, search_fields, term_rows
 from shared.catalog.text import normalise
 from shared.db.copying import insert_rows, next_ids
 from shared.db.models import AuditEntry, Listing, ListingFeature, ListingStatusChange, ListingTerm
-from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, MatchCounts, listing_event
+from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, EventBatch, MatchCounts, listing_event
 from shared.stock_writes.fields import ALWAYS_APPLIED, TEXT_FIELDS, WRITABLE, merged, named, planned_state, state_of, validated
 from shared.write_log import audit, audit_row, changed_keys, remember, replayed, temporary_ref
 
@@ -198,8 +198,12 @@ def _insert_listings(session: Session, listings: list[Listing]) -> None:
     for listing, new_id in zip(listings, next_ids(session, table, len(listings)), strict=True):  # type: ignore[arg-type]
         listing.id, listing.ref = new_id, f"A-{new_id:07d}"
     columns = [(column.name, Listing.__mapper__.get_property_by_column(column).key) for column in table.columns]  # type: ignore[attr-defined]
-    insert_rows(session, table, [{name: getattr(listing, key) for name, key in columns} for listing in listings])  # type: ignore[arg-type]
-    for listing in listings:
+    rows = [{name: getattr(listing, key) for name, key in columns} for listing in listings]
+    insert_rows(session, table, rows)  # type: ignore[arg-type]
+    for listing, row in zip(listings, rows, strict=True):
+        for name, key in columns:  # what was written is loaded: a column left unset (published_at) is not read again
+            if key not in listing.__dict__:
+                set_committed_value(listing, key, row[name])
         make_transient_to_detached(listing)
         session.add(listing)
 
@@ -381,10 +385,14 @@ def change_status(
     idempotency_key: str | None = None,
     revise: bool = True,
     listing: Listing | None = None,
+    events: EventBatch | None = None,
 ) -> StatusOutcome:
     """Publish, reserve, mark sold or let, withdraw (or a withdrawn listing back to draft). See the package docstring.
     `revise` False: the caller bumps the catalog revision once for its transaction. `listing`: the listing this
-    transaction has just created (create_listings), which no other transaction can see, so it is not read again."""
+    transaction has just created (create_listings), which no other transaction can see, so it is not read again.
+    `events`: the listing event is added to this batch, made by the caller (`EventBatch.make`), and `made` stays 0."""
+    if events is not None and idempotency_key is not None:
+        raise ValueError("a batched event's counts are not known yet, so they cannot be remembered for a replay")
     new = ListingStatus(status)
     request = {"listing_ref": listing_ref, "status": new.value, "reason": reason, "expected_version": expected_version}
     if user_id is not None and (stored := replayed(session, user_id=user_id, operation="update_listing_status", key=idempotency_key, request=request, now=now)):
@@ -419,7 +427,9 @@ def change_status(
             before={"status": old.value}, after={"status": new.value, **({"reason": reason} if reason else {})},
         )
         detail = {"old_status": old.value, "new_status": new.value, "first_publication": first_publication}
-        if new is ListingStatus.published:
+        if events is not None and (new is ListingStatus.published or old.value in SEEN_STATUSES):
+            events.add(listing, PUBLISHED if new is ListingStatus.published else STATUS_CHANGE, detail)
+        elif new is ListingStatus.published:
             made = listing_event(session, listing, PUBLISHED, detail, now)
         elif old.value in SEEN_STATUSES:
             made = listing_event(session, listing, STATUS_CHANGE, detail, now)
@@ -428,5 +438,6 @@ def change_status(
             session, user_id=user_id, operation="update_listing_status", key=idempotency_key, request=request, now=now,
             outcome={"result": result.value, "old_status": old.value, "matches": made.matches, "proposals": made.proposals},
         )
-    session.flush()
+    if events is None:  # a batch is flushed once, when it is made
+        session.flush()
     return StatusOutcome(result, listing, old, new, False, made)

@@ -23,6 +23,7 @@ from sqlalchemy import func, select, update
 
 from broker_server.server import DEFINITION as BROKER
 from shared.auth.principal import Principal
+from shared.catalog import places
 from shared.db.models import AuditEntry, Listing, Office, OfficeMember
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
@@ -196,6 +197,31 @@ def test_non_numbers_are_declared_with_counts_and_numbers_are_stored(db: Databas
     with db.read_only() as session:
         k1 = session.execute(select(Listing.plot_area, Listing.year_built, Listing.service_charges, Listing.rooms).where(Listing.external_id == "K-1")).one()
     assert tuple(k1) == (None, None, None, 3.5)
+
+
+def test_a_basement_flat_with_three_decimal_coordinates_imports_and_a_garbled_point_is_declared(db: Database) -> None:
+    def flat(key: str, floor: str, lat: str, lon: str) -> str:
+        return (object_xml(key, 0).replace("<etage>0</etage>", f"<etage>{floor}</etage>")
+                .replace('breitengrad="52.5321" laengengrad="13.3849"', f'breitengrad="{lat}" laengengrad="{lon}"'))
+
+    xml = transfer([flat("S-1", "-1", "52.530", "13.385"), flat("S-2", "UG", "52.530.000", "13.385")], scope="TEIL")
+    result = broker(db)("import_listings", {"xml": xml})
+    assert result["counts"] == {"created": 2, "changed": 0, "unchanged": 0, "withdrawn": 0, "refused": 0}
+    assert result["excluded_values"] == [
+        {"field": "floor", "reason": "not_a_number", "count": 1, "example": "UG"},
+        {"field": "latitude", "reason": "not_a_number", "count": 1, "example": "52.530.000"},
+    ]
+    with db.read_only() as session:
+        rows = {
+            key: (floor, lat, lon) for key, floor, lat, lon in session.execute(
+                select(Listing.external_id, Listing.floor, Listing.latitude, Listing.longitude)
+                .where(Listing.office_id == OFFICE, Listing.external_id.in_(["S-1", "S-2"]))
+            )
+        }
+    assert rows["S-1"] == (-1, 52.53, 13.385)
+    # the garbled point is not half kept: both coordinates come from the postal code, as for a feed without any
+    berlin = places.places_of_code("10115")[0]
+    assert rows["S-2"] == (None, berlin.latitude, berlin.longitude)
 
 
 def test_two_spellings_of_one_element_refuse_that_object_only(db: Database) -> None:

@@ -53,14 +53,12 @@ def test_every_office_s_exported_stock_reads_back_into_the_same_fields(db: Datab
         assert sorted(item.key or "" for item in objects) == sorted(listings)  # this office's stock, all of it, nothing else
         for item in objects:
             listing = listings[item.key or ""]
-            # The importer takes no floor below ground (its range starts at 0): an Untergeschoss (-1) is excluded there.
-            below_ground = listing.floor is not None and listing.floor < 0
-            excluded = [(e.field, e.raw) for e in item.excluded]
-            assert item.refusal is None and excluded == ([("floor", str(listing.floor))] if below_ground else []), item.key
+            # every value reads back as written, a floor below ground (Tiefgarage, Souterrain: -1) included
+            assert item.refusal is None and item.excluded == [], item.key
             differences = {
                 name: (normal(getattr(listing, name)), normal(item.fields.get(name)))
                 for name in COMPARED
-                if normal(getattr(listing, name)) != normal(item.fields.get(name)) and not (name == "floor" and below_ground)
+                if normal(getattr(listing, name)) != normal(item.fields.get(name))
             }
             assert differences == {}, item.key
             assert sorted(item.features) == sorted(features.get(listing.id, []))

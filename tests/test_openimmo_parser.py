@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from shared.openimmo import Excluded, ExcludedValue, Header, ParsedObject, TransferError, parse_number, read_transfer
+from shared.openimmo.numbers import parse_coordinate
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openimmo"
 LIMIT = 5 * 1024 * 1024
@@ -31,11 +32,11 @@ def fixture(name: str) -> bytes:
     return (FIXTURES / name).read_bytes()
 
 
-def minimal(body: str = "", *, umfang: str = "TEIL", key: str = "X-1") -> str:
+def minimal(body: str = "", *, umfang: str = "TEIL", key: str = "X-1", geo: str = "") -> str:
     return (
         f'<openimmo><uebertragung umfang="{umfang}" version="1.2.7"/><anbieter><immobilie>'
         '<objektkategorie><vermarktungsart KAUF="true" MIETE_PACHT="false"/><objektart><wohnung/></objektart>'
-        "</objektkategorie><geo><plz>10115</plz><ort>Berlin</ort></geo>"
+        f"</objektkategorie><geo><plz>10115</plz><ort>Berlin</ort>{geo}</geo>"
         f"<freitexte><objekttitel>T</objekttitel></freitexte>{body}"
         f"<verwaltung_techn><objektnr_extern>{key}</objektnr_extern></verwaltung_techn>"
         "</immobilie></anbieter></openimmo>"
@@ -137,6 +138,32 @@ def test_non_numbers_are_declared_per_field_numbers_are_stored() -> None:
         ExcludedValue("price", "preise/kaltmiete", "ca. 85", Excluded.approximate),
     ]
     assert (second.fields["living_area"], second.fields["price"], second.fields["price_on_request"]) == (None, None, False)
+
+
+def test_a_basement_floor_is_stored_and_a_negative_area_is_not() -> None:
+    assert (parse_number("-1", whole=True, signed=True).value, parse_number("-1", whole=True).reason) == (-1.0, Excluded.out_of_range)
+    _, [obj] = read(minimal("<flaechen><wohnflaeche>-40</wohnflaeche></flaechen>", geo="<etage>-1</etage>"))
+    assert (obj.fields["floor"], obj.fields["living_area"]) == (-1, None)
+    assert obj.excluded == [ExcludedValue("living_area", "flaechen/wohnflaeche", "-40", Excluded.out_of_range)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "value", "reason"),
+    [("51.340", 51.34, None), ("12,375", 12.375, None), ("51.3403", 51.3403, None), ("51", 51.0, None),
+     ("51.340.000", None, Excluded.not_a_number), ("N 51° 20'", None, Excluded.not_a_number), ("", None, Excluded.not_a_number)],
+)
+def test_a_coordinate_has_no_thousands(raw: str, value: float | None, reason: Excluded | None) -> None:
+    parsed = parse_coordinate(raw)
+    assert (parsed.value, parsed.reason) == (value, reason)
+
+
+def test_coordinates_with_three_decimals_are_stored_and_half_a_point_is_not() -> None:
+    geo = '<geokoordinaten breitengrad="{}" laengengrad="{}"/>'
+    _, [whole] = read(minimal(geo=geo.format("51.340", "12.375")))
+    assert (whole.fields["latitude"], whole.fields["longitude"], whole.excluded) == (51.34, 12.375, [])
+    _, [half] = read(minimal(geo=geo.format("51.340", "zwölf")))
+    assert (half.fields["latitude"], half.fields["longitude"]) == (None, None)
+    assert half.excluded == [ExcludedValue("longitude", "geo/geokoordinaten@laengengrad", "zwölf", Excluded.not_a_number)]
 
 
 def test_price_on_request_as_text_is_declared_and_marks_the_listing() -> None:

@@ -28,7 +28,10 @@ from shared.auth.challenge import RightsMap
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver
+from shared.auth import tokens
+from shared.auth.access import ACCESS_CHANGED
 from shared.auth.tokens import mint_access_token
+from shared.matching import notify
 from shared.db.models import OfficeMember, User
 from shared.db.session import Database
 from shared.settings import Settings
@@ -260,14 +263,40 @@ def test_a_broker_who_left_the_office_keeps_no_broker_rights(athaus_server: OAut
     with accounts_db.read_only() as session:
         broker_id, office_id = session.execute(select(User.id, OfficeMember.office_id).join(OfficeMember).where(User.email == BROKER)).one()
     token = mint(accounts_db, settings, BROKER, "makler", BROKER_SCOPES)
+    resolver = StoredTokenResolver(settings, accounts_db)
+    assert principal_seen(settings, resolver, ServerName.broker, token)[1]["scopes"] == BROKER_SCOPES  # now cached
     with accounts_db.unit_of_work() as session:
         session.execute(delete(OfficeMember).where(OfficeMember.user_id == broker_id))
     try:
-        status, principal = principal_seen(settings, StoredTokenResolver(settings, accounts_db), ServerName.broker, token)
+        status, principal = principal_seen(settings, resolver, ServerName.broker, token)
         assert (status, principal["office_id"], principal["scopes"]) == (200, None, [])
     finally:
         with accounts_db.unit_of_work() as session:
             session.add(OfficeMember(office_id=office_id, user_id=broker_id, role="owner"))
+
+
+def test_a_revoked_token_stops_at_once_though_its_principal_was_cached(athaus_server: OAuthServer, accounts_db: Database) -> None:
+    """The principal cache (issue 21) empties on the revoking commit in this process, and on the NOTIFY of another
+    worker's or instance's commit (here a second Database, as another process has, whose commit this one only hears)."""
+    settings = athaus_server.settings
+    resolver = StoredTokenResolver(settings, accounts_db)
+    token = mint(accounts_db, settings, SEEKER, "suche", ["suche:konto"])
+    assert principal_seen(settings, resolver, ServerName.search, token)[0] == 200
+    with accounts_db.unit_of_work() as session:
+        tokens.revoke(session, token=token, client_id="test")
+    assert principal_seen(settings, resolver, ServerName.search, token)[0] == 401
+
+    token = mint(accounts_db, settings, SEEKER, "suche", ["suche:konto"])
+    assert principal_seen(settings, resolver, ServerName.search, token)[0] == 200
+    other = Database.from_url(accounts_db.engine.url.render_as_string(hide_password=False))
+    try:
+        with other.unit_of_work() as session:
+            tokens.revoke(session, token=token, client_id="test")
+    finally:
+        other.engine.dispose()
+    assert principal_seen(settings, resolver, ServerName.search, token)[0] == 200  # cached: not heard of yet
+    notify.deliver({"event": ACCESS_CHANGED})  # what the listener of this process hands on (PostgreSQL)
+    assert principal_seen(settings, resolver, ServerName.search, token)[0] == 401
 
 
 # --- an external authorization server ----------------------------------------------------------------------

@@ -167,6 +167,17 @@ def test_errors_name_the_field_in_german(broker: Caller, db: Database) -> None:
     assert code == "INVALID_ARGUMENT" and "price_on_request" in text
 
 
+def test_a_basement_floor_and_three_decimal_coordinates_are_saved_and_impossible_ones_are_not(broker: Caller, db: Database) -> None:
+    saved = broker("save_listing", {"fields": complete_fields(db, floor=-1, latitude=51.340, longitude=12.375)})
+    with db.read_only() as session:
+        row = session.execute(select(Listing.floor, Listing.latitude, Listing.longitude).where(Listing.ref == saved["listing_id"])).one()
+    assert tuple(row) == (-1, 51.34, 12.375)
+    code, text = broker.error("save_listing", {"listing_id": saved["listing_id"], "fields": {"floor": -1.5}})
+    assert (code, text) == ("INVALID_ARGUMENT", "Das Argument fields.floor muss eine ganze Zahl sein: bitte korrigieren und das Werkzeug erneut aufrufen.")
+    code, text = broker.error("save_listing", {"listing_id": saved["listing_id"], "fields": {"latitude": 12.375, "longitude": 51.34}})
+    assert code == "INVALID_ARGUMENT" and "latitude" in text and "47" in text
+
+
 def test_another_offices_listing_is_not_found_and_nothing_changes(broker: Caller, db: Database) -> None:
     with db.read_only() as session:
         foreign = session.scalar(select(Listing).where(Listing.office_id == 2).order_by(Listing.id).limit(1))

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import ORMExecuteState, Session
 
 from contract.rights import Right, ServerName
 from contract.servers import SERVERS
 from shared.auth import throttle
 from shared.auth.passwords import hash_password, verify_password
-from shared.auth.models import OAuthGrant
+from shared.auth.models import IssuedToken, OAuthGrant
 from shared.auth.principal import Principal
 from shared.auth.tokens import AccessGrant, access_grant, valid_access_token
 from shared.db.models import OfficeMember, User, utcnow
 from shared.db.session import Database
+from shared.matching.notify import notify_all
 
 SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
 
@@ -66,18 +69,55 @@ def account_of(session: Session, user: User | None) -> Account | None:
     )
 
 
-def account_of_token(session: Session, token: str) -> tuple[AccessGrant, Account] | None:
-    """The grant behind a valid access token and its user's account, in one statement (every call with a token
-    reads this; revocation and a left office take effect on the next request)."""
+def account_of_token(session: Session, token: str) -> tuple[AccessGrant, Account, dt.datetime] | None:
+    """The grant behind a valid access token, its user's account and when the token expires, in one statement."""
     row = session.execute(
-        valid_access_token(token, User.email, User.name, User.kind, OfficeMember.office_id, OfficeMember.role)
+        valid_access_token(token, IssuedToken.expires_at, User.email, User.name, User.kind, OfficeMember.office_id, OfficeMember.role)
         .join(User, User.id == OAuthGrant.user_id)
         .outerjoin(OfficeMember, OfficeMember.user_id == User.id)
     ).one_or_none()
     if row is None:
         return None
     account = Account(user_id=row.user_id, email=row.email, name=row.name, kind=row.kind, office_id=row.office_id, office_role=row.role)
-    return access_grant(row), account
+    return access_grant(row), account, row.expires_at
+
+
+# What a token stands for is read from these tables: a committed write to any of them (a revocation, a rotated token,
+# a password change, a left office, a deleted account) tells every cache of principals (shared.auth.resource).
+ACCESS_MODELS = (OAuthGrant, IssuedToken, User, OfficeMember)
+ACCESS_CHANGED = "access_changed"  # the event of the NOTIFY that tells the other instances and workers
+_CHANGED = "athaus_access_changed"  # session.info: this transaction wrote one of ACCESS_MODELS (and notified)
+
+
+def watch_access_changes(db: Database, changed: Callable[[], None]) -> None:
+    """`changed()` after every committed unit of work of `db` that wrote one of ACCESS_MODELS; on PostgreSQL the same
+    transaction notifies (delivered on commit only) the listeners of every instance (shared.matching.notify)."""
+
+    def wrote(session: Session) -> None:
+        if not session.info.get(_CHANGED):
+            session.info[_CHANGED] = True
+            notify_all(session, [{"event": ACCESS_CHANGED}])
+
+    def after_flush(session: Session, _context: Any) -> None:
+        if any(isinstance(row, ACCESS_MODELS) for rows in (session.new, session.dirty, session.deleted) for row in rows):
+            wrote(session)
+
+    def bulk(state: ORMExecuteState) -> None:
+        if (state.is_update or state.is_delete) and any(mapper.class_ in ACCESS_MODELS for mapper in state.all_mappers):
+            wrote(state.session)
+
+    def after_commit(session: Session) -> None:
+        if session.info.get(_CHANGED):  # every watcher of this database hears it; the transaction's end forgets it
+            changed()
+
+    def after_transaction_end(session: Session, transaction: Any) -> None:
+        if transaction.parent is None:
+            session.info.pop(_CHANGED, None)
+
+    db.listen_writes("after_flush", after_flush)
+    db.listen_writes("do_orm_execute", bulk)
+    db.listen_writes("after_commit", after_commit)
+    db.listen_writes("after_transaction_end", after_transaction_end)
 
 
 def account_by_email(session: Session, email: str) -> Account | None:

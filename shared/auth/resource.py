@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+import time
 from collections.abc import Iterable
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -26,10 +28,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.rights import ServerName
 from shared.auth.challenge import NOTHING, RightsMap, challenge_header, peek_body
-from shared.auth.access import SERVER_TITLES, account_of_token, build_principal, server_scopes
+from shared.auth.access import ACCESS_CHANGED, SERVER_TITLES, account_of_token, build_principal, server_scopes, watch_access_changes
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
-from shared.auth.tokens import DEVELOPMENT_CLIENT_ID
+from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest
+from shared.db.models import utcnow
 from shared.db.session import Database
+from shared.matching.notify import SUBSCRIBERS
 from shared.routing import HeadRoute
 from shared.settings import Settings
 
@@ -42,27 +46,82 @@ class TokenResolver(Protocol):
         ...
 
 
-class StoredTokenResolver:
-    """Access tokens of the built-in authorization server, looked up by their digest."""
+class PrincipalCache:
+    """Principals of valid access tokens for a few seconds (issue 21: every call with a token looked it up, a
+    transaction of its own). An entry lives at most `seconds` and never past its token's expiry; `clear()` empties
+    it, and a lookup that started before a clear is not stored (it may have read what the clear was about)."""
 
-    def __init__(self, settings: Settings, db: Database) -> None:
+    MAX_ENTRIES = 10_000  # beyond, the cache starts afresh: memory stays bounded whatever the number of tokens
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._entries: dict[tuple[str, ServerName], tuple[Principal, float]] = {}
+        self._generation = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, ServerName]) -> tuple[Principal | None, int]:
+        """The cached principal (None if absent or stale) and the generation to `put` a fresh lookup under."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[1] > time.monotonic():
+                return entry[0], self._generation
+            return None, self._generation
+
+    def put(self, key: tuple[str, ServerName], principal: Principal, generation: int, seconds_left: float) -> None:
+        with self._lock:
+            if generation != self._generation or self.seconds <= 0:
+                return
+            if len(self._entries) >= self.MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[key] = (principal, time.monotonic() + min(self.seconds, seconds_left))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._entries.clear()
+
+
+class StoredTokenResolver:
+    """Access tokens of the built-in authorization server, looked up by their digest.
+
+    What a token stands for is kept for PRINCIPAL_SECONDS (PrincipalCache). A revocation, a rotated or replayed token, a
+    password change, a left office or a deleted account empties the cache of this process at commit and, through
+    the listing events' NOTIFY channel (shared.matching.notify), of every worker and instance on PostgreSQL; only while
+    that listener is reconnecting can a revoked token still serve, for at most PRINCIPAL_SECONDS."""
+
+    PRINCIPAL_SECONDS = 5.0
+
+    def __init__(self, settings: Settings, db: Database, cache_seconds: float | None = None) -> None:
         self.settings = settings
         self.db = db
+        self.cache = PrincipalCache(self.PRINCIPAL_SECONDS if cache_seconds is None else cache_seconds)
+        watch_access_changes(db, self.cache.clear)
+        SUBSCRIBERS.append(self._heard)
+
+    def _heard(self, payload: dict[str, object]) -> None:
+        if payload.get("event") == ACCESS_CHANGED:
+            self.cache.clear()
 
     async def principal(self, token: str, server: ServerName) -> Principal | None:
-        return await anyio.to_thread.run_sync(self._resolve, token, server)
+        key = (digest(token), server)
+        cached, generation = self.cache.get(key)
+        if cached is not None:
+            return cached
+        return await anyio.to_thread.run_sync(self._resolve, token, server, key, generation)
 
-    def _resolve(self, token: str, server: ServerName) -> Principal | None:
+    def _resolve(self, token: str, server: ServerName, key: tuple[str, ServerName], generation: int) -> Principal | None:
         resource = self.settings.resource_url(server.value)
         with self.db.read_only() as session:
             found = account_of_token(session, token)
         if found is None or found[0].resource != resource:
             return None
-        access, account = found
+        access, account, expires_at = found
         if access.client_id == DEVELOPMENT_CLIENT_ID and not self.settings.development:
             log.info(json.dumps({"event": "development_token_refused", "server": server.value}))
             return None
-        return build_principal(account, access.scopes, server, resource, access.client_id)
+        principal = build_principal(account, access.scopes, server, resource, access.client_id)
+        self.cache.put(key, principal, generation, (expires_at - utcnow()).total_seconds())
+        return principal
 
 
 class BearerAuthentication:

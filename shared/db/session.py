@@ -170,6 +170,10 @@ class Database:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._writing = sessionmaker(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False)
 
+    def listen_writes(self, name: str, listener: Any) -> None:
+        """A session event (`after_flush`, `do_orm_execute`, `after_commit`, …) on every unit of work."""
+        event.listen(self._writing, name, listener)
+
     @classmethod
     def from_url(cls, database_url: str, pool_size: int = 10, max_overflow: int = 20) -> Database:
         return cls(make_engine(database_url, pool_size, max_overflow))

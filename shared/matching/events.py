@@ -202,13 +202,22 @@ class EventBatch:
     with one query per active saved search instead of one per search and listing. A listing at most once."""
 
     events: list[PendingEvent] = field(default_factory=list)
+    rows: dict[Any, list[dict[str, Any]]] = field(default_factory=dict)
 
     def add(self, listing: Listing, kind: str, detail: dict[str, Any]) -> None:
         self.events.append(PendingEvent(listing, listing.version, kind, detail))
 
+    def write_later(self, table: Any, row: dict[str, Any]) -> None:
+        """A row the write that made the event would have added (its status history, its audit row), inserted with
+        the others of its table when the batch is made, before the events."""
+        self.rows.setdefault(table, []).append(row)
+
     def make(self, session: Session, now: dt.datetime) -> list[MatchCounts]:
-        """Record the events and make their Treffer and proposals; the counts in the order they were added."""
+        """Write the rows, record the events and make their Treffer and proposals; the counts in the order added."""
         events, self.events = self.events, []
+        rows, self.rows = self.rows, {}
+        for table, table_rows in rows.items():
+            insert_rows(session, table, table_rows)
         return listing_events(session, events, now)
 
 

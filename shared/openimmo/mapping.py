@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract.vocabulary import Feature
-from shared.openimmo.numbers import Excluded, parse_number
+from shared.openimmo.numbers import Excluded, parse_coordinate, parse_number
 from shared.openimmo.reader import RawObject
 
 
@@ -53,6 +53,7 @@ NUMBERS_COMMON: tuple[tuple[str, str, bool], ...] = (
     ("year_built", "zustand_angaben/baujahr", True),
     ("heating_costs", "preise/heizkosten", False),
 )
+SIGNED = frozenset({"floor"})  # a basement (Souterrain) flat is on floor -1
 PRICE_ELEMENT = {"buy": "preise/kaufpreis", "rent": "preise/kaltmiete"}
 RENT_FALLBACK = "preise/nettokaltmiete"
 CHARGES_ELEMENT = {"buy": "preise/hausgeld", "rent": "preise/nebenkosten"}
@@ -199,12 +200,14 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     if coordinates is not None:
         for name, attribute in (("latitude", "breitengrad"), ("longitude", "laengengrad")):
             value = coordinates.get(attribute)
-            parsed = parse_number(value) if value is not None else None
+            parsed = parse_coordinate(value) if value is not None else None
             if parsed is not None and parsed.value is None and parsed.reason is not None:
                 result.excluded.append(ExcludedValue(name, f"geo/geokoordinaten@{attribute}", value or "", parsed.reason))
             f[name] = parsed.value if parsed is not None else None
+        if f["latitude"] is None or f["longitude"] is None:  # half a point joined to the postal code's is no place
+            f["latitude"] = f["longitude"] = None
     for name, path, whole in NUMBERS_COMMON:
-        f[name] = _number(element, path, name, result, whole=whole)
+        f[name] = _number(element, path, name, result, whole=whole, signed=name in SIGNED)
     _prices(element, marketing, result)
     f["condition"] = _condition(element)
     _energy(element, result)
@@ -347,11 +350,11 @@ def _count(element: ET.Element, path: str) -> bool:
 
 
 def _number(element: ET.Element, path: str, name: str, result: ParsedObject, *, whole: bool = False,
-            prefix: str = "") -> float | int | None:
+            prefix: str = "", signed: bool = False) -> float | int | None:
     text = _text(element, path)
     if text is None:
         return None
-    parsed = parse_number(text, whole=whole)
+    parsed = parse_number(text, whole=whole, signed=signed)
     if parsed.value is None:
         assert parsed.reason is not None
         result.excluded.append(ExcludedValue(name, prefix + path, text, parsed.reason))

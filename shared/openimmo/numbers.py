@@ -41,8 +41,9 @@ _ENGLISH_GROUPS = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")  # 1,250,000 or 1,25
 _SCHEMA_DECIMAL = re.compile(r"\d+(?:\.(?:\d\d?|\d{4,}))?")
 
 
-def parse_number(raw: str, *, whole: bool = False) -> Parsed:
-    """One value of a numeric field: the number, or None with the reason it was excluded."""
+def parse_number(raw: str, *, whole: bool = False, signed: bool = False) -> Parsed:
+    """One value of a numeric field: the number, or None with the reason it was excluded. `signed`: a field where a
+    negative number is real (the floor of a basement flat is -1); elsewhere it is out of range."""
     if _SCHEMA_DECIMAL.fullmatch(raw):
         value = float(raw)
         return Parsed(None, Excluded.out_of_range) if whole and value != int(value) else Parsed(value)
@@ -66,9 +67,23 @@ def parse_number(raw: str, *, whole: bool = False) -> Parsed:
     value = _value(digits, money=money)
     if isinstance(value, Excluded):
         return Parsed(None, value)
-    if negative or (whole and value != int(value)):
+    if (negative and not signed) or (whole and value != int(value)):
         return Parsed(None, Excluded.out_of_range)
-    return Parsed(value)
+    return Parsed(-value if negative else value)
+
+
+# A coordinate in decimal degrees has no thousands: its one separator is the decimal one, whatever the digits after it.
+_COORDINATE = re.compile(r"-?\d{1,3}(?:[.,]\d+)?")
+
+
+def parse_coordinate(raw: str) -> Parsed:
+    """A latitude or longitude as feeds write it: "51.340" and "51,340" are 51.34 (the three-decimal reading as German
+    thousands, 51340, is no coordinate); anything else is excluded with its reason like any number."""
+    text = raw.strip()
+    if _COORDINATE.fullmatch(text):
+        return Parsed(float(text.replace(",", ".")))
+    parsed = parse_number(text, signed=True)
+    return Parsed(None, Excluded.not_a_number) if parsed.value is not None else parsed
 
 
 def _value(text: str, *, money: bool) -> float | Excluded:

@@ -22,6 +22,7 @@ _MESSAGES = {
     "literal_error": "ist kein erlaubter Wert",
     "int_parsing": "muss eine ganze Zahl sein",
     "int_type": "muss eine ganze Zahl sein",
+    "int_from_float": "muss eine ganze Zahl sein",
     "float_parsing": "muss eine Zahl sein",
     "float_type": "muss eine Zahl sein",
     "finite_number": "muss eine endliche Zahl sein (nicht unendlich, nicht NaN)",

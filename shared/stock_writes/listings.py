@@ -418,14 +418,21 @@ def change_status(
         listing.version += 1
         listing.updated_at = now
         flag_modified(listing, "updated_at")
-        session.add(ListingStatusChange(listing_id=listing.id, old_status=old.value, new_status=new.value, changed_by=user_id, changed_at=now, reason=reason))
-        if revise:
-            bump_revision(session, now)
-        audit(
-            session, now=now, user_id=user_id, client_id=client_id, office_id=office_id, action="listing.status",
+        history = {"listing_id": listing.id, "old_status": old.value, "new_status": new.value, "changed_by": user_id,
+                   "changed_at": now, "reason": reason}
+        entry = audit_row(
+            now=now, user_id=user_id, client_id=client_id, office_id=office_id, action="listing.status",
             subject_ref=listing.ref, subject_version=listing.version,
             before={"status": old.value}, after={"status": new.value, **({"reason": reason} if reason else {})},
         )
+        if events is not None:  # written with the batch: one INSERT (COPY) per table for the whole chunk
+            events.write_later(ListingStatusChange.__table__, history)
+            events.write_later(AuditEntry.__table__, entry)
+        else:
+            session.add(ListingStatusChange(**history))
+            session.add(AuditEntry(**entry))
+        if revise:
+            bump_revision(session, now)
         detail = {"old_status": old.value, "new_status": new.value, "first_publication": first_publication}
         if events is not None and (new is ListingStatus.published or old.value in SEEN_STATUSES):
             events.add(listing, PUBLISHED if new is ListingStatus.published else STATUS_CHANGE, detail)

@@ -10,6 +10,7 @@ import datetime as dt
 import json
 import logging
 import sys
+from typing import Any
 
 # The request id of the HTTP request being handled (shared/telemetry/asgi.py sets it; worker threads inherit it).
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("athaus_request_id", default=None)
@@ -87,8 +88,21 @@ def console_wanted(log_format: str, development: bool) -> bool:
     return development and sys.stderr.isatty()
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to `sys.stderr` as it is when a record comes, not as it was at `configure`: whoever swaps stderr and
+    closes its stand-in (pytest around a console command run in-process) otherwise leaves a handler on a closed
+    stream, and every later record fails with "I/O operation on closed file"."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+
 def configure(level: str, console: bool = False) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(ConsoleFormatter() if console else JsonLineFormatter())
     handler.addFilter(RequestIdFilter())
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)

@@ -485,3 +485,28 @@ def test_the_same_object_twice_in_one_transfer_is_created_once(db: Database) -> 
     result = broker(db)("import_listings", {"xml": xml, "publish": False})
     assert outcomes(result) == [("T-000", "created"), ("T-000", "changed"), ("T-001", "created")]
     assert stock(db) == {"T-000": ("draft", 180000.0, 45.5), "T-001": ("draft", 151000.0, 46.5)}
+
+
+def test_a_listing_changed_since_the_last_import_is_compared_and_the_next_run_passes_over_it(db: Database) -> None:
+    """The import passes over an object whose fields it last wrote unchanged (Listing.import_digest); a write by
+    anyone else raises the version, so the object is compared again and written back; a status change is no field
+    the object sends, so it stays unchanged, and the next run finds nothing to do and moves neither version nor
+    updated_at."""
+    call = broker(db)
+    call("import_listings", {"xml": fixture("voll_drei.xml")})
+    ref = refs(db)["W-101"]
+    call("save_listing", {"listing_id": ref, "fields": {"price": 399000}})
+    call("update_listing_status", {"listing_id": refs(db)["H-202"], "status": "withdrawn"})
+    again = call("import_listings", {"xml": fixture("voll_drei.xml")})
+    assert outcomes(again) == [("W-101", "changed"), ("H-202", "unchanged"), ("W-303", "unchanged")]
+    assert stock(db)["W-101"] == ("draft", 420000.0, 78.5)
+
+    def versions() -> dict[str, tuple[int, Any]]:
+        with db.read_only() as session:
+            rows = session.execute(select(Listing.external_id, Listing.version, Listing.updated_at).where(Listing.feed.is_not(None)))
+            return {key: (version, updated) for key, version, updated in rows}
+
+    before = versions()
+    third = call("import_listings", {"xml": fixture("voll_drei.xml")})
+    assert outcomes(third) == [("W-101", "unchanged"), ("H-202", "unchanged"), ("W-303", "unchanged")]
+    assert versions() == before

@@ -166,6 +166,9 @@ class Listing(Base):
     # where an imported listing came from: the feed (or upload) and its objektnr_extern; NULL for listings made here
     feed: Mapped[str | None] = mapped_column(String(200))
     external_id: Mapped[str | None] = mapped_column(String(100))
+    # "<version>:<digest of the fields>" of the import's last write (or check) of this listing: the same object again
+    # while the version is unchanged changes nothing (shared.stock_import passes over it without comparing)
+    import_digest: Mapped[str | None] = mapped_column(String(60))
 
     office: Mapped[Office] = relationship(back_populates="listings")
     features: Mapped[list[ListingFeature]] = relationship(cascade="all, delete-orphan", order_by="ListingFeature.feature")

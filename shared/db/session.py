@@ -41,6 +41,7 @@ POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, n
 SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
 WRITE_OPTION = "athaus_writes"  # execution option of a unit of work's connection: SQLite begins it IMMEDIATE
 _PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
+QUERY_CACHE_SIZE = 5000  # compiled statements per engine: the mixed workload of both servers overflowed the default 500 and recompiled
 IDLE_PING_SECONDS = 1.0  # a connection idle in the pool longer than this is pinged at checkout
 KEEP_TIMEOUT_SHARE = 0.7  # a connection's statement timeout serves while it is between this share of what is left and all of it
 SET_TIMEOUT_SHARE = 0.9  # a timeout is set a little below what is left, so the next call's slightly different rest keeps it
@@ -59,7 +60,8 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
         pooled: dict[str, Any] = {} if url.database in (None, "", ":memory:") else {"poolclass": MeteredQueuePool}
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_SECONDS}, hide_parameters=True, **pooled
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_SECONDS}, hide_parameters=True,
+            query_cache_size=QUERY_CACHE_SIZE, **pooled
         )
         instrument(engine)
 
@@ -87,7 +89,7 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
     # to be pinged, and the ones load does not need stay idle (and are pinged when they are needed again)
     engine = create_engine(
         url, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=POOL_TIMEOUT_SECONDS, connect_args=connect_args,
-        hide_parameters=True, poolclass=MeteredQueuePool, pool_use_lifo=True,
+        hide_parameters=True, poolclass=MeteredQueuePool, pool_use_lifo=True, query_cache_size=QUERY_CACHE_SIZE,
     )
     if url.get_backend_name() == "postgresql":
         event.listen(engine, "do_connect", _connect_within_deadline)

@@ -4,8 +4,10 @@ Two passes over the same bytes. The first reads the whole transfer without touch
 inside the objects (a survey): a transfer that cannot be read (too large, a DOCTYPE, not well-formed, a name collision
 in the header) changes nothing. A transfer without `<uebertragung>` (as portal exports come) is read as TEIL, and the
 result says so. The second pass maps the objects and writes them a chunk per transaction (`_Chunk`), so memory stays
-flat however long the transfer is: the chunk's listings are read in one query, an object whose save would change
-nothing is passed over without a write (the same comparison `save_listing` makes), new listings are created together
+flat however long the transfer is: the chunk's listings are read in one query (ref, version and `import_digest`
+only), an object sending the very fields the import last wrote to a listing nobody has written since (the digest
+stored with that version) is passed over without loading it; the others are loaded in one more query and compared
+as `save_listing` compares (`plan_change`), an unchanged one written nothing but its digest, new listings are created together
 (`shared.stock_writes.create_listings`), and the catalog revision is bumped once per chunk. With `preview` the same
 reading, validation and comparison run on a read-only session: nothing is written.
 
@@ -20,14 +22,18 @@ be any of them) or when it holds no object at all.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from itertools import islice
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm.attributes import flag_modified
 
 from contract.broker_import import RESULTS_SHOWN, ExcludedCount, ImportCounts, ImportListingsOutput, ObjectResult
 from contract.envelope import AbsenceReason, Absent
@@ -54,6 +60,7 @@ from shared.stock_writes import NewListing, change_status, create_listings, draf
 from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
 CHUNK = 500  # objects per transaction: read in one query, created in a few statements
+DIGEST_SCHEME = "1"  # raise when the mapping or save_listing's derivations change: the next import compares everything once
 PROGRESS_EVERY_SECONDS = 0.5
 FEED_PREFIX = "openimmo"
 # fields a listing always has: an absent value in the transfer leaves them as they are (or to their default)
@@ -75,6 +82,12 @@ Progress = Callable[[float, float | None, str | None], None]
 
 def feed_of(provider: str | None) -> str:
     return f"{FEED_PREFIX}:{provider}"[:200] if provider else FEED_PREFIX
+
+
+def digest_of(fields: dict[str, object]) -> str:
+    """A digest of the fields an object sends (Listing.import_digest stores it with the version it left)."""
+    text = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+    return hashlib.blake2b((DIGEST_SCHEME + text).encode(), digest_size=16).hexdigest()
 
 
 @dataclass
@@ -186,18 +199,47 @@ class _Chunk:
         self.wrote = False
 
     def write(self, chunk: list[ParsedObject]) -> None:
+        feeds = {feed_of(obj.provider) for obj in chunk}
         keys = {obj.key for obj in chunk if obj.key is not None}
+        stored: dict[tuple[str, str], Any] = {}  # (feed, key) → (ref, version, import_digest) of the first such listing
         if keys:
-            feeds = {feed_of(obj.provider) for obj in chunk}
+            for row in self.session.execute(
+                select(Listing.feed, Listing.external_id, Listing.ref, Listing.version, Listing.import_digest)
+                .where(Listing.office_id == self.office_id, Listing.feed.in_(feeds), Listing.external_id.in_(keys))
+                .order_by(Listing.id)
+            ):
+                stored.setdefault((row.feed or "", row.external_id or ""), row)
+        counted = Counter((feed_of(obj.provider), obj.key) for obj in chunk if obj.key is not None)
+        planned: list[tuple[ParsedObject, dict[str, Any] | None, str | None, str | None]] = []
+        compare: set[tuple[str, str]] = set()  # listings to load and compare as save_listing would
+        for obj in chunk:
+            fields = digest = same = None
+            if obj.refusal is None and obj.key is not None:
+                key = (feed_of(obj.provider), obj.key)
+                row = stored.get(key)
+                if obj.action != ImportAction.delete.value:
+                    fields = {k: v for k, v in obj.fields.items() if v is not None or k not in KEPT_WHEN_ABSENT}
+                    fields["features"] = obj.features
+                    digest = digest_of(fields)
+                    # the same fields as the import's last write, nothing written since, the key once in this chunk
+                    if row is not None and row.import_digest == f"{row.version}:{digest}" and counted[key] == 1:
+                        same = row.ref
+                if row is not None and same is None:
+                    compare.add(key)
+            planned.append((obj, fields, digest, same))
+        if compare:
             for listing in self.session.scalars(
                 select(Listing)
-                .where(Listing.office_id == self.office_id, Listing.feed.in_(feeds), Listing.external_id.in_(keys))
+                .where(Listing.office_id == self.office_id, Listing.feed.in_({f for f, _ in compare}),
+                       Listing.external_id.in_({k for _, k in compare}))
                 .options(selectinload(Listing.features))
                 .order_by(Listing.id)
             ):
-                self.existing.setdefault((listing.feed or "", listing.external_id or ""), listing)
-        for obj in chunk:
-            self.slots.append(self._one(obj))
+                key = (listing.feed or "", listing.external_id or "")
+                if key in compare:
+                    self.existing.setdefault(key, listing)
+        for obj, fields, digest, same in planned:
+            self.slots.append(self._one(obj, fields, digest, same))
             self.clock.tick()
         self._create()
         if self.wrote and not self.preview:
@@ -223,7 +265,8 @@ class _Chunk:
             self._create()  # the same object twice in one chunk: the second changes what the first created
         return self.existing.get((feed, key))
 
-    def _one(self, obj: ParsedObject) -> ObjectResult | None:
+    def _one(self, obj: ParsedObject, fields: dict[str, Any] | None, digest: str | None, same: str | None) -> ObjectResult | None:
+        """`same`: the ref of the listing the import last wrote with these very fields (nothing to compare)."""
         feed = feed_of(obj.provider)
         if obj.key is None:
             self.run.keyless += 1
@@ -232,18 +275,20 @@ class _Chunk:
         if obj.refusal is not None:
             return self._result(obj, ImportOutcome.refused, reason=obj.refusal)
         assert obj.key is not None
+        if same is not None:
+            return self._result(obj, ImportOutcome.unchanged, same)
         listing = self._listing(feed, obj.key)
         if obj.action == ImportAction.delete.value:
             return self._delete(obj, listing)
-        fields = {k: v for k, v in obj.fields.items() if v is not None or k not in KEPT_WHEN_ABSENT}
-        fields["features"] = obj.features
+        assert fields is not None and digest is not None
         if listing is None:
-            self.pending.append((len(self.slots), obj, NewListing(fields, feed, obj.key)))
+            self.pending.append((len(self.slots), obj, NewListing(fields, feed, obj.key, digest)))
             self.pending_keys.add((feed, obj.key))
             return None
         try:
             plan = plan_change(self.session, listing, fields)
             if not plan.changed:
+                self._remember(listing, digest)  # written since by someone else, now as the object says: next time quick
                 return self._result(obj, ImportOutcome.unchanged, listing.ref)
             if not self.preview:
                 save_listing(
@@ -251,9 +296,18 @@ class _Chunk:
                     listing_ref=listing.ref, expected_version=None, idempotency_key=None, now=self.now, revise=False,
                 )
                 self.wrote = True
+                self._remember(listing, digest)
         except ToolFailure as failure:
             return self._result(obj, ImportOutcome.refused, listing.ref, failure.message)
         return self._result(obj, ImportOutcome.changed, listing.ref, _changed(plan.changed) if self.preview else None)
+
+    def _remember(self, listing: Listing, digest: str) -> None:
+        """Store the digest with the version the listing has now (bookkeeping: neither version nor updated_at move)."""
+        stamp = f"{listing.version}:{digest}"
+        if self.preview or listing.import_digest == stamp:
+            return
+        listing.import_digest = stamp
+        flag_modified(listing, "updated_at")  # written as it is, or its onupdate would take the clock
 
     def _delete(self, obj: ParsedObject, listing: Listing | None) -> ObjectResult:
         if listing is None:

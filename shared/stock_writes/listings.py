@@ -224,6 +224,7 @@ class NewListing:
     fields: dict[str, Any]
     feed: str | None = None
     external_id: str | None = None
+    digest: str | None = None  # the import's digest of `fields` (stored as Listing.import_digest with the version)
 
 
 def create_listings(
@@ -246,6 +247,7 @@ def create_listings(
         listing = Listing(ref=temporary_ref(), office_id=office_id, status=ListingStatus.draft.value, version=1)
         listing.created_at = listing.updated_at = now
         listing.feed, listing.external_id = item.feed, item.external_id
+        listing.import_digest = f"{listing.version}:{item.digest}" if item.digest else None
         _apply(listing, values, WRITABLE)
         made.append((len(results), listing, list(values["features"] or [])))
         results.append(None)  # its SaveOutcome once the listing has its id

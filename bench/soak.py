@@ -178,18 +178,30 @@ def rss_mb(pid: int) -> float | None:
 
 async def session(url: str, plan: Plan, until: float, seed: int, recorder: Recorder) -> None:
     rng = random.Random(seed)
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {plan.token}"}, timeout=60) as http:
-        async with Client(streamable_http_client(f"{url}{plan.path}", http_client=http), mode="2026-07-28") as client:
-            await client.list_tools()
-            while time.monotonic() < until:
-                tool, arguments = plan.choose(rng)
-                started = time.perf_counter()
-                try:
-                    result = await client.call_tool(tool, arguments)
-                    problem = None if not result.is_error else f"{tool}: {(result.meta or {}).get('athaus/code')} {result.content[0].text[:200]}"
-                except Exception as error:  # a transport failure counts as an error too
-                    problem = f"{tool}: {type(error).__name__} {error}"[:300]
-                recorder.add(tool, time.perf_counter() - started, problem is None, problem)
+    while time.monotonic() < until:
+        # The SDK's client ends its whole session when a request's connection fails (the error surfaces from its task
+        # group, not from call_tool): that counts as an error of the call in flight, and the person connects again.
+        started = time.perf_counter()
+        tool = "(connect)"
+        try:
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {plan.token}"}, timeout=60) as http:
+                async with Client(streamable_http_client(f"{url}{plan.path}", http_client=http), mode="2026-07-28") as client:
+                    await client.list_tools()
+                    while time.monotonic() < until:
+                        tool, arguments = plan.choose(rng)
+                        started = time.perf_counter()
+                        try:
+                            result = await client.call_tool(tool, arguments)
+                            problem = None if not result.is_error else f"{tool}: {(result.meta or {}).get('athaus/code')} {result.content[0].text[:200]}"
+                        except Exception as error:  # a transport failure counts as an error too
+                            problem = f"{tool}: {type(error).__name__} {error}"[:300]
+                        recorder.add(tool, time.perf_counter() - started, problem is None, problem)
+        except Exception as error:
+            failures = error.exceptions if isinstance(error, BaseExceptionGroup) else [error]
+            while failures and isinstance(failures[0], BaseExceptionGroup):
+                failures = failures[0].exceptions
+            first = failures[0] if failures else error
+            recorder.add(tool, time.perf_counter() - started, False, f"{tool}: session lost, {type(first).__name__} {first}"[:300])
 
 
 async def importer(url: str, token: str, until: float, every: float, recorder: Recorder) -> None:

@@ -12,6 +12,12 @@ worker process and the tests' live servers).
   connection is closed. uvicorn bounds only the idle time between requests: a client that sent half a body (or half
   its headers) held its connection and a task for as long as it liked.
 - TCP_NODELAY (athaus/nodelay.py).
+- **No worker killed for being busy.** With several workers, uvicorn's supervisor pings each one (a thread of the
+  worker answers over a pipe) and kills one that does not answer within `timeout_worker_healthcheck`, 5 s by default,
+  then starts a new one. On a saturated machine a busy or still starting worker misses that: the soak (issue 21) lost
+  sessions with `ReadError` in its first minutes because a serving worker was killed with its connections (requests it
+  had not read yet are reset), and under load a new worker was killed again and again before it had started at all.
+  The answer only shows the process is not hung: `WORKER_HEALTHCHECK_SECONDS` gives a hung worker a minute.
 - **A clean stop**: on SIGTERM the calls in flight get their deadline to finish (`timeout_graceful_shutdown`).
 """
 
@@ -28,6 +34,9 @@ from athaus.nodelay import NoDelayHTTPProtocol
 from shared.settings import Settings
 
 log = logging.getLogger("athaus.connections")
+
+# A worker that does not answer the supervisor's ping for this long is hung, not busy: it is killed and replaced.
+WORKER_HEALTHCHECK_SECONDS = 60
 
 
 class BoundedReadHTTPProtocol(NoDelayHTTPProtocol):
@@ -85,6 +94,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     return {
         "http": functools.partial(BoundedReadHTTPProtocol, read_seconds=settings.request_read_seconds),
         "reset_contextvars": True,
+        "timeout_worker_healthcheck": WORKER_HEALTHCHECK_SECONDS,
         # SIGTERM: no new connections; the calls in flight get their deadline to finish (then they are cancelled, and
         # a write cut off is rolled back whole: one transaction each); then the app's lifespan stops the outbox
         # worker and the listing events listener (athaus/app.py)

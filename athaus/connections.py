@@ -14,20 +14,25 @@ worker process and the tests' live servers).
 - TCP_NODELAY (athaus/nodelay.py).
 - **No worker killed for being busy.** With several workers, uvicorn's supervisor pings each one (a thread of the
   worker answers over a pipe) and kills one that does not answer within `timeout_worker_healthcheck`, 5 s by default,
-  then starts a new one. On a saturated machine a busy or still starting worker misses that: the soak (issue 21) lost
-  sessions with `ReadError` in its first minutes because a serving worker was killed with its connections (requests it
-  had not read yet are reset), and under load a new worker was killed again and again before it had started at all.
-  The answer only shows the process is not hung: `WORKER_HEALTHCHECK_SECONDS` gives a hung worker a minute.
+  then starts a new one. On a saturated machine a busy or still starting worker misses that (answers took up to 12 s
+  at the soak's start, issue 21): a serving worker was killed with its connections (requests it had not read yet are
+  reset: the client's `ReadError`), and a new worker was killed again and again before it had started at all. The
+  answer only shows the process is not hung: `WORKER_HEALTHCHECK_SECONDS` gives a hung worker a minute.
+- **No keep-alive close of a request that has arrived.** A lagging event loop ran uvicorn's keep-alive timer before it
+  read the next request that was already waiting; closing dropped it and reset the connection (`ReadError` again).
 - **A clean stop**: on SIGTERM the calls in flight get their deadline to finish (`timeout_graceful_shutdown`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import functools
 import json
 import logging
 import math
+import struct
+import termios
 from typing import Any
 
 from athaus.nodelay import NoDelayHTTPProtocol
@@ -63,6 +68,17 @@ class BoundedReadHTTPProtocol(NoDelayHTTPProtocol):
         self._stop_read_timer()
         super().connection_lost(exc)
 
+    def timeout_keep_alive_handler(self) -> None:
+        """uvicorn closes a connection idle for `timeout_keep_alive`; not one whose next request is already waiting.
+
+        A worker's event loop that lags (a starved or briefly stopped process) runs the due timer before it reads what
+        arrived meanwhile: closing then drops the request unread and the kernel resets the connection (the client's
+        `ReadError`, tests/test_busy_worker.py). Data waiting: the read callback takes it next, and the timer again."""
+        if self.transport is not None and not self.transport.is_closing() and _bytes_waiting(self.transport):
+            self.timeout_keep_alive_task = asyncio.get_running_loop().call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+            return
+        super().timeout_keep_alive_handler()
+
     def _watch_read(self) -> None:
         """Waiting for (part of) a request: the timer runs; the request read whole, the app has it: it stops."""
         if self.transport is None or self.transport.is_closing():
@@ -87,6 +103,17 @@ class BoundedReadHTTPProtocol(NoDelayHTTPProtocol):
         part = "body" if cycle is not None and not cycle.response_complete and cycle.more_body else "headers"
         log.info(json.dumps({"event": "request_read_timeout", "seconds": self._read_seconds, "part": part}))
         self.transport.close()  # the app's receive() sees http.disconnect
+
+
+def _bytes_waiting(transport: Any) -> bool:
+    """Whether the connection's socket holds received bytes not read yet (FIONREAD: nothing is taken)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        return bool(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0])
+    except OSError:
+        return False
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

@@ -4,7 +4,9 @@ uvicorn's supervisor kills a worker that does not answer its ping within `timeou
 and resets every connection the worker holds. On a saturated machine a serving worker missed that in the soak's first
 minutes: sessions lost with `ReadError`. Here a real `athaus serve --workers 2` holds a keep-alive connection, the
 worker that serves it is stopped (SIGSTOP: it answers nothing, as a starved process) longer than uvicorn's default,
-the next request is sent meanwhile, and the worker resumed: it answers that request, and it is the same process."""
+the next request is sent meanwhile, and the worker resumed: it answers that request, and it is the same process.
+Resumed, its event loop finds the keep-alive timer of the connection (5 s) due and the request waiting unread: closing
+then would reset the connection too (it did on PostgreSQL, where the worker's loop has more timers)."""
 
 from __future__ import annotations
 

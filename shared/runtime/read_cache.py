@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,16 @@ def cache_key(tool: str, arguments: dict[str, Any]) -> str | None:
         return None
 
 
+_ALL: weakref.WeakSet[ReadCache] = weakref.WeakSet()
+
+
+def forget_all() -> None:
+    """Drop every kept answer of this process: for tests that change in-process what an answer is made from (a
+    constant such as the count cap), which a deployment changes only with a restart."""
+    for cache in list(_ALL):
+        cache.clear()
+
+
 class ReadCache:
     """A bounded LRU of finished answers; used from the event loop and worker threads, hence the lock."""
 
@@ -54,6 +65,11 @@ class ReadCache:
         self.max_age = max_age
         self._kept: OrderedDict[str, _Entry] = OrderedDict()
         self._lock = threading.Lock()
+        _ALL.add(self)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
 
     def get(self, key: str, revision: int, now: dt.datetime) -> types.CallToolResult | None:
         with self._lock:

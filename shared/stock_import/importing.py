@@ -7,8 +7,9 @@ result says so. The second pass maps the objects and writes them a chunk per tra
 flat however long the transfer is: the chunk's listings are read in one query (ref, version and `import_digest`
 only), an object sending the very fields the import last wrote to a listing nobody has written since (the digest
 stored with that version) is passed over without loading it; the others are loaded in one more query and compared
-as `save_listing` compares (`plan_change`), an unchanged one written nothing but its digest, new listings are created together
-(`shared.stock_writes.create_listings`), and the catalog revision is bumped once per chunk. With `preview` the same
+as `save_listing` compares (`plan_change`), an unchanged one written nothing but its digest, new listings are created together,
+`PROGRESS_EVERY` at a time so progress keeps coming (`shared.stock_writes.create_listings`), their listing events
+made once per chunk, and the catalog revision is bumped once per chunk. With `preview` the same
 reading, validation and comparison run on a read-only session: nothing is written.
 
 Which listing an object is: (office, feed, objektnr_extern), the feed being the `<anbieter>`'s openimmo_anid. A
@@ -31,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.attributes import flag_modified
 
@@ -61,7 +62,8 @@ from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
 CHUNK = 500  # objects per transaction: read in one query, created in a few statements
 DIGEST_SCHEME = "1"  # raise when the mapping or save_listing's derivations change: the next import compares everything once
-PROGRESS_EVERY_SECONDS = 0.5
+PROGRESS_EVERY = 100  # objects: a note at least this often; new listings are created this many together
+PROGRESS_EVERY_SECONDS = 0.5  # and a note when this much time has passed, however few objects were done
 FEED_PREFIX = "openimmo"
 # fields a listing always has: an absent value in the transfer leaves them as they are (or to their default)
 KEPT_WHEN_ABSENT = frozenset({"state", "latitude", "longitude", "description", "address_published", "price_on_request",
@@ -127,17 +129,20 @@ def survey(source: IO[bytes], *, max_bytes: int) -> tuple[Header, int]:
 
 
 class _Clock:
-    """Progress at most every PROGRESS_EVERY_SECONDS, and at the end."""
+    """Progress as objects are done (a new listing once it is created): a note every PROGRESS_EVERY objects or
+    PROGRESS_EVERY_SECONDS, whichever comes first, and one at the end."""
 
     def __init__(self, progress: Progress | None, total: int) -> None:
-        self.progress, self.total, self.done, self.last = progress, total, 0, time.monotonic()
+        self.progress, self.total, self.done, self.noted, self.last = progress, total, 0, 0, time.monotonic()
 
-    def tick(self) -> None:
-        self.done += 1
-        IMPORT_OBJECTS.inc()
-        if self.progress is not None and time.monotonic() - self.last >= PROGRESS_EVERY_SECONDS:
+    def tick(self, objects: int = 1) -> None:
+        self.done += objects
+        IMPORT_OBJECTS.inc(objects)
+        if self.progress is None:
+            return
+        if self.done - self.noted >= PROGRESS_EVERY or time.monotonic() - self.last >= PROGRESS_EVERY_SECONDS:
             self.progress(self.done, self.total, f"{self.done} von {self.total} Objekten verarbeitet")
-            self.last = time.monotonic()
+            self.noted, self.last = self.done, time.monotonic()
 
 
 def import_transfer(
@@ -171,9 +176,11 @@ def _import(
     while chunk := list(islice(objects, CHUNK)):
         if preview:
             with db.read_only() as session:
+                _planned_per_chunk(session)
                 _Chunk(session, run, office_id, user_id, client_id, publish, now, clock, preview=True).write(chunk)
         else:
             with db.unit_of_work() as session:
+                _planned_per_chunk(session)
                 _Chunk(session, run, office_id, user_id, client_id, publish, now, clock, preview=False).write(chunk)
     warnings = list(header.warnings)
     withdrawn = _withdraw_missing(db, run, office_id, user_id, client_id, now, warnings, preview)
@@ -182,9 +189,19 @@ def _import(
     return _output(run, source_kind, withdrawn, warnings, preview)
 
 
+def _planned_per_chunk(session: Session) -> None:
+    """PostgreSQL: plan each of the chunk's statements for its own values. psycopg prepares a statement run five times,
+    and the server then reuses a generic plan when it looks no dearer; right after a first import its statistics still
+    count the few listings there were before, so the generic plan of the chunk's read (500 objektnr_extern in IN)
+    filters every listing of the office against the whole list (about a second per chunk at 10,000 listings) where
+    the plan for the values probes the index."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
+
+
 class _Chunk:
     """One transaction's worth of objects (CHUNK): the listings they name read in one query, unchanged objects passed
-    over without a write, new ones created together (`create_listings`), changes and deletions one by one through
+    over without a write, new ones created together (`create_listings`, PROGRESS_EVERY at a time), changes and deletions one by one through
     `save_listing` and `change_status`, one revision bump at the end. A refused object writes nothing: every write
     function refuses before it writes, so no savepoint is needed."""
 
@@ -196,6 +213,8 @@ class _Chunk:
         self.pending: list[tuple[int, ParsedObject, NewListing]] = []
         self.pending_keys: set[tuple[str, str]] = set()
         self.existing: dict[tuple[str, str], Listing] = {}
+        self.events = EventBatch()  # the publications' Treffer made together, one query per saved search
+        self.created = False  # since the events were last made
         self.wrote = False
 
     def write(self, chunk: list[ParsedObject]) -> None:
@@ -239,9 +258,14 @@ class _Chunk:
                 if key in compare:
                     self.existing.setdefault(key, listing)
         for obj, fields, digest, same in planned:
-            self.slots.append(self._one(obj, fields, digest, same))
-            self.clock.tick()
+            result = self._one(obj, fields, digest, same)
+            self.slots.append(result)
+            if result is not None:
+                self.clock.tick()
+            elif len(self.pending) >= PROGRESS_EVERY:  # created PROGRESS_EVERY at a time, so progress keeps coming
+                self._create()
         self._create()
+        self._make_events()
         if self.wrote and not self.preview:
             bump_revision(self.session, self.now)
         for result in self.slots:
@@ -263,6 +287,7 @@ class _Chunk:
     def _listing(self, feed: str, key: str) -> Listing | None:
         if (feed, key) in self.pending_keys:
             self._create()  # the same object twice in one chunk: the second changes what the first created
+            self._make_events()
         return self.existing.get((feed, key))
 
     def _one(self, obj: ParsedObject, fields: dict[str, Any] | None, digest: str | None, same: str | None) -> ObjectResult | None:
@@ -332,18 +357,26 @@ class _Chunk:
         if self.preview:
             for slot, obj, item in pending:
                 self.slots[slot] = self._would_create(obj, item)
+            self.clock.tick(len(pending))
             return
         outcomes = create_listings(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
                                    items=[item for _, _, item in pending], now=self.now, revise=False)
-        events = EventBatch()  # the publications' Treffer made together, one query per saved search
+        self.created = True
         for (slot, obj, item), outcome in zip(pending, outcomes, strict=True):
             if isinstance(outcome, ToolFailure):
                 self.slots[slot] = self._result(obj, ImportOutcome.refused, reason=outcome.message)
                 continue
             self.wrote = True
             self.existing[(item.feed or "", item.external_id or "")] = outcome.listing
-            self.slots[slot] = self._published(obj, outcome.listing, events)
-        events.make(self.session, self.now)
+            self.slots[slot] = self._published(obj, outcome.listing, self.events)
+        self.clock.tick(len(pending))
+
+    def _make_events(self) -> None:
+        """The listing events of what was created and published since they were last made (once per chunk, unless the
+        same object comes twice)."""
+        if self.created:
+            self.events.make(self.session, self.now)
+            self.created = False
 
     def _published(self, obj: ParsedObject, listing: Listing, events: EventBatch) -> ObjectResult:
         ref = listing.ref

@@ -1,5 +1,6 @@
-"""What a model reads, in bytes: `tools/list` of each server as served (minified JSON, per tool) and a typical
-10-hit `search_listings` page (structuredContent as minified JSON, and the text), over real HTTP.
+"""What a model reads, in bytes: `tools/list` of each server as served (minified JSON, per tool, and where its
+bytes go: description, input schema, output schema, annotations, `_meta`) and a typical 10-hit `search_listings`
+page (structuredContent as minified JSON, and the text), over real HTTP.
 
     python -m bench.model_budget
 
@@ -37,6 +38,9 @@ TOOLS_LIST_AVERAGE = 2_400  # bytes per tool, output schema included
 TOOLS_LIST_MAX = 6_000
 PAGE_STRUCTURED = 6_000  # a 10-hit search page
 PAGE_TEXT = 3_000
+# The parts of a tool in tools/list whose size is shown on their own; the rest (name, title, JSON punctuation) is
+# "other". A part's size is its key and value as minified JSON.
+TOOL_PARTS = ("description", "inputSchema", "outputSchema", "annotations", "_meta")
 SEARCH_PAGES = {
     "Kauf": {"marketing_type": "buy", "query": "Balkon", "limit": 10},
     "Miete": {"marketing_type": "rent", "city": "Berlin", "limit": 10},
@@ -52,10 +56,14 @@ def minified(value: Any) -> bytes:
 class ServerBudget:
     path: str
     tool_bytes: dict[str, int]
+    part_bytes: dict[str, dict[str, int]]  # tool -> part -> bytes (TOOL_PARTS and "other")
 
     @property
     def average(self) -> float:
         return sum(self.tool_bytes.values()) / len(self.tool_bytes)
+
+    def part_average(self, part: str) -> float:
+        return sum(parts[part] for parts in self.part_bytes.values()) / len(self.part_bytes)
 
     @property
     def largest(self) -> tuple[str, int]:
@@ -80,7 +88,13 @@ def rpc(base_url: str, path: str, method: str, params: dict[str, Any], token: st
 
 def tools_list(base_url: str, path: str, token: str | None) -> ServerBudget:
     tools = rpc(base_url, path, "tools/list", {}, token)["tools"]
-    return ServerBudget(path, {tool["name"]: len(minified(tool)) for tool in tools})
+    return ServerBudget(path, {tool["name"]: len(minified(tool)) for tool in tools}, {tool["name"]: tool_parts(tool) for tool in tools})
+
+
+def tool_parts(tool: dict[str, Any]) -> dict[str, int]:
+    """Bytes of each part of one tool as listed: `"key":value` (and its comma) for each of TOOL_PARTS, the rest as other."""
+    parts = {part: len(minified({part: tool[part]})) - 1 if part in tool else 0 for part in TOOL_PARTS}
+    return {**parts, "other": len(minified(tool)) - sum(parts.values())}
 
 
 def search_pages(base_url: str) -> list[PageBudget]:
@@ -126,12 +140,20 @@ def report(servers: list[ServerBudget], pages: list[PageBudget]) -> list[str]:
         lines.append(f"{server.path:<8} {len(server.tool_bytes):>5} {server.average:>10.0f} {size:>10}  {name}")
     lines.append(f"budget: average ≤ {TOOLS_LIST_AVERAGE}, each ≤ {TOOLS_LIST_MAX}")
     lines.append("")
+    lines.append("average bytes per tool, by part")
+    lines.append(f"{'server':<8} " + " ".join(f"{part:>12}" for part in (*TOOL_PARTS, "other")))
+    lines.extend(f"{s.path:<8} " + " ".join(f"{s.part_average(part):>12.0f}" for part in (*TOOL_PARTS, "other")) for s in servers)
+    lines.append("")
     lines.append(f"{'page':<8} {'hits':>5} {'structured':>11} {'text':>6}")
     lines.extend(f"{page.name:<8} {page.hits:>5} {page.structured:>11} {page.text:>6}" for page in pages)
     lines.append(f"budget: structured ≤ {PAGE_STRUCTURED}, text ≤ {PAGE_TEXT}")
     lines.append("")
-    lines.append(f"{'server':<8} {'tool':<26} {'bytes':>6}")
-    lines.extend(f"{s.path:<8} {tool:<26} {size:>6}" for s in servers for tool, size in sorted(s.tool_bytes.items(), key=lambda i: -i[1]))
+    lines.append(f"{'server':<8} {'tool':<26} {'bytes':>6} " + " ".join(f"{part:>12}" for part in TOOL_PARTS))
+    lines.extend(
+        f"{s.path:<8} {tool:<26} {size:>6} " + " ".join(f"{s.part_bytes[tool][part]:>12}" for part in TOOL_PARTS)
+        for s in servers
+        for tool, size in sorted(s.tool_bytes.items(), key=lambda i: -i[1])
+    )
     return lines
 
 

@@ -204,9 +204,8 @@ TOOLS: list[ToolSpec] = [
             "Schätzt eine Wertspanne (Kaufpreis oder Kaltmiete) aus vergleichbaren veröffentlichten "
             "Inseraten: gleiche Vermarktung und Objektart, gleicher Ort oder postal_codes, Wohnfläche "
             "±area_tolerance_percent. Spanne = Quartile des Preises je m² × Wohnfläche; Angebotspreise, "
-            "keine Verkaufspreise. Eingabe: listing_id oder die Objektdaten. Nennt jedes Vergleichsobjekt "
-            "(bis 20) mit Preis, Fläche, Baujahr, Entfernung und Exposé-Adresse (in der Athaus "
-            "Immobiliensuche zu öffnen), die Methode und was das Vertrauen mindert. Unter 5 "
+            "keine Verkaufspreise. Eingabe: listing_id oder die Objektdaten. Nennt die Vergleichsobjekte "
+            "(bis 20), die Methode und was das Vertrauen mindert. Unter 5 "
             "Vergleichsobjekten keine Spanne, sondern der Grund und ungeprüfte Vorschläge."
         ),
         input_model=EstimateValueInput,

@@ -281,8 +281,7 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Durchsucht die Anfragen an dein Büro nach Status, Objekt, Eingang, Wartezeit auf eine "
             "Antwort des Büros (unanswered_for_days) und Wörtern in den Nachrichten der Suchenden "
-            "(Syntax: query). Ein weggelassener Filter heißt: alles davon. Je Anfrage Objekt, "
-            "freigegebener Name, Status, Alter, ob das Büro geantwortet hat und seit wann sie wartet. "
+            "(Syntax: query). Ein weggelassener Filter heißt: alles davon. "
             "Seitenweise mit cursor; den Verlauf zeigt get_inquiry."
         ),
         input_model=SearchInquiriesInput,
@@ -308,7 +307,7 @@ TOOLS: list[ToolSpec] = [
         title="Bewertungen auflisten",
         description=(
             "Die gespeicherten Bewertungen deines Büros, neueste zuerst: für ein Objekt oder einen "
-            "Eigentümer-Kontakt, mit Wertspanne, Preis je m², Methode und Zahl der Vergleichsobjekte. "
+            "Eigentümer-Kontakt. "
             "Seitenweise mit cursor; eine neue Schätzung macht estimate_value."
         ),
         input_model=ListValuationsInput,
@@ -322,7 +321,7 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Vorschläge: ein Objekt deines Büros und ein passender Suchauftrag, dessen Suchende/r der "
             "Ansprache durch Makler zugestimmt hat (nur als Pseudonym genannt). Standard: nur offene; die "
-            "übrigen mit status. Je Vorschlag das Objekt und der Suchauftrag in Kurzform, neueste zuerst. "
+            "übrigen mit status. Neueste zuerst. "
             "Seitenweise mit cursor."
         ),
         input_model=ListProposalsInput,

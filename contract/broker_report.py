@@ -192,11 +192,11 @@ TOOLS: list[ToolSpec] = [
         title="Lagebericht zeigen",
         description=(
             "Der Stand deines Büros jetzt, in fünf Abschnitten: offene Anfragen, die auf eine Antwort "
-            "warten (mit Wartezeit), Bestätigungen, die auf einen Klick warten, Objekte, die "
-            "check_listing heute nicht bestehen (veröffentlichte, reservierte und Entwürfe, mit Gründen), "
+            "warten, Bestätigungen, die auf einen Klick warten, Objekte, die "
+            "check_listing heute nicht bestehen (auch veröffentlichte, mit Gründen), "
             "ablaufende Energieausweise und offene Vorschläge; dazu Kennzahlen über 7 und 30 Tage. "
-            "Gezählt wird immer alles; jeder Abschnitt zeigt höchstens items_per_section Einträge und "
-            "sagt mit shown und total, ob die Liste vollständig ist."
+            "Jeder Abschnitt zählt alles, zeigt höchstens items_per_section Einträge und sagt mit shown "
+            "und total, ob die Liste vollständig ist."
         ),
         input_model=ShowSituationReportInput,
         output_model=SituationReportOutput,

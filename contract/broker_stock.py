@@ -263,8 +263,8 @@ TOOLS: list[ToolSpec] = [
         name="search_listings",
         title="Bestand durchsuchen",
         description=(
-            "Durchsucht den Bestand deines Büros in jedem Status mit derselben Volltext-Syntax und "
-            "denselben Filtern wie die öffentliche Suche. Jeder Treffer "
+            "Durchsucht den Bestand deines Büros in jedem Status, mit Volltext und Filtern wie die "
+            "öffentliche Suche. Jeder Treffer "
             "sagt, ob er heute veröffentlicht werden kann und welche Pflichtregeln von check_listing er "
             "nicht erfüllt. Ein weggelassener Filter heißt: alles davon; die Reihenfolge ist total (sort_key)."
         ),
@@ -277,9 +277,8 @@ TOOLS: list[ToolSpec] = [
         name="get_listing",
         title="Objekt abrufen",
         description=(
-            "Ein Objekt deines Bestands (jeder Status) mit allem für die nächste Entscheidung: die Daten "
-            "wie im Exposé mit genauer Adresse, Statusverlauf, Anfragen, wartende Bestätigungen, das "
-            "Ergebnis von check_listing und die Vorschläge. Fremde Objekte gibt es hier nicht "
+            "Ein Objekt deines Bestands (jeder Status) mit allem für die nächste "
+            "Entscheidung, mit genauer Adresse und dem Ergebnis von check_listing. Fremde Objekte gibt es hier nicht "
             "(NOT_FOUND)."
         ),
         input_model=GetStockListingInput,
@@ -293,12 +292,11 @@ TOOLS: list[ToolSpec] = [
         description=(
             "Prüft, ob ein Objekt deines Bestands veröffentlicht werden kann: je Regel ein Urteil mit "
             "Satz. Pflichtregeln: Energieausweis nach GEG §87 (Ausweisart, Kennwert, Energieträger, "
-            "Baujahr, bei Wohngebäuden Effizienzklasse und Gültigkeit, nicht abgelaufen; nicht "
-            "erforderlich nur für Stellplätze, Grundstücke und Baudenkmäler), Titel, Beschreibung ab 200 "
+            "Baujahr, bei Wohngebäuden Effizienzklasse und Gültigkeit, nicht abgelaufen; "
+            "entfällt nur für Stellplätze, Grundstücke und Baudenkmäler), Titel, Beschreibung ab 200 "
             "Zeichen, Preis oder 'Preis auf Anfrage', Wohnfläche und Zimmer bei Wohnung und Haus, "
             "mindestens ein Foto. Nur Hinweis: Preis je m² gegen den Median gleichartiger Inserate im Ort "
-            "(außerhalb des 0,5- bis 2-fachen failed, unter 5 Vergleichsobjekten not_checkable). Ändert "
-            "nichts."
+            "(außerhalb des 0,5- bis 2-fachen failed, unter 5 Vergleichsobjekten not_checkable)."
         ),
         input_model=CheckListingInput,
         output_model=CheckListingOutput,

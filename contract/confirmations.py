@@ -175,8 +175,8 @@ def decide_confirmation_tool(right: Right) -> ToolSpec:
         title="Bestätigung ausführen",
         description=(
             "Nur für die Bestätigungskarte in einem Host, der MCP Apps zeigt: führt den Klick eines Menschen aus (send) "
-            "oder verwirft (discard). Verlangt das Token und die Prüfsumme der Karte. Jeder andere Client wird abgewiesen "
-            "(CONFIRMATION_INVALID) und auf die Athaus-Bestätigungsseite verwiesen."
+            "oder verwirft (discard). Verlangt das Token und die Prüfsumme der Karte; jeden anderen Aufruf weist es ab "
+            "(CONFIRMATION_INVALID, mit Verweis auf die Bestätigungsseite)."
         ),
         input_model=DecideConfirmationInput,
         output_model=OutboundResult,
@@ -205,6 +205,6 @@ def get_confirmation_tool(right: Right) -> ToolSpec:
 
 
 TOOL_CARD_NOTE = (
-    " Hinaus geht erst der Klick eines Menschen: in der Karte eines Chats, der sie zeigt, oder auf der "
-    "Athaus-Bestätigungsseite (confirmation.confirm_url) im Browser; confirmation nennt, was wartet."
+    " Hinaus geht es erst nach dem Klick eines Menschen: in der Karte, wenn der Chat sie zeigt, sonst auf der "
+    "Seite confirmation.confirm_url."
 )

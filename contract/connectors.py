@@ -112,7 +112,7 @@ SEARCH_OFFICE = ToolSpec(
         "Status) und in seinen Anfragen. Eine Objekt- oder Anfragenummer liefert genau diesen Datensatz. Sonst liest "
         "die Zeile wie beim Katalog PLZ, Ort, 'N Zimmer', 'ab N m²', 'bis N €', Kauf/Miete und Objektart; die übrigen "
         "Wörter sucht der Volltext im Bestand und in den Nachrichten der Anfragen (alle Wörter müssen vorkommen; "
-        f"ohne übrige Wörter werden keine Anfragen gesucht, read_as sagt es). Je Art höchstens {RESULTS_SHOWN} "
+        f"ohne übrige Wörter keine Anfragen, read_as sagt es). Je Art höchstens {RESULTS_SHOWN} "
         "Ergebnisse; gibt es mehr, sagt es completeness. Den ganzen Datensatz liefert fetch."
     ),
     input_model=ConnectorSearchInput,

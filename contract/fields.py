@@ -57,8 +57,7 @@ def request_id_field(*, required: bool = False) -> Any:
         min_length=8,
         max_length=200,
         description=(
-            f"{need}Idempotenzschlüssel, z. B. eine UUID: eine Wiederholung mit demselben request_id und denselben "
-            f"Argumenten gibt das erste Ergebnis zurück und ändert nichts doppelt; neuer Auftrag: neuer request_id. "
-            f"Der Server kennt ihn {IDEMPOTENCY_KEY_HOURS} Stunden lang."
+            f"{need}Idempotenzschlüssel (z. B. UUID, {IDEMPOTENCY_KEY_HOURS} Stunden gültig): eine Wiederholung gibt "
+            f"das erste Ergebnis zurück und ändert nichts doppelt; neuer Auftrag, neuer Schlüssel."
         ),
     )

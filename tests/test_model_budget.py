@@ -23,6 +23,7 @@ def test_tools_list_and_a_search_page_stay_within_their_budgets(live_server: Liv
     pages = search_pages(live_server.base_url)
     print("\n" + "\n".join(report(servers, pages)))
     for server in servers:
+        assert {tool: sum(parts.values()) for tool, parts in server.part_bytes.items()} == server.tool_bytes
         assert server.average <= TOOLS_LIST_AVERAGE, (server.path, round(server.average))
         assert server.largest[1] <= TOOLS_LIST_MAX, (server.path, server.largest)
     for page in pages:

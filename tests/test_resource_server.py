@@ -3,7 +3,9 @@ Principal handed to the runtime, and JWT access tokens of an external authorizat
 
 from __future__ import annotations
 
+import gc
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -297,6 +299,30 @@ def test_a_revoked_token_stops_at_once_though_its_principal_was_cached(athaus_se
     assert principal_seen(settings, resolver, ServerName.search, token)[0] == 200  # cached: not heard of yet
     notify.deliver({"event": ACCESS_CHANGED})  # what the listener of this process hands on (PostgreSQL)
     assert principal_seen(settings, resolver, ServerName.search, token)[0] == 401
+
+
+def test_resolvers_share_one_set_of_access_listeners_and_a_gone_one_is_not_kept(
+    athaus_server: OAuthServer, accounts_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every app built on a database makes a resolver: the database's session listeners are registered once, and a
+    resolver nobody holds any more is neither kept alive by them nor called (before, each resolver added four
+    listeners and a subscriber for good, and every flush walked its rows once per resolver ever built)."""
+    settings = athaus_server.settings
+    first = StoredTokenResolver(settings, accounts_db)
+    registered: list[str] = []
+    listen_writes = accounts_db.listen_writes
+    monkeypatch.setattr(accounts_db, "listen_writes", lambda name, listener: (registered.append(name), listen_writes(name, listener)))
+    gone = weakref.ref(StoredTokenResolver(settings, accounts_db))
+    gc.collect()
+    assert (gone(), registered) == (None, [])
+
+    token = mint(accounts_db, settings, SEEKER, "suche", ["suche:konto"])
+    assert principal_seen(settings, first, ServerName.search, token)[0] == 200
+    with accounts_db.unit_of_work() as session:
+        tokens.revoke(session, token=token, client_id="test")
+    assert principal_seen(settings, first, ServerName.search, token)[0] == 401  # the one still held still hears
+    notify.deliver({"event": ACCESS_CHANGED})
+    assert [ref() is not None for ref in notify.SUBSCRIBERS] == [True] * len(notify.SUBSCRIBERS)  # gone ones dropped on delivery
 
 
 # --- an external authorization server ----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from shared.auth.principal import Principal
 from shared.auth.tokens import AccessGrant, access_grant, valid_access_token
 from shared.db.models import OfficeMember, User, utcnow
 from shared.db.session import Database
-from shared.matching.notify import notify_all
+from shared.matching.notify import held_weakly, notify_all
 
 SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
 
@@ -91,7 +91,16 @@ _CHANGED = "athaus_access_changed"  # session.info: this transaction wrote one o
 
 def watch_access_changes(db: Database, changed: Callable[[], None]) -> None:
     """`changed()` after every committed unit of work of `db` that wrote one of ACCESS_MODELS; on PostgreSQL the same
-    transaction notifies (delivered on commit only) the listeners of every instance (shared.matching.notify)."""
+    transaction notifies (delivered on commit only) the listeners of every instance (shared.matching.notify).
+
+    The session listeners are registered once per database, however many caches watch it; a bound method is held
+    weakly, so a cache that is gone (an app of a finished test) is neither called nor kept alive."""
+    watchers = db.extension("access_watchers", lambda: _register_access_listeners(db))
+    watchers.append(held_weakly(changed))
+
+
+def _register_access_listeners(db: Database) -> list[Callable[[], Callable[[], None] | None]]:
+    watchers: list[Callable[[], Callable[[], None] | None]] = []
 
     def wrote(session: Session) -> None:
         if not session.info.get(_CHANGED):
@@ -107,8 +116,14 @@ def watch_access_changes(db: Database, changed: Callable[[], None]) -> None:
             wrote(state.session)
 
     def after_commit(session: Session) -> None:
-        if session.info.get(_CHANGED):  # every watcher of this database hears it; the transaction's end forgets it
-            changed()
+        if not session.info.get(_CHANGED):  # every watcher of this database hears it; the transaction's end forgets it
+            return
+        for ref in list(watchers):
+            callback = ref()
+            if callback is None:
+                watchers.remove(ref)
+            else:
+                callback()
 
     def after_transaction_end(session: Session, transaction: Any) -> None:
         if transaction.parent is None:
@@ -118,6 +133,7 @@ def watch_access_changes(db: Database, changed: Callable[[], None]) -> None:
     db.listen_writes("do_orm_execute", bulk)
     db.listen_writes("after_commit", after_commit)
     db.listen_writes("after_transaction_end", after_transaction_end)
+    return watchers
 
 
 def account_by_email(session: Session, email: str) -> Account | None:

@@ -33,7 +33,7 @@ from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest
 from shared.db.models import utcnow
 from shared.db.session import Database
-from shared.matching.notify import SUBSCRIBERS
+from shared.matching.notify import subscribe
 from shared.routing import HeadRoute
 from shared.settings import Settings
 
@@ -96,7 +96,7 @@ class StoredTokenResolver:
         self.db = db
         self.cache = PrincipalCache(self.PRINCIPAL_SECONDS if cache_seconds is None else cache_seconds)
         watch_access_changes(db, self.cache.clear)
-        SUBSCRIBERS.append(self._heard)
+        subscribe(self._heard)
 
     def _heard(self, payload: dict[str, object]) -> None:
         if payload.get("event") == ACCESS_CHANGED:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -171,6 +171,13 @@ class Database:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._writing = sessionmaker(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False)
+        self._extensions: dict[str, Any] = {}
+
+    def extension(self, name: str, create: Callable[[], Any]) -> Any:
+        """What a room of `shared` keeps once per database (its session listeners, say), made on first use."""
+        if name not in self._extensions:
+            self._extensions[name] = create()
+        return self._extensions[name]
 
     def listen_writes(self, name: str, listener: Any) -> None:
         """A session event (`after_flush`, `do_orm_execute`, `after_commit`, …) on every unit of work."""

@@ -5,9 +5,11 @@ back per notification (to wake an outbox, refresh a cache). On SQLite there is o
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -20,12 +22,30 @@ log = logging.getLogger(__name__)
 
 # Called per notification by the listener the app starts on PostgreSQL (athaus/app.py): an outbox or a cache of this
 # instance subscribes here to hear about events another instance made.
-SUBSCRIBERS: list[Callable[[dict[str, Any]], None]] = []
+SUBSCRIBERS: list[Callable[[], Callable[[dict[str, Any]], None] | None]] = []
+
+
+def held_weakly(callback: Callable[..., None]) -> Callable[[], Callable[..., None] | None]:
+    """A reference to `callback` that does not keep a bound method's object (a cache) alive: call it for the callback,
+    or None once the object is gone."""
+    if inspect.ismethod(callback):
+        return weakref.WeakMethod(callback)
+    return lambda: callback
+
+
+def subscribe(callback: Callable[[dict[str, Any]], None]) -> None:
+    """`callback(payload)` per notification, for as long as a bound method's object lives."""
+    SUBSCRIBERS.append(held_weakly(callback))
 
 
 def deliver(payload: dict[str, Any]) -> None:
-    for subscriber in list(SUBSCRIBERS):
-        subscriber(payload)
+    for ref in list(SUBSCRIBERS):
+        subscriber = ref()
+        if subscriber is None:
+            with contextlib.suppress(ValueError):
+                SUBSCRIBERS.remove(ref)
+        else:
+            subscriber(payload)
 
 
 def notify_all(session: Session, payloads: list[dict[str, Any]]) -> None:

@@ -26,7 +26,8 @@ import datetime as dt
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from collections import Counter
 from dataclasses import dataclass, field
@@ -80,6 +81,7 @@ PREVIEW_LABELS = {
 NO_REASON = Absent(reason=AbsenceReason.empty_in_source, note="Kein besonderer Grund.")
 
 Progress = Callable[[float, float | None, str | None], None]
+Planned = tuple[ParsedObject, dict[str, Any] | None, str | None, str | None]  # object, fields, digest, ref if unchanged
 
 
 def feed_of(provider: str | None) -> str:
@@ -176,11 +178,9 @@ def _import(
     while chunk := list(islice(objects, CHUNK)):
         if preview:
             with db.read_only() as session:
-                _planned_per_chunk(session)
                 _Chunk(session, run, office_id, user_id, client_id, publish, now, clock, preview=True).write(chunk)
         else:
             with db.unit_of_work() as session:
-                _planned_per_chunk(session)
                 _Chunk(session, run, office_id, user_id, client_id, publish, now, clock, preview=False).write(chunk)
     warnings = list(header.warnings)
     withdrawn = _withdraw_missing(db, run, office_id, user_id, client_id, now, warnings, preview)
@@ -189,14 +189,20 @@ def _import(
     return _output(run, source_kind, withdrawn, warnings, preview)
 
 
-def _planned_per_chunk(session: Session) -> None:
-    """PostgreSQL: plan each of the chunk's statements for its own values. psycopg prepares a statement run five times,
-    and the server then reuses a generic plan when it looks no dearer; right after a first import its statistics still
+@contextmanager
+def _planned_for_their_values(session: Session) -> Iterator[None]:
+    """PostgreSQL: the chunk's reads planned for their own values. psycopg prepares a statement run five times, and
+    the server then reuses a generic plan when it looks no dearer; right after a first import its statistics still
     count the few listings there were before, so the generic plan of the chunk's read (500 objektnr_extern in IN)
     filters every listing of the office against the whole list (about a second per chunk at 10,000 listings) where
-    the plan for the values probes the index."""
-    if session.get_bind().dialect.name == "postgresql":
+    the plan for the values probes the index. Only around the reads: the foreign-key checks of the chunk's COPY
+    (one per row) keep their cached plans."""
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    if postgresql:
         session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
+    yield
+    if postgresql:
+        session.execute(text("SET LOCAL plan_cache_mode TO DEFAULT"))
 
 
 class _Chunk:
@@ -220,6 +226,25 @@ class _Chunk:
     def write(self, chunk: list[ParsedObject]) -> None:
         feeds = {feed_of(obj.provider) for obj in chunk}
         keys = {obj.key for obj in chunk if obj.key is not None}
+        with _planned_for_their_values(self.session):
+            planned = self._read(chunk, feeds, keys)
+        for obj, fields, digest, same in planned:
+            result = self._one(obj, fields, digest, same)
+            self.slots.append(result)
+            if result is not None:
+                self.clock.tick()
+            elif len(self.pending) >= PROGRESS_EVERY:  # created PROGRESS_EVERY at a time, so progress keeps coming
+                self._create()
+        self._create()
+        self._make_events()
+        if self.wrote and not self.preview:
+            bump_revision(self.session, self.now)
+        for result in self.slots:
+            assert result is not None
+            self.run.add(result)
+
+    def _read(self, chunk: list[ParsedObject], feeds: set[str], keys: set[str]) -> list[Planned]:
+        """The chunk's listings in one query (ref, version, digest); those the objects may change loaded in one more."""
         stored: dict[tuple[str, str], Any] = {}  # (feed, key) → (ref, version, import_digest) of the first such listing
         if keys:
             for row in self.session.execute(
@@ -229,7 +254,7 @@ class _Chunk:
             ):
                 stored.setdefault((row.feed or "", row.external_id or ""), row)
         counted = Counter((feed_of(obj.provider), obj.key) for obj in chunk if obj.key is not None)
-        planned: list[tuple[ParsedObject, dict[str, Any] | None, str | None, str | None]] = []
+        planned: list[Planned] = []
         compare: set[tuple[str, str]] = set()  # listings to load and compare as save_listing would
         for obj in chunk:
             fields = digest = same = None
@@ -257,20 +282,7 @@ class _Chunk:
                 key = (listing.feed or "", listing.external_id or "")
                 if key in compare:
                     self.existing.setdefault(key, listing)
-        for obj, fields, digest, same in planned:
-            result = self._one(obj, fields, digest, same)
-            self.slots.append(result)
-            if result is not None:
-                self.clock.tick()
-            elif len(self.pending) >= PROGRESS_EVERY:  # created PROGRESS_EVERY at a time, so progress keeps coming
-                self._create()
-        self._create()
-        self._make_events()
-        if self.wrote and not self.preview:
-            bump_revision(self.session, self.now)
-        for result in self.slots:
-            assert result is not None
-            self.run.add(result)
+        return planned
 
     def _result(self, obj: ParsedObject, outcome: ImportOutcome, ref: str | None = None, reason: str | None = None) -> ObjectResult:
         if outcome is not ImportOutcome.refused:

@@ -171,10 +171,35 @@ def _server(database_url: str, workers: int | None) -> Iterator[tuple[str, dict[
             "seeker_writes": _token(env, SEEKER, "suche", SEEKER_RIGHTS),
             "broker": _token(env, BROKER, "makler", BROKER_RIGHTS),
         }
+        SERVER_PIDS["athaus"] = process.pid
         yield f"http://127.0.0.1:{port}", tokens
     finally:
         process.terminate()
         process.wait(30)
+
+
+def _tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of a process and all its descendants (uvicorn's workers), read from /proc."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(times.get(pid, 0.0) for pid in tree)
 
 
 Choose = Callable[[random.Random], tuple[str, dict[str, Any]]]
@@ -189,6 +214,7 @@ class Plan:
     choose: Choose
 
 
+SERVER_PIDS: dict[str, int] = {}  # the server driven: its process tree's CPU time per call is printed beside the table
 PROBLEMS: set[str] = set()  # what the failed calls said (printed after the table: an error must be explained)
 
 
@@ -244,7 +270,15 @@ def mixed_plan(seeker_token: str, broker_token: str, refs: Refs) -> Callable[[in
     return lambda seed: broker if (seed * 7) % 10 >= round(SEEKER_SHARE * 10) else seeker
 
 
-async def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float) -> dict[str, Any]:
+def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float, server: int | None = None) -> dict[str, Any]:
+    """One run; with the server's pid also its CPU milliseconds per call (all its processes; robust to other load)."""
+    cpu = _tree_cpu_seconds(server) if server else None
+    row = anyio.run(_drive, url, plans, clients, seconds)
+    row["cpu_ms"] = (_tree_cpu_seconds(server) - cpu) * 1000 / max(1, row["calls"]) if server and cpu is not None else None
+    return row
+
+
+async def _drive(url: str, plans: Callable[[int], Plan], clients: int, seconds: float) -> dict[str, Any]:
     results: list[tuple[list[float], int]] = []
 
     async def one(seed: int) -> None:
@@ -284,12 +318,12 @@ async def _refs(url: str, broker_token: str | None) -> Refs:
 
 def measure(url: str, token: str, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
     refs = anyio.run(_refs, url, None)
-    rows = [anyio.run(_run, url, fixed_plan(token, refs.listings[0]), 1, min(seconds, 10))]
+    rows = [_run(url, fixed_plan(token, refs.listings[0]), 1, min(seconds, 10), SERVER_PIDS.get("athaus"))]
     rows[0]["clients"] = "floor"
     if rows[0]["errors"] == rows[0]["calls"]:  # nothing to measure: a refused call is fast and would pass for speed
         raise SystemExit(f"every call of the floor failed ({rows[0]['calls']}): check the server and the token")
     for clients in client_counts:
-        rows.append(anyio.run(_run, url, catalog_plan(token, refs), clients, seconds))
+        rows.append(_run(url, catalog_plan(token, refs), clients, seconds, SERVER_PIDS.get("athaus")))
     return rows
 
 
@@ -297,7 +331,7 @@ def measure_mixed(url: str, seeker_token: str, broker_token: str, client_counts:
     refs = anyio.run(_refs, url, broker_token)
     rows = []
     for clients in client_counts:
-        row = anyio.run(_run, url, mixed_plan(seeker_token, broker_token, refs), clients, seconds)
+        row = _run(url, mixed_plan(seeker_token, broker_token, refs), clients, seconds, SERVER_PIDS.get("athaus"))
         rows.append({**row, "clients": f"{clients} mixed"})
     return rows
 
@@ -310,7 +344,7 @@ def measure_floor(workers: int, client_counts: list[int], seconds: float) -> lis
         _wait_until_up(process, f"http://127.0.0.1:{port}/suche/mcp", method="POST")
         rows = []
         for clients in client_counts:
-            row = anyio.run(_run, f"http://127.0.0.1:{port}", fixed_plan("", "A-0000001"), clients, seconds)
+            row = _run(f"http://127.0.0.1:{port}", fixed_plan("", "A-0000001"), clients, seconds, process.pid)
             rows.append({**row, "clients": f"{clients} floor"})
         return rows
     finally:
@@ -332,11 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def report(rows: list[dict[str, Any]]) -> None:
-        print(f"{'clients':>10} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6}")
+        print(f"{'clients':>10} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6} {'cpu_ms':>7}")
         for row in rows:
+            cpu = "" if row.get("cpu_ms") is None else f"{row['cpu_ms']:.1f}"
             print(
                 f"{row['clients']!s:>10} {row['calls']:>7} {row['calls_per_s']:>8.1f} {row['p50']:>8.1f} {row['p95']:>8.1f} "
-                f"{row['p99']:>8.1f} {row['errors']:>6}"
+                f"{row['p99']:>8.1f} {row['errors']:>6} {cpu:>7}"
             )
 
     if args.url:
@@ -357,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.floor:
         for ours, theirs in zip(rows[-2 * len(floor) : -len(floor)], floor, strict=True):
             print(f"{ours['clients']}: {ours['calls_per_s'] / theirs['calls_per_s']:.2f} x the floor's calls per second")
+            if ours.get("cpu_ms") and theirs.get("cpu_ms"):
+                print(f"{ours['clients']}: server CPU per call {ours['cpu_ms']:.1f} ms against the floor's {theirs['cpu_ms']:.1f} ms")
     print(f"load after: {_load()}")
     for problem in sorted(PROBLEMS)[:10]:
         print(f"error: {problem}")

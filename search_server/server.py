@@ -13,7 +13,7 @@ from contract.confirmations import CARD_URI
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
 from search_server import account, account_writes, catalog, connector, contact, costs, matches
-from shared.catalog.search import PUBLIC_STATUSES
+from shared.catalog.search import PUBLIC_STATUSES, current_revision
 from shared.catalog.text import normalise
 from shared.confirmations.card import card_html
 from shared.catalog import places
@@ -57,6 +57,11 @@ def complete_listing_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]
         return list(session.scalars(query))
 
 
+def catalog_revision(ctx: ToolContext) -> int:
+    with ctx.db.read_only() as session:
+        return current_revision(session)
+
+
 def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:
     place = arguments["place"]
     kind = arguments.get("marketing_type") or ""
@@ -90,4 +95,7 @@ DEFINITION = ServerDefinition(
         f"{contract.OWN_INQUIRY_RESOURCE.name}.inquiry_id": complete_own_inquiry_ids,
     },
     app_html={CARD_URI: card_html},
+    # their answers depend on arguments, catalog and day only: kept per catalog revision (shared/runtime/read_cache.py)
+    public_reads=frozenset({"search_listings", "count_listings", "get_listing", "search", "fetch"}),
+    catalog_revision=catalog_revision,
 )

@@ -34,6 +34,7 @@ from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import ToolRunner
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import ServerDefinition
+from shared.runtime.read_cache import forget_all
 from shared.settings import Settings
 
 DEMO_LISTINGS = 2400  # the embedded default's catalog; recall floors are measured against it
@@ -49,6 +50,12 @@ TEST_NAMES: dict[str, list[str]] = {
     "feed.example.org": ["93.184.215.14"],  # an office's OpenImmo feed (tests/test_import_listings.py, tests/test_outbound.py)
     "mirror.example.org": ["93.184.215.15"],
 }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_read_caches() -> None:
+    """Every test starts without kept answers (shared/runtime/read_cache.py): tests patch what answers are made from."""
+    forget_all()
 
 
 @pytest.fixture(autouse=True)

@@ -55,6 +55,14 @@ def snapshot(session: Session) -> Snapshot:
     return Snapshot(state.revision, state.updated_at)
 
 
+_REVISION = select(CatalogState.revision).where(CatalogState.id == 1)  # built once: its cache key is memoized
+
+
+def current_revision(session: Session) -> int:
+    """The catalog's revision alone (0 before the first listing): one primary-key read."""
+    return session.scalar(_REVISION) or 0
+
+
 def _upper_bound(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 

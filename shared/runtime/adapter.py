@@ -38,6 +38,7 @@ from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc
 from shared.runtime.render import render
 from shared.runtime.hosts import client_capabilities, opens_pages, renders_apps
 from shared.runtime.output_check import OutputCheck
+from shared.runtime.read_cache import ReadCache, cache_key
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
 from shared.telemetry.tracing import caller_fields, tracer
@@ -137,6 +138,7 @@ class ToolRunner:
         self.deadline_seconds = context.settings.call_deadline_seconds
         self.budgets = {spec.name: spec.time_budget_seconds or self.deadline_seconds for spec in definition.spec.tools}
         self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
+        self.read_cache = ReadCache()
 
     async def call(
         self,
@@ -230,6 +232,22 @@ class ToolRunner:
             args = spec.input_model.model_validate(arguments)
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
+        key = cache_key(spec.name, arguments) if spec.name in self.definition.public_reads else None
+        if key is None:
+            return await self._answer(spec, args, context)
+        revision_of = self.definition.catalog_revision
+        assert revision_of is not None  # ServerDefinition checks it
+        revision = await in_worker(self.budgets[spec.name], revision_of, context)
+        now = context.now()
+        kept = self.read_cache.get(key, revision, now)
+        if kept is not None:
+            return kept
+        result = await self._answer(spec, args, context)
+        if isinstance(result, types.CallToolResult) and not result.is_error and result.meta is None:
+            self.read_cache.put(key, revision, now, result)
+        return result
+
+    async def _answer(self, spec: ToolSpec, args: BaseModel, context: ToolContext) -> types.CallToolResult | types.InputRequiredResult:
         raw = await in_worker(self.budgets[spec.name], self.definition.handlers[spec.name], args, context)
         meta: dict[str, Any] | None = None
         if isinstance(raw, WithMeta):

@@ -55,6 +55,10 @@ class ServerDefinition:
     completers: Mapping[str, Completer] = field(default_factory=dict)
     # ui:// resource URI (the spec's `apps`) → its HTML
     app_html: Mapping[str, Callable[[], str]] = field(default_factory=dict)
+    # Tools whose answer depends only on their arguments, the catalog and the day (no right, no caller): the runtime
+    # keeps their answers per catalog revision (shared/runtime/read_cache.py), read with `catalog_revision`.
+    public_reads: frozenset[str] = frozenset()
+    catalog_revision: Callable[[ToolContext], int] | None = None
 
     def __post_init__(self) -> None:
         name = self.spec.name.value
@@ -68,6 +72,11 @@ class ServerDefinition:
                 raise ValueError(
                     f"{name}: {kind} declared without binding {sorted(declared - bound)}, bound without declaration {sorted(bound - declared)}"
                 )
+        public = {t.name for t in self.spec.tools if t.right.scope is None}
+        if self.public_reads - public:
+            raise ValueError(f"{name}: public reads that are no public tools: {sorted(self.public_reads - public)}")
+        if self.public_reads and self.catalog_revision is None:
+            raise ValueError(f"{name}: public reads are kept per catalog revision, which needs catalog_revision")
         sources = {a.completes_from for p in self.spec.prompts for a in p.arguments if a.completes_from}
         sources |= {f"{r.name}.{v}" for r in self.spec.resources for v in re.findall(r"{(\w+)}", r.uri_template)}
         if set(self.completers) - sources:

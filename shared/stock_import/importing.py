@@ -7,8 +7,9 @@ result says so. The second pass maps the objects and writes them a chunk per tra
 flat however long the transfer is: the chunk's listings are read in one query (ref, version and `import_digest`
 only), an object sending the very fields the import last wrote to a listing nobody has written since (the digest
 stored with that version) is passed over without loading it; the others are loaded in one more query and compared
-as `save_listing` compares (`plan_change`), an unchanged one written nothing but its digest, new listings are created together
-(`shared.stock_writes.create_listings`), and the catalog revision is bumped once per chunk. With `preview` the same
+as `save_listing` compares (`plan_change`), an unchanged one written nothing but its digest, new listings are created together,
+`PROGRESS_EVERY` at a time so progress keeps coming (`shared.stock_writes.create_listings`), their listing events
+made once per chunk, and the catalog revision is bumped once per chunk. With `preview` the same
 reading, validation and comparison run on a read-only session: nothing is written.
 
 Which listing an object is: (office, feed, objektnr_extern), the feed being the `<anbieter>`'s openimmo_anid. A
@@ -25,13 +26,14 @@ import datetime as dt
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.attributes import flag_modified
 
@@ -61,7 +63,8 @@ from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
 CHUNK = 500  # objects per transaction: read in one query, created in a few statements
 DIGEST_SCHEME = "1"  # raise when the mapping or save_listing's derivations change: the next import compares everything once
-PROGRESS_EVERY_SECONDS = 0.5
+PROGRESS_EVERY = 100  # objects: a note at least this often; new listings are created this many together
+PROGRESS_EVERY_SECONDS = 0.5  # and a note when this much time has passed, however few objects were done
 FEED_PREFIX = "openimmo"
 # fields a listing always has: an absent value in the transfer leaves them as they are (or to their default)
 KEPT_WHEN_ABSENT = frozenset({"state", "latitude", "longitude", "description", "address_published", "price_on_request",
@@ -78,6 +81,7 @@ PREVIEW_LABELS = {
 NO_REASON = Absent(reason=AbsenceReason.empty_in_source, note="Kein besonderer Grund.")
 
 Progress = Callable[[float, float | None, str | None], None]
+Planned = tuple[ParsedObject, dict[str, Any] | None, str | None, str | None]  # object, fields, digest, ref if unchanged
 
 
 def feed_of(provider: str | None) -> str:
@@ -127,17 +131,20 @@ def survey(source: IO[bytes], *, max_bytes: int) -> tuple[Header, int]:
 
 
 class _Clock:
-    """Progress at most every PROGRESS_EVERY_SECONDS, and at the end."""
+    """Progress as objects are done (a new listing once it is created): a note every PROGRESS_EVERY objects or
+    PROGRESS_EVERY_SECONDS, whichever comes first, and one at the end."""
 
     def __init__(self, progress: Progress | None, total: int) -> None:
-        self.progress, self.total, self.done, self.last = progress, total, 0, time.monotonic()
+        self.progress, self.total, self.done, self.noted, self.last = progress, total, 0, 0, time.monotonic()
 
-    def tick(self) -> None:
-        self.done += 1
-        IMPORT_OBJECTS.inc()
-        if self.progress is not None and time.monotonic() - self.last >= PROGRESS_EVERY_SECONDS:
+    def tick(self, objects: int = 1) -> None:
+        self.done += objects
+        IMPORT_OBJECTS.inc(objects)
+        if self.progress is None:
+            return
+        if self.done - self.noted >= PROGRESS_EVERY or time.monotonic() - self.last >= PROGRESS_EVERY_SECONDS:
             self.progress(self.done, self.total, f"{self.done} von {self.total} Objekten verarbeitet")
-            self.last = time.monotonic()
+            self.noted, self.last = self.done, time.monotonic()
 
 
 def import_transfer(
@@ -182,9 +189,25 @@ def _import(
     return _output(run, source_kind, withdrawn, warnings, preview)
 
 
+@contextmanager
+def _planned_for_their_values(session: Session) -> Iterator[None]:
+    """PostgreSQL: the chunk's reads planned for their own values. psycopg prepares a statement run five times, and
+    the server then reuses a generic plan when it looks no dearer; right after a first import its statistics still
+    count the few listings there were before, so the generic plan of the chunk's read (500 objektnr_extern in IN)
+    filters every listing of the office against the whole list (about a second per chunk at 10,000 listings) where
+    the plan for the values probes the index. Only around the reads: the foreign-key checks of the chunk's COPY
+    (one per row) keep their cached plans."""
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    if postgresql:
+        session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
+    yield
+    if postgresql:
+        session.execute(text("SET LOCAL plan_cache_mode TO DEFAULT"))
+
+
 class _Chunk:
     """One transaction's worth of objects (CHUNK): the listings they name read in one query, unchanged objects passed
-    over without a write, new ones created together (`create_listings`), changes and deletions one by one through
+    over without a write, new ones created together (`create_listings`, PROGRESS_EVERY at a time), changes and deletions one by one through
     `save_listing` and `change_status`, one revision bump at the end. A refused object writes nothing: every write
     function refuses before it writes, so no savepoint is needed."""
 
@@ -196,11 +219,32 @@ class _Chunk:
         self.pending: list[tuple[int, ParsedObject, NewListing]] = []
         self.pending_keys: set[tuple[str, str]] = set()
         self.existing: dict[tuple[str, str], Listing] = {}
+        self.events = EventBatch()  # the publications' Treffer made together, one query per saved search
+        self.created = False  # since the events were last made
         self.wrote = False
 
     def write(self, chunk: list[ParsedObject]) -> None:
         feeds = {feed_of(obj.provider) for obj in chunk}
         keys = {obj.key for obj in chunk if obj.key is not None}
+        with _planned_for_their_values(self.session):
+            planned = self._read(chunk, feeds, keys)
+        for obj, fields, digest, same in planned:
+            result = self._one(obj, fields, digest, same)
+            self.slots.append(result)
+            if result is not None:
+                self.clock.tick()
+            elif len(self.pending) >= PROGRESS_EVERY:  # created PROGRESS_EVERY at a time, so progress keeps coming
+                self._create()
+        self._create()
+        self._make_events()
+        if self.wrote and not self.preview:
+            bump_revision(self.session, self.now)
+        for result in self.slots:
+            assert result is not None
+            self.run.add(result)
+
+    def _read(self, chunk: list[ParsedObject], feeds: set[str], keys: set[str]) -> list[Planned]:
+        """The chunk's listings in one query (ref, version, digest); those the objects may change loaded in one more."""
         stored: dict[tuple[str, str], Any] = {}  # (feed, key) → (ref, version, import_digest) of the first such listing
         if keys:
             for row in self.session.execute(
@@ -210,7 +254,7 @@ class _Chunk:
             ):
                 stored.setdefault((row.feed or "", row.external_id or ""), row)
         counted = Counter((feed_of(obj.provider), obj.key) for obj in chunk if obj.key is not None)
-        planned: list[tuple[ParsedObject, dict[str, Any] | None, str | None, str | None]] = []
+        planned: list[Planned] = []
         compare: set[tuple[str, str]] = set()  # listings to load and compare as save_listing would
         for obj in chunk:
             fields = digest = same = None
@@ -238,15 +282,7 @@ class _Chunk:
                 key = (listing.feed or "", listing.external_id or "")
                 if key in compare:
                     self.existing.setdefault(key, listing)
-        for obj, fields, digest, same in planned:
-            self.slots.append(self._one(obj, fields, digest, same))
-            self.clock.tick()
-        self._create()
-        if self.wrote and not self.preview:
-            bump_revision(self.session, self.now)
-        for result in self.slots:
-            assert result is not None
-            self.run.add(result)
+        return planned
 
     def _result(self, obj: ParsedObject, outcome: ImportOutcome, ref: str | None = None, reason: str | None = None) -> ObjectResult:
         if outcome is not ImportOutcome.refused:
@@ -263,6 +299,7 @@ class _Chunk:
     def _listing(self, feed: str, key: str) -> Listing | None:
         if (feed, key) in self.pending_keys:
             self._create()  # the same object twice in one chunk: the second changes what the first created
+            self._make_events()
         return self.existing.get((feed, key))
 
     def _one(self, obj: ParsedObject, fields: dict[str, Any] | None, digest: str | None, same: str | None) -> ObjectResult | None:
@@ -332,18 +369,26 @@ class _Chunk:
         if self.preview:
             for slot, obj, item in pending:
                 self.slots[slot] = self._would_create(obj, item)
+            self.clock.tick(len(pending))
             return
         outcomes = create_listings(self.session, office_id=self.office_id, user_id=self.user_id, client_id=self.client_id,
                                    items=[item for _, _, item in pending], now=self.now, revise=False)
-        events = EventBatch()  # the publications' Treffer made together, one query per saved search
+        self.created = True
         for (slot, obj, item), outcome in zip(pending, outcomes, strict=True):
             if isinstance(outcome, ToolFailure):
                 self.slots[slot] = self._result(obj, ImportOutcome.refused, reason=outcome.message)
                 continue
             self.wrote = True
             self.existing[(item.feed or "", item.external_id or "")] = outcome.listing
-            self.slots[slot] = self._published(obj, outcome.listing, events)
-        events.make(self.session, self.now)
+            self.slots[slot] = self._published(obj, outcome.listing, self.events)
+        self.clock.tick(len(pending))
+
+    def _make_events(self) -> None:
+        """The listing events of what was created and published since they were last made (once per chunk, unless the
+        same object comes twice)."""
+        if self.created:
+            self.events.make(self.session, self.now)
+            self.created = False
 
     def _published(self, obj: ParsedObject, listing: Listing, events: EventBatch) -> ObjectResult:
         ref = listing.ref

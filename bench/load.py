@@ -13,7 +13,8 @@ temporary file), starts `athaus serve` on it (migrations, demo catalog, --worker
 token for the demo seeker and drives it; with --url it drives a running server (then --token for the account tool).
 Each client is one `mcp.Client` session (2026-07-28) that calls, one after the other, a mix of search_listings,
 get_listing, count_listings and the account tool list_search_orders. Printed per client count: calls, calls per
-second, p50/p95/p99 latency and errors; beside it the floor: one client calling get_listing of a fixed id.
+second, p50/p95/p99 latency, errors and the server's CPU milliseconds per call (its process tree, from /proc: less
+dependent on other load than calls per second); beside it the floor: one client calling get_listing of a fixed id.
 """
 
 from __future__ import annotations

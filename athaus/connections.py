@@ -11,6 +11,8 @@ worker process and the tests' live servers).
   a keep-alive connection) the client has `ATHAUS_REQUEST_READ_SECONDS` to send headers and the whole body; then the
   connection is closed. uvicorn bounds only the idle time between requests: a client that sent half a body (or half
   its headers) held its connection and a task for as long as it liked.
+- **Keep-alive longer than the clients'** (`KEEP_ALIVE_SECONDS`): an idle connection is closed by the client or
+  proxy, never just as it sends the next request on it.
 - TCP_NODELAY (athaus/nodelay.py).
 - **No worker killed for being busy.** With several workers, uvicorn's supervisor pings each one (a thread of the
   worker answers over a pipe) and kills one that does not answer within `timeout_worker_healthcheck`, 5 s by default,
@@ -43,6 +45,12 @@ log = logging.getLogger("athaus.connections")
 # A worker that does not answer the supervisor's ping for this long is hung, not busy: it is killed and replaced.
 WORKER_HEALTHCHECK_SECONDS = 60
 
+# An idle keep-alive connection is closed after this long: longer than clients and proxies keep one for reuse (httpx
+# 5 s, nginx's upstream keepalive_timeout 60 s, a cloud load balancer's idle timeout 60 s), so the client side always
+# lets go first. With uvicorn's 5 s a client could write its next request just as the server closed (both count 5 s,
+# from their own moment): reset, the client's ReadError, or a 502 from a proxy that reused the connection.
+KEEP_ALIVE_SECONDS = 75
+
 
 class BoundedReadHTTPProtocol(NoDelayHTTPProtocol):
     """uvicorn's HTTP protocol with a time limit on reading each request (headers and body)."""
@@ -61,8 +69,10 @@ class BoundedReadHTTPProtocol(NoDelayHTTPProtocol):
         self._watch_read()
 
     def on_response_complete(self) -> None:
+        """Between requests the connection idles: that is the keep-alive timer's to bound (KEEP_ALIVE_SECONDS), and the
+        read time starts again with the next request's first byte (data_received)."""
         super().on_response_complete()
-        self._watch_read()
+        self._stop_read_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_read_timer()
@@ -122,6 +132,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "http": functools.partial(BoundedReadHTTPProtocol, read_seconds=settings.request_read_seconds),
         "reset_contextvars": True,
         "timeout_worker_healthcheck": WORKER_HEALTHCHECK_SECONDS,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         # SIGTERM: no new connections; the calls in flight get their deadline to finish (then they are cancelled, and
         # a write cut off is rolled back whole: one transaction each); then the app's lifespan stops the outbox
         # worker and the listing events listener (athaus/app.py)

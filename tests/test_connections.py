@@ -125,6 +125,22 @@ def test_half_a_body_half_the_headers_or_nothing_at_all_is_closed_after_the_read
             assert slow.recv(4096).startswith(b"HTTP/1.1 200 ")
 
 
+def test_an_idle_keep_alive_connection_outlasts_the_clients_idle_reuse_and_the_read_time() -> None:
+    """A client (httpx: 5 s) or proxy (nginx upstream: 60 s) reuses an idle connection for a while: the server must
+    not close it first, or the next request is written into a closing connection (reset: ReadError, or a proxy's
+    502). Idle time is not read time either: the read time starts with the next request's first byte."""
+    assert uvicorn_options(Settings())["timeout_keep_alive"] > 60
+    settings = Settings(request_read_seconds=1)
+    with served(Edge(probe, max_body_bytes=1_048_576, deadline_seconds=10), settings) as url, _open(url) as sock:
+        request = b"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"
+        sock.sendall(request)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200 ")
+        assert not _closed_within(sock, 6)  # idle beyond uvicorn's default 5 s and six read times
+        sock.settimeout(10)
+        sock.sendall(request)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200 ")
+
+
 def test_many_half_sent_bodies_do_not_starve_other_clients() -> None:
     settings = Settings(request_read_seconds=2)
     with served(Edge(probe, max_body_bytes=1_048_576, deadline_seconds=10), settings) as url:

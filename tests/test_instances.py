@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -30,13 +31,13 @@ def _serve(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-@pytest.fixture(scope="module")
-def instances(demo_db: Database) -> Iterator[list[str]]:
-    url = demo_db.engine.url.render_as_string(hide_password=False)
+@contextmanager
+def running_instances(database_url: str) -> Iterator[list[str]]:
+    """Two `athaus serve` processes on one database (two workers and one), their base URLs once both answer."""
     ports = [_free_port(), _free_port()]
-    processes = [_serve(url, ports[0], 2), _serve(url, ports[1], 1)]
+    processes = [_serve(database_url, ports[0], 2), _serve(database_url, ports[1], 1)]
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 120
         for port in ports:
             while True:
                 try:
@@ -52,6 +53,12 @@ def instances(demo_db: Database) -> Iterator[list[str]]:
             process.terminate()
         for process in processes:
             process.wait(20)
+
+
+@pytest.fixture(scope="module")
+def instances(demo_db: Database) -> Iterator[list[str]]:
+    with running_instances(demo_db.engine.url.render_as_string(hide_password=False)) as urls:
+        yield urls
 
 
 def _page(base_url: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import pytest
 from mcp import Client
 from sqlalchemy import update
@@ -24,7 +23,7 @@ from shared.db.models import Listing
 from shared.db.session import Database
 from shared.runtime.definition import ServerDefinition
 from shared.runtime.read_cache import ReadCache
-from tests.conftest import Caller, _free_port, make_context, seeded_database
+from tests.conftest import Caller, make_context, seeded_database
 
 SEARCH_ARGS = {"city": "Berlin", "limit": 5}
 
@@ -125,29 +124,11 @@ def test_no_read_after_a_commit_answers_from_before_it(scratch_db: Database) -> 
 def two_instances(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Database, list[str]]]:
     if not os.environ.get("ATHAUS_TEST_DATABASE_URL"):
         pytest.skip("several instances share one database server (PostgreSQL)")
-    from tests.test_instances import _serve
+    from tests.test_instances import running_instances
 
     with seeded_database(Path(tmp_path_factory.mktemp("read_cache")), "read_cache", listings=100) as db:
-        url = db.engine.url.render_as_string(hide_password=False)
-        ports = [_free_port(), _free_port()]
-        processes = [_serve(url, ports[0], 2), _serve(url, ports[1], 1)]
-        try:
-            deadline = time.monotonic() + 120
-            for port in ports:
-                while True:
-                    try:
-                        if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                            break
-                    except httpx.HTTPError:
-                        pass
-                    assert time.monotonic() < deadline, "instance did not start"
-                    time.sleep(0.3)
-            yield db, [f"http://127.0.0.1:{port}" for port in ports]
-        finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.wait(20)
+        with running_instances(db.engine.url.render_as_string(hide_password=False)) as urls:
+            yield db, urls
 
 
 def _calls(base_url: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from shared.awaiting_reply import first_office_message, last_office_message, wai
 from shared.catalog import search as engine
 from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction, Proposal
 from shared.db.scoped import OfficeData, count_rows
+from shared.pending_actions import SHOWN_COLUMNS, ShownAction
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
@@ -44,12 +45,12 @@ def _open_inquiries(session: Session, office: OfficeData) -> list[situation.Open
     return [situation.OpenInquiry(r.ref, r.listing_ref, r.title, r.waiting_since, bool(r.first_contact)) for r in rows]
 
 
-def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) -> list[PendingAction]:
-    """Pending or expired actions of the office that expire after the look-back start, oldest first."""
+def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) -> list[ShownAction]:
+    """Pending or expired actions of the office that expire after the look-back start, oldest first (the columns shown)."""
     query = office.pending_actions().where(
         PendingAction.status.in_(["pending", "expired"]), PendingAction.expires_at > now - situation.EXPIRED_LOOKBACK
     )
-    return list(session.scalars(query.order_by(PendingAction.created_at, PendingAction.id)))
+    return list(session.execute(query.with_only_columns(*SHOWN_COLUMNS).order_by(PendingAction.created_at, PendingAction.id)))
 
 
 def _checked_listings(session: Session, office: OfficeData, today: dt.date) -> tuple[list[Listing], int]:

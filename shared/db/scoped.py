@@ -51,5 +51,11 @@ class SeekerData:
 
 
 def count_rows(session: Session, query: Select[Any]) -> int:
-    """How many rows `query` (a scope of OfficeData or SeekerData, narrowed or not) selects."""
+    """How many rows `query` (a scope of OfficeData or SeekerData, narrowed or not) selects.
+
+    A plain scope is counted in place (its FROM, joins and WHERE, the entity's columns replaced by count(*)): wrapping
+    it in a subquery rebuilt the proxies of every column of the entity on each call, several times the cost of the
+    count. A query that limits, groups or removes duplicates is counted as a subquery, which is what it selects."""
+    if query._limit_clause is None and query._offset_clause is None and not query._distinct and not query._group_by_clauses:
+        return int(session.scalar(query.with_only_columns(func.count(), maintain_column_froms=True).order_by(None)) or 0)
     return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import BindParameter, Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from shared.db.models import Inquiry, Listing, Match, PendingAction, Proposal, SearchOrder, Valuation
 
 
 class OfficeData:
-    """Everything an office may see: its own listings, inquiries, valuations, proposals and pending actions."""
+    """Everything an office may see: its own listings, inquiries, valuations, proposals and pending actions.
 
-    def __init__(self, office_id: int) -> None:
+    `ANY_OFFICE` has the office as the bound parameter `office_id`: a statement built from it once per process runs
+    with `office.params()`, and without them it fails (a value is required for `office_id`), so it cannot be forgotten."""
+
+    def __init__(self, office_id: int | BindParameter[int]) -> None:
         self.office_id = office_id
+
+    def params(self) -> dict[str, Any]:
+        """The bound values of a statement built from ANY_OFFICE, for this office."""
+        return {"office_id": self.office_id}
 
     def listings(self) -> Select[tuple[Listing]]:
         return select(Listing).where(Listing.office_id == self.office_id)
@@ -32,6 +39,9 @@ class OfficeData:
     def pending_actions(self) -> Select[tuple[PendingAction]]:
         """Prepared actions of the office waiting for (or past) a click, whoever of its members prepared them."""
         return select(PendingAction).where(PendingAction.office_id == self.office_id)
+
+
+ANY_OFFICE = OfficeData(bindparam("office_id", type_=Integer))
 
 
 class SeekerData:

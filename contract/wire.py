@@ -287,11 +287,27 @@ def _output_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _is_absent_value(value: Any) -> bool:
-    return isinstance(value, dict) and value.get(ABSENT_KEY) is True and set(value) == {ABSENT_KEY, "reason", "note"}
+    # the keys exactly {absent, reason, note}, without building a set per value (called for every value of a result)
+    return isinstance(value, dict) and value.get(ABSENT_KEY) is True and len(value) == 3 and "reason" in value and "note" in value
 
 
 def _is_money_value(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"amount", "currency"}
+    return isinstance(value, dict) and len(value) == 2 and "amount" in value and "currency" in value
+
+
+_SIBLINGS: dict[tuple[str, ...], frozenset[str]] = {}  # the label siblings of an object, by its keys (a model's dump repeats them)
+_SIBLINGS_KEPT = 4096
+
+
+def _label_siblings(value: dict[str, Any]) -> frozenset[str]:
+    """The keys of `value` that are `_is_label_sibling`, looked up by its keys once per process and key set."""
+    keys = tuple(value)
+    found = _SIBLINGS.get(keys)
+    if found is None:
+        found = frozenset(key for key in keys if _is_label_sibling(key, value))
+        if len(_SIBLINGS) < _SIBLINGS_KEPT:
+            _SIBLINGS[keys] = found
+    return found
 
 
 def _absences(value: Any, found: dict[tuple[str, str], Counter[str]]) -> None:
@@ -325,8 +341,9 @@ def compact_value(result: BaseModel) -> dict[str, Any]:
             return value["amount"]
         out: dict[str, Any] = {}
         absent: dict[str, Any] = {}
+        siblings = _label_siblings(value)
         for key, item in value.items():
-            if _is_label_sibling(key, value):
+            if key in siblings:
                 continue
             if not _is_absent_value(item):
                 out[key] = walk(item)

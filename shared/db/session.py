@@ -212,7 +212,10 @@ class Database:
                 return connection.scalar(statement)
             finally:
                 if autocommit is False:
-                    dbapi_connection.autocommit = False
+                    try:
+                        dbapi_connection.autocommit = False
+                    except Exception:  # noqa: BLE001  # a lost connection (the error that lost it goes on): never pooled again
+                        connection.invalidate()
 
     @contextmanager
     def read_only(self) -> Iterator[Session]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, select
+from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
 from broker_server.lists import freshness, office_key, office_scope, removal, request_of
@@ -48,8 +48,8 @@ from shared.awaiting_reply import message_count, office_replied, waiting_since
 from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
 from shared.catalog.suggest import prefix_suggestions
 from shared.catalog.text import compound_parts, words
-from shared.db.models import Inquiry, InquiryMessage, PendingAction
-from shared.db.scoped import OfficeData
+from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction
+from shared.db.scoped import ANY_OFFICE, OfficeData
 from shared.listing_view import price_of
 from shared.outbox import delivery_note, failed_for_inquiry
 from shared.paging.walk import ordered, walk
@@ -101,7 +101,28 @@ def withheld(what: str) -> Absent:
     return Absent(reason=AbsenceReason.withheld, note=f"Nicht freigegeben: die/der Suchende hat {what} für diese Anfrage nicht geteilt.")
 
 
-def profile_of(inquiry: Inquiry) -> SharedProfile:
+class _Profiled(Protocol):
+    @property
+    def shared_profile(self) -> dict[str, Any] | None: ...
+
+
+class InquiryFields(Protocol):
+    """What a summary and a detail read of an inquiry: an Inquiry, or a row of SUMMARY_COLUMNS."""
+
+    @property
+    def ref(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def created_at(self) -> dt.datetime: ...
+    @property
+    def last_message_at(self) -> dt.datetime: ...
+
+
+I = TypeVar("I", bound=InquiryFields)
+
+
+def profile_of(inquiry: _Profiled) -> SharedProfile:
     profile = inquiry.shared_profile or {}
 
     def given(key: str, what: str) -> str | Absent:
@@ -119,8 +140,8 @@ def profile_of(inquiry: Inquiry) -> SharedProfile:
 
 
 @dataclass(frozen=True)
-class InquiryFacts:
-    inquiry: Inquiry
+class InquiryFacts(Generic[I]):
+    inquiry: I
     awaiting_since: dt.datetime | None
     messages: int
     replied: bool
@@ -147,20 +168,50 @@ class InquiryFacts:
         }
 
 
-def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[InquiryFacts]:
+def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[InquiryFacts[Inquiry]]:
     rows = session.execute(
         statement.add_columns(waiting_since(), message_count(), office_replied()).options(selectinload(Inquiry.listing), *load)
     )
     return [InquiryFacts(inquiry, since if since else None, int(count), bool(replied)) for inquiry, since, count, replied in rows]
 
 
-def summary_of(facts: InquiryFacts, as_of: dt.datetime) -> InquirySummary:
-    inquiry = facts.inquiry
+# The page of a search as the columns its summaries show, with their listing's number and title joined in: one statement,
+# no entities (built once per process; run with the office's parameters and the page's numbers as `refs`)
+_SUMMARIES = (
+    ANY_OFFICE.inquiries()
+    .join(Listing, Listing.id == Inquiry.listing_id)
+    .with_only_columns(
+        Inquiry.ref,
+        Inquiry.status,
+        Inquiry.created_at,
+        Inquiry.last_message_at,
+        Inquiry.shared_profile,
+        Listing.ref.label("listing_ref"),
+        Listing.title.label("listing_title"),
+        waiting_since().label("awaiting_since"),
+        message_count().label("messages"),
+        office_replied().label("replied"),
+    )
+    .where(Inquiry.ref.in_(bindparam("refs", expanding=True)))
+)
+
+
+def summary_facts(session: Session, office: OfficeData, refs: list[str]) -> dict[str, InquiryFacts[Any]]:
+    """The facts of the office's inquiries `refs` (rows of _SUMMARIES), by number."""
+    if not refs:
+        return {}
+    rows = session.execute(_SUMMARIES, {**office.params(), "refs": refs})
+    return {row.ref: InquiryFacts(row, row.awaiting_since or None, int(row.messages), bool(row.replied)) for row in rows}
+
+
+def summary_of(facts: InquiryFacts[Any], as_of: dt.datetime) -> InquirySummary:
+    """The summary of an inquiry from its row of _SUMMARIES."""
+    row = facts.inquiry
     return InquirySummary(
         **facts.fields(as_of),
-        listing_id=inquiry.listing.ref,
-        listing_title=inquiry.listing.title,
-        seeker_name=profile_of(inquiry).name,
+        listing_id=row.listing_ref,
+        listing_title=row.listing_title,
+        seeker_name=profile_of(row).name,
     )
 
 
@@ -247,7 +298,7 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext, tool: str = "
             return [ref for inquiry_id, ref in rows if with_words is None or inquiry_id in with_words]
 
         page = walk(ctx, "search_inquiries", office_key(office), args, refs_at)
-        facts = {f.inquiry.ref: f for f in inquiry_facts(session, office.inquiries().where(Inquiry.ref.in_(page.page)))}
+        facts = summary_facts(session, office, list(page.page))
         items = [summary_of(f, page.as_of) for f in ordered(facts, page.page)]
         # The seeker's name on each summary is personal data shown to the office.
         shown = [item.inquiry_id for item in items if isinstance(item.seeker_name, str)]
@@ -299,7 +350,7 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext, tool: str = "get_inquir
     return detail
 
 
-def inquiry_detail(facts: InquiryFacts, drafts: list[PendingAction], names: dict[int, str], now: dt.datetime) -> InquiryDetail:
+def inquiry_detail(facts: InquiryFacts[Inquiry], drafts: list[PendingAction], names: dict[int, str], now: dt.datetime) -> InquiryDetail:
     inquiry = facts.inquiry
     profile = profile_of(inquiry)
     listing = inquiry.listing

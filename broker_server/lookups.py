@@ -5,7 +5,7 @@ catalog) gets a sentence of its own, pointing to its public exposé."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
 from contract.errors import ErrorCode, ToolFailure
@@ -50,8 +50,11 @@ def own_listing_id(session: Session, office: OfficeData, listing_id: str) -> int
     return int(found)
 
 
+_OFFICE_NAME = select(Office.name).where(Office.id == bindparam("office_id"))  # built once: its cache key is memoized
+
+
 def office_name(session: Session, office: OfficeData) -> str:
-    return session.scalar(select(Office.name).where(Office.id == office.office_id)) or "dein Büro"
+    return session.scalar(_OFFICE_NAME, {"office_id": office.office_id}) or "dein Büro"
 
 
 def member_names(session: Session, office: OfficeData, user_ids: set[int | None]) -> dict[int, str]:

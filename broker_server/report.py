@@ -4,8 +4,9 @@ counts them and writes the sections."""
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 
-from sqlalchemy import case, select
+from sqlalchemy import Select, bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from broker_server.lists import office_scope
@@ -16,94 +17,124 @@ from shared import publishing, situation
 from shared.awaiting_reply import first_office_message, last_office_message, waiting_since
 from shared.catalog import search as engine
 from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction, Proposal
-from shared.db.scoped import OfficeData, count_rows
+from shared.db.scoped import ANY_OFFICE, OfficeData
+from shared.pending_actions import SHOWN_COLUMNS, ShownAction
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
 
 
+# Every statement is built once per process from ANY_OFFICE (the office a bound parameter) and run with the office's and
+# the call's values: building and keying them anew was about half of a report's CPU.
+_WAITING = (
+    ANY_OFFICE.inquiries()
+    .where(Inquiry.status == InquiryStatus.open.value)
+    .with_only_columns(
+        Inquiry.id,
+        Inquiry.ref,
+        Inquiry.listing_id,
+        waiting_since().label("waiting_since"),
+        case((last_office_message().is_(None), 1), else_=0).label("first_contact"),
+    )
+    .subquery()
+)
+_OPEN_INQUIRIES = (
+    select(_WAITING.c.ref, _WAITING.c.waiting_since, _WAITING.c.first_contact, Listing.ref.label("listing_ref"), Listing.title)
+    .join(Listing, Listing.id == _WAITING.c.listing_id)
+    .order_by(_WAITING.c.waiting_since, _WAITING.c.id)
+)
+
+
 def _open_inquiries(session: Session, office: OfficeData) -> list[situation.OpenInquiry]:
     """Open inquiries of the office with since when they wait and whether the office ever replied, longest first."""
-    waiting = (
-        office.inquiries()
-        .where(Inquiry.status == InquiryStatus.open.value)
-        .with_only_columns(
-            Inquiry.id,
-            Inquiry.ref,
-            Inquiry.listing_id,
-            waiting_since().label("waiting_since"),
-            case((last_office_message().is_(None), 1), else_=0).label("first_contact"),
-        )
-        .subquery()
-    )
-    rows = session.execute(
-        select(waiting.c.ref, waiting.c.waiting_since, waiting.c.first_contact, Listing.ref.label("listing_ref"), Listing.title)
-        .join(Listing, Listing.id == waiting.c.listing_id)
-        .order_by(waiting.c.waiting_since, waiting.c.id)
-    ).all()
+    rows = session.execute(_OPEN_INQUIRIES, office.params()).all()
     return [situation.OpenInquiry(r.ref, r.listing_ref, r.title, r.waiting_since, bool(r.first_contact)) for r in rows]
 
 
-def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) -> list[PendingAction]:
-    """Pending or expired actions of the office that expire after the look-back start, oldest first."""
-    query = office.pending_actions().where(
-        PendingAction.status.in_(["pending", "expired"]), PendingAction.expires_at > now - situation.EXPIRED_LOOKBACK
-    )
-    return list(session.scalars(query.order_by(PendingAction.created_at, PendingAction.id)))
+_PREPARED_ACTIONS = (
+    ANY_OFFICE.pending_actions()
+    .where(PendingAction.status.in_(["pending", "expired"]), PendingAction.expires_at > bindparam("lookback_start"))
+    .with_only_columns(*SHOWN_COLUMNS)
+    .order_by(PendingAction.created_at, PendingAction.id)
+)
+
+
+def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) -> list[ShownAction]:
+    """Pending or expired actions of the office that expire after the look-back start, oldest first (the columns shown)."""
+    return list(session.execute(_PREPARED_ACTIONS, {**office.params(), "lookback_start": now - situation.EXPIRED_LOOKBACK}))
+
+
+_CHECKED = ANY_OFFICE.listings().where(Listing.status.in_([s.value for s in situation.CHECKED_STATUSES]))
+_CHECKED_COUNT = _CHECKED.with_only_columns(func.count(), maintain_column_froms=True)
+
+
+@lru_cache(maxsize=4)
+def _failing(today: dt.date) -> Select[tuple[Listing]]:
+    return _CHECKED.where(publishing.publishable_condition(False, today)).order_by(Listing.id)
 
 
 def _checked_listings(session: Session, office: OfficeData, today: dt.date) -> tuple[list[Listing], int]:
     """The office's listings in the checked statuses that fail the publishing check on `today` (selected with the
     same SQL condition as the stock search's `publishable = false`), and how many were checked."""
-    checked = office.listings().where(Listing.status.in_([s.value for s in situation.CHECKED_STATUSES]))
-    failing = session.scalars(checked.where(publishing.publishable_condition(False, today)).order_by(Listing.id))
-    return list(failing), count_rows(session, checked)
+    failing = session.scalars(_failing(today), office.params())
+    return list(failing), int(session.scalar(_CHECKED_COUNT, office.params()) or 0)
+
+
+_DUE_CERTIFICATES = (
+    ANY_OFFICE.listings()
+    .where(
+        Listing.status.in_(engine.PUBLIC_STATUSES),
+        Listing.energy_status == EnergyStatus.present.value,
+        Listing.energy_valid_until.is_not(None),
+        Listing.energy_valid_until <= bindparam("due_by"),
+    )
+    .with_only_columns(Listing.ref, Listing.title, Listing.energy_valid_until)
+    .order_by(Listing.energy_valid_until, Listing.id)
+)
 
 
 def _due_certificates(session: Session, office: OfficeData, due_by: dt.date) -> list[situation.Certificate]:
-    rows = session.execute(
-        office.listings()
-        .where(
-            Listing.status.in_(engine.PUBLIC_STATUSES),
-            Listing.energy_status == EnergyStatus.present.value,
-            Listing.energy_valid_until.is_not(None),
-            Listing.energy_valid_until <= due_by,
-        )
-        .with_only_columns(Listing.ref, Listing.title, Listing.energy_valid_until)
-        .order_by(Listing.energy_valid_until, Listing.id)
-    ).all()
+    rows = session.execute(_DUE_CERTIFICATES, {**office.params(), "due_by": due_by}).all()
     return [situation.Certificate(ref, title, valid_until) for ref, title, valid_until in rows]
 
 
+_OPEN_PROPOSALS = (
+    ANY_OFFICE.proposals()
+    .where(Proposal.status == ProposalStatus.open.value)
+    .join(Listing, Listing.id == Proposal.listing_id)
+    .with_only_columns(Proposal.ref, Listing.ref, Listing.title, Proposal.created_at)
+    .order_by(Proposal.created_at, Proposal.id)
+)
+
+
 def _open_proposals(session: Session, office: OfficeData) -> list[situation.OpenProposal]:
-    rows = session.execute(
-        office.proposals()
-        .where(Proposal.status == ProposalStatus.open.value)
-        .join(Listing, Listing.id == Proposal.listing_id)
-        .with_only_columns(Proposal.ref, Listing.ref, Listing.title, Proposal.created_at)
-        .order_by(Proposal.created_at, Proposal.id)
-    ).all()
+    rows = session.execute(_OPEN_PROPOSALS, office.params()).all()
     return [situation.OpenProposal(ref, listing_ref, title, created_at) for ref, listing_ref, title, created_at in rows]
 
 
+_NEW_INQUIRIES = (
+    ANY_OFFICE.inquiries()
+    .where(Inquiry.created_at > bindparam("since"), Inquiry.created_at <= bindparam("now"))
+    .with_only_columns(Inquiry.created_at, first_office_message())
+)
+_REPLIES = select(InquiryMessage.created_at).where(
+    InquiryMessage.inquiry_id.in_(ANY_OFFICE.inquiries().with_only_columns(Inquiry.id)),
+    InquiryMessage.author == MessageAuthor.office.value,
+    InquiryMessage.created_at > bindparam("since"),
+    InquiryMessage.created_at <= bindparam("now"),
+)
+_PUBLISHED = (
+    ANY_OFFICE.listings()
+    .where(Listing.published_at > bindparam("since"), Listing.published_at <= bindparam("now"))
+    .with_only_columns(Listing.published_at)
+)
+
+
 def _activity(session: Session, office: OfficeData, now: dt.datetime) -> situation.Activity:
-    since = situation.activity_since(now)
-    inquiries = session.execute(
-        office.inquiries()
-        .where(Inquiry.created_at > since, Inquiry.created_at <= now)
-        .with_only_columns(Inquiry.created_at, first_office_message())
-    ).all()
-    replies = session.scalars(
-        select(InquiryMessage.created_at).where(
-            InquiryMessage.inquiry_id.in_(office.inquiries().with_only_columns(Inquiry.id)),
-            InquiryMessage.author == MessageAuthor.office.value,
-            InquiryMessage.created_at > since,
-            InquiryMessage.created_at <= now,
-        )
-    ).all()
-    published = session.scalars(
-        office.listings().where(Listing.published_at > since, Listing.published_at <= now).with_only_columns(Listing.published_at)
-    ).all()
+    values = {**office.params(), "since": situation.activity_since(now), "now": now}
+    inquiries = session.execute(_NEW_INQUIRIES, values).all()
+    replies = session.scalars(_REPLIES, values).all()
+    published = session.scalars(_PUBLISHED, values).all()
     return situation.Activity(
         inquiries=[(received, reply if reply else None) for received, reply in inquiries], replies=replies, published=published
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Select, case, func, or_, select
+from sqlalchemy import Select, bindparam, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from broker_server.checks import check_result
@@ -41,7 +41,7 @@ from shared.db.models import Inquiry, Listing, ListingStatusChange, PendingActio
 from shared.db.scoped import OfficeData, count_rows
 from shared.paging.cursor import binding_hash
 from shared.partial_lists import shown
-from shared.pending_actions import action_fields
+from shared.pending_actions import SHOWN_COLUMNS, action_fields
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
@@ -145,20 +145,24 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
 # --- get_listing -----------------------------------------------------------------------------------------------
 
 
+_STATUS_HISTORY = (  # built once: its cache key is memoized
+    select(ListingStatusChange.old_status, ListingStatusChange.new_status, ListingStatusChange.changed_at, User.name)
+    .outerjoin(User, ListingStatusChange.changed_by == User.id)
+    .where(ListingStatusChange.listing_id == bindparam("listing_id"))
+    .order_by(ListingStatusChange.changed_at, ListingStatusChange.id)
+)
+
+
 def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntry] | Absent:
-    rows = session.execute(
-        select(ListingStatusChange, User.name)
-        .outerjoin(User, ListingStatusChange.changed_by == User.id)
-        .where(ListingStatusChange.listing_id == listing.id)
-        .order_by(ListingStatusChange.changed_at, ListingStatusChange.id)
-    ).all()
+    rows = session.execute(_STATUS_HISTORY, {"listing_id": listing.id}).all()
     if not rows:
         return Absent(
             reason=AbsenceReason.empty_in_source,
             note="Für dieses Objekt ist kein Statusverlauf gespeichert (etwa weil es vor Einführung des Verlaufs angelegt wurde).",
         )
     entries = []
-    for change, name in rows:
+    for change in rows:
+        name = change.name
         old = ListingStatus(change.old_status) if change.old_status else None
         new = ListingStatus(change.new_status)
         entries.append(
@@ -175,20 +179,26 @@ def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntr
     return entries
 
 
-def _latest(session: Session, of_listing: Select[Any], model: Any, open_status: StrEnum) -> tuple[dict[str, Any], Sequence[Any]]:
+def _latest(
+    session: Session, of_listing: Select[Any], model: Any, open_status: StrEnum, columns: Sequence[Any]
+) -> tuple[dict[str, Any], Sequence[Any]]:
     """The inquiries or proposals of one listing (`of_listing`): the counts (`total`, `open`, `shown`,
-    `all_shown`) and the newest LATEST_SHOWN rows."""
+    `all_shown`) and the newest LATEST_SHOWN rows (of `columns`, not entities)."""
     # the counts over the same rows without a subquery: a subquery's column proxies are rebuilt on every call and
     # made this statement several times dearer to build and compile than the query it counts
     is_open = case((model.status == open_status.value, 1), else_=0)
     total, open_ = session.execute(of_listing.with_only_columns(func.count(), func.coalesce(func.sum(is_open), 0))).one()
-    rows = session.scalars(of_listing.order_by(model.created_at.desc(), model.id.desc()).limit(LATEST_SHOWN)).all()
+    rows = session.execute(of_listing.with_only_columns(*columns).order_by(model.created_at.desc(), model.id.desc()).limit(LATEST_SHOWN)).all()
     return {"total": total, "open": open_, **shown(rows, total)}, rows
+
+
+_INQUIRY_SHOWN = (Inquiry.ref, Inquiry.status, Inquiry.created_at, Inquiry.last_message_at)
+_PROPOSAL_SHOWN = (Proposal.ref, Proposal.status, Proposal.created_at, Proposal.decided_at)
 
 
 def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -> ListingInquiries:
     of_listing = office.inquiries().where(Inquiry.listing_id == listing.id)
-    counts, rows = _latest(session, of_listing, Inquiry, InquiryStatus.open)
+    counts, rows = _latest(session, of_listing, Inquiry, InquiryStatus.open, _INQUIRY_SHOWN)
     return ListingInquiries(
         **counts,
         latest=[
@@ -205,7 +215,7 @@ def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -
 
 def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -> ListingProposals:
     of_listing = office.proposals().where(Proposal.listing_id == listing.id)
-    counts, rows = _latest(session, of_listing, Proposal, ProposalStatus.open)
+    counts, rows = _latest(session, of_listing, Proposal, ProposalStatus.open, _PROPOSAL_SHOWN)
     return ListingProposals(
         **counts,
         items=[
@@ -228,7 +238,7 @@ def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt
         or_(PendingAction.subject_ref.in_(inquiry_refs), PendingAction.subject_ref.in_(proposal_refs)),
     )
     total = count_rows(session, query)
-    rows = session.scalars(query.order_by(PendingAction.created_at, PendingAction.id).limit(DRAFTS_SHOWN)).all()
+    rows = session.execute(query.with_only_columns(*SHOWN_COLUMNS).order_by(PendingAction.created_at, PendingAction.id).limit(DRAFTS_SHOWN)).all()
     return OpenDrafts(
         total=total,
         **shown(rows, total),

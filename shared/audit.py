@@ -30,6 +30,9 @@ class PersonalDataRead(Base):
     record_ref: Mapped[str] = mapped_column(String(40))  # the inquiry or proposal whose personal data was shown
 
 
+_INSERT_READS = insert(PersonalDataRead.__table__)  # Core executemany: the ORM's bulk insert did per-row work for nothing
+
+
 def record_reads(
     session: Session, *, user_id: int, office_id: int | None, client_id: str | None, tool: str, refs: list[str], at: dt.datetime | None = None
 ) -> None:
@@ -39,7 +42,7 @@ def record_reads(
         return
     when = at or utcnow()
     session.execute(
-        insert(PersonalDataRead),
+        _INSERT_READS,
         [dict(at=when, user_id=user_id, office_id=office_id, client_id=client_id, tool=tool, record_ref=ref) for ref in refs],
     )
 

@@ -11,6 +11,7 @@ expires). A test keeps both sides equal on every listing of the demo catalog.
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 import statistics
 from typing import Any
 
@@ -279,8 +280,11 @@ def failing_conditions(today: dt.date) -> dict[CheckRule, ColumnElement[bool]]:
     }
 
 
+@lru_cache(maxsize=8)
 def publishable_condition(publishable: bool, today: dt.date) -> ColumnElement[bool]:
-    """Listings that pass every blocking rule on `today` (`publishable` true) or fail at least one (false)."""
+    """Listings that pass every blocking rule on `today` (`publishable` true) or fail at least one (false).
+
+    Kept per (publishable, day): the expression is immutable and building it was about a tenth of a situation report."""
     fails_one = or_(*failing_conditions(today).values())
     return not_(fails_one) if publishable else fails_one
 

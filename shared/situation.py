@@ -29,10 +29,10 @@ from contract.broker_report import (
 )
 from contract.envelope import AbsenceReason, Absent
 from contract.vocabulary import ListingStatus, labelled
-from shared.db.models import Listing, PendingAction
+from shared.db.models import Listing
 from shared.german import plural, whole_days
 from shared.partial_lists import shown, shown_note
-from shared.pending_actions import action_fields
+from shared.pending_actions import ShownAction, action_fields
 from shared.publishing import failed_blocking_rules
 
 EXPIRED_LOOKBACK = dt.timedelta(days=30)  # expired confirmations are counted this far back
@@ -136,7 +136,7 @@ def inquiry_section(waiting: Sequence[OpenInquiry], now: dt.datetime, limit: int
     )
 
 
-def confirmation_section(actions: Sequence[PendingAction], now: dt.datetime, limit: int) -> ConfirmationSection:
+def confirmation_section(actions: Sequence[ShownAction], now: dt.datetime, limit: int) -> ConfirmationSection:
     """Of the office's prepared actions (pending or expired, oldest first): those still waiting for a click, and,
     counted apart, those that expired within EXPIRED_LOOKBACK without being executed."""
     waiting = sorted((a for a in actions if a.status == "pending" and a.expires_at > now), key=lambda a: a.created_at)

@@ -60,10 +60,10 @@ def json_safe(value: Any) -> Any:
         return value
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, dict):  # a plain value as it is without a call (a listing's state is mostly plain values)
+        return {k if type(k) is str else str(k): v if v is None or type(v) in _PLAIN else json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
+        return [v if v is None or type(v) in _PLAIN else json_safe(v) for v in value]
     if hasattr(value, "value") and isinstance(getattr(value, "value"), str):
         return value.value
     return value

@@ -86,11 +86,15 @@ def words(text: str) -> list[str]:
 
 
 _SORTED_PARTS = tuple(sorted(COMPOUND_PARTS))
+# any part anywhere in a word: most words (numbers, object numbers, names) hold none, and one search in C says so
+_ANY_PART = re.compile("|".join(sorted(COMPOUND_PARTS, key=len)))
 
 
 @lru_cache(maxsize=65536)  # words repeat across listings; splitting is most of the indexing time
 def compound_parts(word: str) -> tuple[str, ...]:
     """Lexicon parts a compound word contains (never the word itself), in a stable order."""
+    if _ANY_PART.search(word) is None:  # every part found below occurs in the word
+        return ()
     parts = []
     for part in _SORTED_PARTS:
         if part == word or len(part) >= len(word):

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import BindParameter, Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from shared.db.models import Inquiry, Listing, Match, PendingAction, Proposal, SearchOrder, Valuation
 
 
 class OfficeData:
-    """Everything an office may see: its own listings, inquiries, valuations, proposals and pending actions."""
+    """Everything an office may see: its own listings, inquiries, valuations, proposals and pending actions.
 
-    def __init__(self, office_id: int) -> None:
+    `ANY_OFFICE` has the office as the bound parameter `office_id`: a statement built from it once per process runs
+    with `office.params()`, and without them it fails (a value is required for `office_id`), so it cannot be forgotten."""
+
+    def __init__(self, office_id: int | BindParameter[int]) -> None:
         self.office_id = office_id
+
+    def params(self) -> dict[str, Any]:
+        """The bound values of a statement built from ANY_OFFICE, for this office."""
+        return {"office_id": self.office_id}
 
     def listings(self) -> Select[tuple[Listing]]:
         return select(Listing).where(Listing.office_id == self.office_id)
@@ -32,6 +39,9 @@ class OfficeData:
     def pending_actions(self) -> Select[tuple[PendingAction]]:
         """Prepared actions of the office waiting for (or past) a click, whoever of its members prepared them."""
         return select(PendingAction).where(PendingAction.office_id == self.office_id)
+
+
+ANY_OFFICE = OfficeData(bindparam("office_id", type_=Integer))
 
 
 class SeekerData:
@@ -51,5 +61,11 @@ class SeekerData:
 
 
 def count_rows(session: Session, query: Select[Any]) -> int:
-    """How many rows `query` (a scope of OfficeData or SeekerData, narrowed or not) selects."""
+    """How many rows `query` (a scope of OfficeData or SeekerData, narrowed or not) selects.
+
+    A plain scope is counted in place (its FROM, joins and WHERE, the entity's columns replaced by count(*)): wrapping
+    it in a subquery rebuilt the proxies of every column of the entity on each call, several times the cost of the
+    count. A query that limits, groups or removes duplicates is counted as a subquery, which is what it selects."""
+    if query._limit_clause is None and query._offset_clause is None and not query._distinct and not query._group_by_clauses:
+        return int(session.scalar(query.with_only_columns(func.count(), maintain_column_froms=True).order_by(None)) or 0)
     return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)

@@ -115,6 +115,7 @@ CERTIFICATE_TYPES = {"BEDARF": "demand", "VERBRAUCH": "consumption"}
 ENERGY_STATUS_WORDS = {"BEI_BESICHTIGUNG": "at_viewing", "OHNE": "not_required", "NICHT_NOETIG": "not_required"}
 _PERCENT = re.compile(r"^\s*(\d{1,2}(?:[,.]\d{1,2})?)\s*%")
 _GERMAN_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
+_POSTAL_CODE = re.compile(r"\d{5}")
 
 
 class _Indexed(dict):  # type: ignore[type-arg]
@@ -163,33 +164,35 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     marketing = _marketing(element)
     kind = element.find("objektkategorie/objektart")
     kind_child = next(iter(kind), None) if kind is not None else None
+    postal_code = _text(element, "geo/plz")
+    city = _text(element, "geo/ort")
+    title = _text(element, "freitexte/objekttitel")
     missing = [
         path
         for path, present in (
             ("objektkategorie/vermarktungsart", marketing is not None),
             ("objektkategorie/objektart", kind_child is not None and kind_child.tag in PROPERTY_TYPES),
-            ("geo/plz", _text(element, "geo/plz") is not None),
-            ("geo/ort", _text(element, "geo/ort") is not None),
-            ("freitexte/objekttitel", _text(element, "freitexte/objekttitel") is not None),
+            ("geo/plz", postal_code is not None),
+            ("geo/ort", city is not None),
+            ("freitexte/objekttitel", title is not None),
         )
         if not present
     ]
     if missing:
         result.refusal = "Im Objekt fehlt " + ", ".join(f"‹{path}›" for path in missing) + "."
         return
-    assert marketing is not None and kind_child is not None
-    postal_code = _text(element, "geo/plz") or ""
-    if not re.fullmatch(r"\d{5}", postal_code):
+    assert marketing is not None and kind_child is not None and postal_code is not None and title is not None
+    if not _POSTAL_CODE.fullmatch(postal_code):
         result.refusal = f"Die Postleitzahl ‹{postal_code}› in ‹geo/plz› ist keine fünfstellige deutsche Postleitzahl."
         return
     f = result.fields
     f["marketing_type"] = marketing
     f["property_type"] = PROPERTY_TYPES[kind_child.tag]
     f["property_subtype"] = _subtype(kind_child)
-    f["title"] = (_text(element, "freitexte/objekttitel") or "")[:300]
+    f["title"] = title[:300]
     f["description"] = _text(element, "freitexte/objektbeschreibung") or _text(element, "freitexte/objekt_text") or ""
     f["postal_code"] = postal_code
-    f["city"] = _text(element, "geo/ort")
+    f["city"] = city
     f["district"] = _text(element, "geo/regionaler_zusatz")
     f["street"] = _text(element, "geo/strasse")
     f["house_number"] = _text(element, "geo/hausnummer")
@@ -303,11 +306,21 @@ def _features(element: ET.Element) -> list[str]:
 
 def _photos(element: ET.Element) -> list[dict[str, str]]:
     photos = []
-    for attachment in element.iterfind("anhaenge/anhang"):
-        url = _text(attachment, "daten/pfad") or ""
-        if url.startswith(("https://", "http://")):
-            photos.append({"url": url, "caption": _text(attachment, "anhangtitel") or ""})
+    for attachments in element.element.findall("anhaenge"):  # as iterfind("anhaenge/anhang"), without ElementPath
+        for attachment in attachments.findall("anhang"):
+            url = _text_of(_first(attachment, "daten", "pfad")) or ""
+            if url.startswith(("https://", "http://")):
+                photos.append({"url": url, "caption": _text(attachment, "anhangtitel") or ""})
     return photos
+
+
+def _first(element: ET.Element, child: str, grandchild: str) -> ET.Element | None:
+    """`element.find("child/grandchild")` (the first in document order) with the C finder, not ElementPath."""
+    for found in element.findall(child):
+        inner = found.find(grandchild)
+        if inner is not None:
+            return inner
+    return None
 
 
 # --- small readers ------------------------------------------------------------------------------------------
@@ -316,7 +329,10 @@ def _photos(element: ET.Element) -> list[dict[str, str]]:
 def _text(element: ET.Element, path: str) -> str | None:
     """The element's text, stripped; None when empty. The reader keeps texts as parsed: text after a child element
     (a `<br/>` in a description) is the element's too."""
-    found = element.find(path)
+    return _text_of(element.find(path))
+
+
+def _text_of(found: ET.Element | None) -> str | None:
     if found is None:
         return None
     text = found.text
@@ -330,7 +346,8 @@ def _short(text: str | None, limit: int) -> str | None:
 
 
 def _flag(element: ET.Element, path: str) -> bool:
-    return (_text(element, path) or "").lower() in TRUE
+    found = element.find(path)
+    return found is not None and (_text_of(found) or "").lower() in TRUE
 
 
 def _attribute(element: ET.Element, path: str, name: str) -> str | None:
@@ -344,7 +361,10 @@ def _any_attribute(element: ET.Element, path: str) -> bool:
 
 
 def _count(element: ET.Element, path: str) -> bool:
-    text = _text(element, path)
+    found = element.find(path)
+    if found is None:
+        return False
+    text = _text_of(found)
     parsed = parse_number(text) if text else None
     return parsed is not None and parsed.value is not None and parsed.value > 0
 

@@ -9,7 +9,8 @@ could be 1.25 or 1250: each of these is excluded and declared with its reason, n
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from contract.vocabulary import ValueExclusion
 
@@ -17,8 +18,7 @@ from contract.vocabulary import ValueExclusion
 Excluded = ValueExclusion
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(NamedTuple):  # immutable as a frozen dataclass, made several times faster (a dozen per object)
     value: float | None
     reason: Excluded | None = None
 
@@ -44,6 +44,11 @@ _SCHEMA_DECIMAL = re.compile(r"\d+(?:\.(?:\d\d?|\d{4,}))?")
 def parse_number(raw: str, *, whole: bool = False, signed: bool = False) -> Parsed:
     """One value of a numeric field: the number, or None with the reason it was excluded. `signed`: a field where a
     negative number is real (the floor of a basement flat is -1); elsewhere it is out of range."""
+    return _parse_number(raw, whole, signed)
+
+
+@lru_cache(maxsize=8192)  # feeds repeat their values (years, floors, rooms, costs); the result is immutable
+def _parse_number(raw: str, whole: bool, signed: bool) -> Parsed:
     if _SCHEMA_DECIMAL.fullmatch(raw):
         value = float(raw)
         return Parsed(None, Excluded.out_of_range) if whole and value != int(value) else Parsed(value)
@@ -82,7 +87,7 @@ def parse_coordinate(raw: str) -> Parsed:
     text = raw.strip()
     if _COORDINATE.fullmatch(text):
         return Parsed(float(text.replace(",", ".")))
-    parsed = parse_number(text, signed=True)
+    parsed = _parse_number(text, False, True)
     return Parsed(None, Excluded.not_a_number) if parsed.value is not None else parsed
 
 

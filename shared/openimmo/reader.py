@@ -308,21 +308,16 @@ def _normalise(element: ET.Element, where: str, paths: dict[str, ET.Element]) ->
             if len(_canonical) < 8192:
                 _canonical.add(tag)
     for node in nodes:
-        attrib = node.attrib
-        if attrib:
-            named = {(_names.get(key) or _name(key)): value for key, value in attrib.items()}
-            if len(named) < len(attrib):  # two spellings of one attribute: the careful walk names them
+        items = node.items()  # not node.attrib: that would give each element without attributes a dict of its own
+        if items:
+            named = {(_names.get(key) or _name(key)): value for key, value in items}
+            if len(named) < len(items):  # two spellings of one attribute: the careful walk names them
                 paths.clear()
                 return _walk(element, "", where, paths)
             node.attrib = named
-    for child in element:
-        name = child.tag
-        if name not in paths:
-            paths[name] = child
-        for grandchild in child:
-            path = name + "/" + grandchild.tag
-            if path not in paths:
-                paths[path] = grandchild
+    # built from the back, so the first in document order is the one a path keeps
+    paths.update({child.tag: child for child in reversed(element)})
+    paths.update({child.tag + "/" + grandchild.tag: grandchild for child in reversed(element) for grandchild in reversed(child)})
     return None
 
 

@@ -172,6 +172,8 @@ def _import(
     max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None, preview: bool,
 ) -> ImportListingsOutput:
     header, total = survey(source, max_bytes=max_bytes)
+    if progress is not None:  # the transfer is read through once: say so before the first chunk is mapped and written
+        progress(0, total, f"Übertragung geprüft: {plural(total, 'Objekt', 'Objekte')}, 0 von {total} verarbeitet")
     run = _Run(header, total)
     clock = _Clock(progress, total)
     objects = (item for item in read_transfer(source, max_bytes=max_bytes) if isinstance(item, ParsedObject))

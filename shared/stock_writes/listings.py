@@ -13,8 +13,8 @@ from sqlalchemy.orm.attributes import flag_modified, set_committed_value
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ListingStatus, MarketingType, WriteResult, label
 from shared import publishing
-from shared.catalog.indexing import bump_revision, search_fields, term_rows
-from shared.catalog.text import normalise
+from shared.catalog.indexing import bump_revision, search_fields
+from shared.catalog.text import index_terms, normalise
 from shared.db.copying import insert_rows, next_ids
 from shared.db.models import AuditEntry, Listing, ListingFeature, ListingStatusChange, ListingTerm
 from shared.matching.events import PRICE_DROP, PUBLISHED, STATUS_CHANGE, EventBatch, MatchCounts, listing_event
@@ -119,8 +119,8 @@ def _write_features(session: Session, listing: Listing, features: list[str]) -> 
     session.expire(listing, ["features"])
 
 
-def _terms(listing: Listing, features: list[str]) -> list[dict[str, object]]:
-    """The listing's full-text terms from its current text (shared.catalog.indexing)."""
+def _terms(listing: Listing, features: list[str]) -> tuple[int, list[tuple[int, str]]]:
+    """The listing's id and full-text terms (position, term) from its current text (shared.catalog.indexing)."""
     fields = search_fields(
         title=listing.title,
         description=listing.description,
@@ -129,27 +129,28 @@ def _terms(listing: Listing, features: list[str]) -> list[dict[str, object]]:
         subtype=listing.property_subtype,
         features=features,  # type: ignore[arg-type]
     )
-    return term_rows(listing.id, fields)
+    return listing.id, index_terms(fields)
 
 
 def _index(session: Session, listing: Listing, features: list[str]) -> None:
     session.execute(delete(ListingTerm).where(ListingTerm.listing_id == listing.id))
-    copy_terms(session, _terms(listing, features))
+    copy_terms(session, [_terms(listing, features)])
 
 
-def copy_terms(session: Session, rows: list[dict[str, object]]) -> None:
-    """Insert full-text term rows: on PostgreSQL through COPY in the session's transaction (a listing has about 50,
-    an import chunk tens of thousands; terms are [a-z0-9], nothing in them needs COPY's escaping), elsewhere as one
-    executemany."""
-    if not rows:
+def copy_terms(session: Session, listings: list[tuple[int, list[tuple[int, str]]]]) -> None:
+    """Insert full-text term rows, (listing id, its (position, term) pairs) per listing: on PostgreSQL through COPY in
+    the session's transaction (a listing has about 50, an import chunk tens of thousands; terms are [a-z0-9], nothing
+    in them needs COPY's escaping), the text made without a dict per row; elsewhere as one executemany."""
+    if not any(terms for _, terms in listings):
         return
     connection = session.connection()
     if connection.dialect.name != "postgresql":
+        rows = [{"listing_id": listing_id, "position": p, "term": t} for listing_id, terms in listings for p, t in terms]
         session.execute(insert(ListingTerm.__table__), rows)
         return
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
     with cursor.copy("COPY listing_terms (listing_id, position, term) FROM STDIN") as copy:
-        copy.write("".join(f"{r['listing_id']}\t{r['position']}\t{r['term']}\n" for r in rows))
+        copy.write("".join(f"{listing_id}\t{p}\t{t}\n" for listing_id, terms in listings for p, t in terms))
 
 
 def _own_listing(session: Session, office_id: int, listing_ref: str) -> Listing:
@@ -254,11 +255,14 @@ def create_listings(
     if not made:
         return results
     _insert_listings(session, [listing for _, listing, _ in made])
-    features, terms, history, audits = [], [], [], []
+    features: list[dict[str, Any]] = []
+    terms: list[tuple[int, list[tuple[int, str]]]] = []
+    history: list[dict[str, Any]] = []
+    audits: list[dict[str, Any]] = []
     for position, listing, chosen in made:
         session.expire(listing, ["features"])
         features += [{"listing_id": listing.id, "feature": f} for f in chosen]
-        terms += _terms(listing, chosen)
+        terms.append(_terms(listing, chosen))
         history.append({"listing_id": listing.id, "old_status": None, "new_status": listing.status, "changed_by": user_id,
                         "changed_at": now, "reason": None})
         after = state_of(listing, chosen)

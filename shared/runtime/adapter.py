@@ -7,6 +7,7 @@ question for a missing input (MRTR or INPUT_REQUIRED) and logs one JSON line per
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import re
@@ -233,22 +234,29 @@ class ToolRunner:
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
         key = cache_key(spec.name, arguments) if spec.name in self.definition.public_reads else None
+        handler = self.definition.handlers[spec.name]
         if key is None:
-            return await self._answer(spec, args, context)
+            return self._finish(spec, await in_worker(self.budgets[spec.name], handler, args, context), context)
         revision_of = self.definition.catalog_revision
         assert revision_of is not None  # ServerDefinition checks it
-        revision = await in_worker(self.budgets[spec.name], revision_of, context)
-        now = context.now()
-        kept = self.read_cache.get(key, revision, now)
+        cache = self.read_cache
+
+        def kept_or_made() -> tuple[int, dt.datetime, types.CallToolResult | None, Any]:
+            """In one trip to a worker thread: the revision, then the kept answer, or else the handler's output."""
+            revision, now = revision_of(context), context.now()
+            kept = cache.get(key, revision, now)
+            return revision, now, kept, (None if kept is not None else handler(args, context))
+
+        revision, now, kept, raw = await in_worker(self.budgets[spec.name], kept_or_made)
         if kept is not None:
             return kept
-        result = await self._answer(spec, args, context)
+        result = self._finish(spec, raw, context)
         if isinstance(result, types.CallToolResult) and not result.is_error and result.meta is None:
-            self.read_cache.put(key, revision, now, result)
+            cache.put(key, revision, now, result)
         return result
 
-    async def _answer(self, spec: ToolSpec, args: BaseModel, context: ToolContext) -> types.CallToolResult | types.InputRequiredResult:
-        raw = await in_worker(self.budgets[spec.name], self.definition.handlers[spec.name], args, context)
+    def _finish(self, spec: ToolSpec, raw: Any, context: ToolContext) -> types.CallToolResult | types.InputRequiredResult:
+        """The result of a handler's output: envelope, checked structuredContent, German text (or the page to visit)."""
         meta: dict[str, Any] | None = None
         if isinstance(raw, WithMeta):
             if raw.visit is not None and context.opens_pages:

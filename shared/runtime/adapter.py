@@ -7,6 +7,7 @@ question for a missing input (MRTR or INPUT_REQUIRED) and logs one JSON line per
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -22,6 +23,7 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.caching import CacheHint
 from mcp.shared.exceptions import MCPError
+from opentelemetry.trace import INVALID_SPAN
 from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, PageVisit, Tally, WithMeta
@@ -42,7 +44,7 @@ from shared.runtime.output_check import OutputCheck
 from shared.runtime.read_cache import ReadCache, cache_key
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
-from shared.telemetry.tracing import caller_fields, tracer
+from shared.telemetry.tracing import caller_fields, tracer, tracing_on
 
 log = logging.getLogger("athaus.calls")
 
@@ -155,7 +157,8 @@ class ToolRunner:
         outcome = "OK"
         server = self.definition.spec.name.value
         logged = log.isEnabledFor(logging.INFO)
-        with tracer.start_as_current_span(f"tool {spec.name}") as span:
+        # without a tracer provider the span would be a no-op: not made at all (issue 21)
+        with tracer.start_as_current_span(f"tool {spec.name}") if tracing_on() else contextlib.nullcontext(INVALID_SPAN) as span:
             recording = span.is_recording()
             # the pseudonyms (two HMACs) only for a reader: a recorded span or the INFO log line
             who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller and (logged or recording) else {}

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
+from athaus.dispatch import McpPaths
 from athaus.docs.site import SITE_DIR
 from athaus.health import HEALTH_DEADLINE_SECONDS, health_router
 from athaus.record_pages import record_router
@@ -221,6 +222,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
             Middleware(HostCheck, hosts=hosts, bind_port=settings.port),
             Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds),
             Middleware(CrossOrigin, policy=origins, paths=cross_origin),
+            Middleware(McpPaths, endpoints=mcp_endpoints),  # innermost: an MCP call skips FastAPI's routing (athaus/dispatch.py)
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_url=OPENAPI_PATH if settings.serves_openapi else None,
@@ -231,7 +233,8 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     for router in routers:
         app.include_router(router)
     app.state.allowed_methods = allowed_methods(routers)
-    # The MCP endpoints: ASGI apps of their own at their exact paths, outside the OpenAPI document.
+    # The MCP endpoints: ASGI apps of their own at their exact paths, outside the OpenAPI document (reached through
+    # McpPaths; registered as routes as well, so the router knows every path the app serves).
     for path, mcp_endpoint in mcp_endpoints.items():
         app.add_route(path, mcp_endpoint, include_in_schema=False)
 

@@ -6,7 +6,7 @@ catalog) gets a sentence of its own, pointing to its public exposé."""
 from __future__ import annotations
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from contract.errors import ErrorCode, ToolFailure
 from contract.search import LISTING_RESOURCE
@@ -33,9 +33,9 @@ def _not_in_stock(session: Session, listing_id: str) -> ToolFailure:
 
 
 def own_listing(session: Session, office: OfficeData, listing_id: str) -> Listing:
-    """One listing of the office's stock, in any status, with its office and features loaded."""
+    """One listing of the office's stock, in any status, with its office (joined: no statement of its own) and features loaded."""
     listing = session.scalar(
-        office.listings().where(Listing.ref == listing_id).options(selectinload(Listing.office), selectinload(Listing.features))
+        office.listings().where(Listing.ref == listing_id).options(joinedload(Listing.office), selectinload(Listing.features))
     )
     if listing is None:
         raise _not_in_stock(session, listing_id)

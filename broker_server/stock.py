@@ -38,7 +38,7 @@ from shared import listing_view, publishing
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, StockScope
 from shared.db.models import Inquiry, Listing, ListingStatusChange, PendingAction, Proposal, User
-from shared.db.scoped import OfficeData, count_rows
+from shared.db.scoped import ANY_OFFICE, OfficeData
 from shared.paging.cursor import binding_hash
 from shared.partial_lists import shown
 from shared.pending_actions import SHOWN_COLUMNS, action_fields
@@ -179,26 +179,43 @@ def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntr
     return entries
 
 
-def _latest(
-    session: Session, of_listing: Select[Any], model: Any, open_status: StrEnum, columns: Sequence[Any]
-) -> tuple[dict[str, Any], Sequence[Any]]:
-    """The inquiries or proposals of one listing (`of_listing`): the counts (`total`, `open`, `shown`,
-    `all_shown`) and the newest LATEST_SHOWN rows (of `columns`, not entities)."""
-    # the counts over the same rows without a subquery: a subquery's column proxies are rebuilt on every call and
-    # made this statement several times dearer to build and compile than the query it counts
+def _latest_statement(of_listing: Select[Any], model: Any, open_status: StrEnum, columns: Sequence[Any]) -> Select[Any]:
+    """The newest LATEST_SHOWN rows of `of_listing` (of `columns`, not entities), each with the counts over all of
+    them as window columns `total_rows` and `open_rows`: the counts and the rows in one statement."""
     is_open = case((model.status == open_status.value, 1), else_=0)
-    total, open_ = session.execute(of_listing.with_only_columns(func.count(), func.coalesce(func.sum(is_open), 0))).one()
-    rows = session.execute(of_listing.with_only_columns(*columns).order_by(model.created_at.desc(), model.id.desc()).limit(LATEST_SHOWN)).all()
+    return (
+        of_listing.with_only_columns(
+            *columns, func.count().over().label("total_rows"), func.coalesce(func.sum(is_open).over(), 0).label("open_rows")
+        )
+        .order_by(model.created_at.desc(), model.id.desc())
+        .limit(LATEST_SHOWN)
+    )
+
+
+def _latest(session: Session, statement: Select[Any], office: OfficeData, listing: Listing) -> tuple[dict[str, Any], Sequence[Any]]:
+    """The counts (`total`, `open`, `shown`, `all_shown`) and rows of a `_latest_statement` for `listing`."""
+    rows = session.execute(statement, {**office.params(), "listing_id": listing.id}).all()
+    total, open_ = (int(rows[0].total_rows), int(rows[0].open_rows)) if rows else (0, 0)
     return {"total": total, "open": open_, **shown(rows, total)}, rows
 
 
-_INQUIRY_SHOWN = (Inquiry.ref, Inquiry.status, Inquiry.created_at, Inquiry.last_message_at)
-_PROPOSAL_SHOWN = (Proposal.ref, Proposal.status, Proposal.created_at, Proposal.decided_at)
+# Built once per process from ANY_OFFICE, with the listing a bound parameter too
+_LATEST_INQUIRIES = _latest_statement(
+    ANY_OFFICE.inquiries().where(Inquiry.listing_id == bindparam("listing_id")),
+    Inquiry,
+    InquiryStatus.open,
+    (Inquiry.ref, Inquiry.status, Inquiry.created_at, Inquiry.last_message_at),
+)
+_LATEST_PROPOSALS = _latest_statement(
+    ANY_OFFICE.proposals().where(Proposal.listing_id == bindparam("listing_id")),
+    Proposal,
+    ProposalStatus.open,
+    (Proposal.ref, Proposal.status, Proposal.created_at, Proposal.decided_at),
+)
 
 
 def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -> ListingInquiries:
-    of_listing = office.inquiries().where(Inquiry.listing_id == listing.id)
-    counts, rows = _latest(session, of_listing, Inquiry, InquiryStatus.open, _INQUIRY_SHOWN)
+    counts, rows = _latest(session, _LATEST_INQUIRIES, office, listing)
     return ListingInquiries(
         **counts,
         latest=[
@@ -214,8 +231,7 @@ def _listing_inquiries(session: Session, office: OfficeData, listing: Listing) -
 
 
 def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -> ListingProposals:
-    of_listing = office.proposals().where(Proposal.listing_id == listing.id)
-    counts, rows = _latest(session, of_listing, Proposal, ProposalStatus.open, _PROPOSAL_SHOWN)
+    counts, rows = _latest(session, _LATEST_PROPOSALS, office, listing)
     return ListingProposals(
         **counts,
         items=[
@@ -230,15 +246,24 @@ def _listing_proposals(session: Session, office: OfficeData, listing: Listing) -
     )
 
 
-def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt.datetime) -> OpenDrafts:
-    inquiry_refs = office.inquiries().where(Inquiry.listing_id == listing.id).with_only_columns(Inquiry.ref)
-    proposal_refs = office.proposals().where(Proposal.listing_id == listing.id).with_only_columns(Proposal.ref)
-    query = office.pending_actions().where(
+_OPEN_DRAFTS = (
+    ANY_OFFICE.pending_actions()
+    .where(
         PendingAction.status == "pending",
-        or_(PendingAction.subject_ref.in_(inquiry_refs), PendingAction.subject_ref.in_(proposal_refs)),
+        or_(
+            PendingAction.subject_ref.in_(ANY_OFFICE.inquiries().where(Inquiry.listing_id == bindparam("listing_id")).with_only_columns(Inquiry.ref)),
+            PendingAction.subject_ref.in_(ANY_OFFICE.proposals().where(Proposal.listing_id == bindparam("listing_id")).with_only_columns(Proposal.ref)),
+        ),
     )
-    total = count_rows(session, query)
-    rows = session.execute(query.with_only_columns(*SHOWN_COLUMNS).order_by(PendingAction.created_at, PendingAction.id).limit(DRAFTS_SHOWN)).all()
+    .with_only_columns(*SHOWN_COLUMNS, func.count().over().label("total_rows"))
+    .order_by(PendingAction.created_at, PendingAction.id)
+    .limit(DRAFTS_SHOWN)
+)
+
+
+def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt.datetime) -> OpenDrafts:
+    rows = session.execute(_OPEN_DRAFTS, {**office.params(), "listing_id": listing.id}).all()
+    total = int(rows[0].total_rows) if rows else 0
     return OpenDrafts(
         total=total,
         **shown(rows, total),

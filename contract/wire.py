@@ -309,37 +309,51 @@ def _absences(value: Any, found: dict[tuple[str, str], Counter[str]]) -> None:
 
 
 def compact_value(result: BaseModel) -> dict[str, Any]:
-    """The structuredContent of `result`: valid against `compact_schema(type(result), output=True)`."""
+    """The structuredContent of `result`: valid against `compact_schema(type(result), output=True)`.
+
+    One walk over the dumped result (it runs on every call that is not answered from a cache): an absence is counted
+    where it is met and its entry filled in once the declared note of its (field, reason), the most common one, is known."""
     dumped = result.model_dump(mode="json")
     counted: dict[tuple[str, str], Counter[str]] = {}
-    _absences(dumped, counted)
-    declared = {key: notes.most_common(1)[0][0] for key, notes in counted.items()}
+    pending: list[tuple[dict[str, Any], str, str, str]] = []  # (its object's `absent`, field, reason, note)
     not_collected: dict[str, str] = {}
+    not_collected_reason = AbsenceReason.not_collected.value
 
-    def walk(value: Any) -> Any:
-        if isinstance(value, list):
-            return [walk(item) for item in value]
-        if not isinstance(value, dict):
-            return value
-        if _is_money_value(value):
+    def walk(value: dict[str, Any]) -> Any:
+        if len(value) == 2 and "amount" in value and "currency" in value:  # _is_money_value
             return value["amount"]
         out: dict[str, Any] = {}
         absent: dict[str, Any] = {}
         for key, item in value.items():
-            if _is_label_sibling(key, value):
+            if key.endswith(("_label", "_labels")) and _is_label_sibling(key, value):
+                _absences(item, counted)  # left out, but counted as before
                 continue
-            if not _is_absent_value(item):
-                out[key] = walk(item)
-            elif item["reason"] == AbsenceReason.not_collected.value:
-                not_collected.setdefault(key, item["note"])
+            if type(item) is dict:
+                if len(item) == 3 and item.get(ABSENT_KEY) is True and "reason" in item and "note" in item:  # _is_absent_value
+                    reason, note = item["reason"], item["note"]
+                    if reason == not_collected_reason:
+                        not_collected.setdefault(key, note)
+                    else:
+                        counted.setdefault((key, reason), Counter())[note] += 1
+                        absent[key] = None  # filled in below: its place in the order is kept
+                        pending.append((absent, key, reason, note))
+                else:
+                    out[key] = walk(item)
+            elif type(item) is list:
+                out[key] = [walk(element) if type(element) is dict else (walk_list(element) if type(element) is list else element) for element in item]
             else:
-                same = declared[(key, item["reason"])] == item["note"]
-                absent[key] = item["reason"] if same else {"reason": item["reason"], "note": item["note"]}
+                out[key] = item
         if absent:
             out[ABSENT_KEY] = absent
         return out
 
+    def walk_list(values: list[Any]) -> list[Any]:
+        return [walk(element) if type(element) is dict else (walk_list(element) if type(element) is list else element) for element in values]
+
     compact = walk(dumped)
+    declared = {key: notes.most_common(1)[0][0] for key, notes in counted.items()}
+    for absent, key, reason, note in pending:
+        absent[key] = reason if declared[(key, reason)] == note else {"reason": reason, "note": note}
     if declared:
         notes: dict[str, dict[str, str]] = {}
         for (field, reason), note in sorted(declared.items()):

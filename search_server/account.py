@@ -95,15 +95,19 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
     if statuses:
         scoped = scoped.where(SearchOrder.status.in_([s.value for s in statuses]))
     with ctx.db.read_only() as session:
-        total = count_rows(session, scoped)
-        orders = list(
-            session.scalars(scoped.order_by(SearchOrder.created_at.desc(), SearchOrder.ref.asc()).limit(MAX_SEARCH_ORDERS + 1))
-        )[:MAX_SEARCH_ORDERS]
-        unseen = seeker.matches().where(Match.state == MatchState.new.value).subquery()
-        new_counts = {
-            order_id: int(n)
-            for order_id, n in session.execute(select(unseen.c.search_order_id, func.count()).group_by(unseen.c.search_order_id))
-        }
+        # the orders with their total as a window column: the count and the page in one statement
+        rows = session.execute(
+            scoped.add_columns(func.count().over()).order_by(SearchOrder.created_at.desc(), SearchOrder.ref.asc()).limit(MAX_SEARCH_ORDERS + 1)
+        ).all()
+        total = int(rows[0][1]) if rows else 0
+        orders = [order for order, _ in rows][:MAX_SEARCH_ORDERS]
+        unseen = (
+            seeker.matches()
+            .where(Match.state == MatchState.new.value)
+            .with_only_columns(Match.search_order_id, func.count(), maintain_column_froms=True)
+            .group_by(Match.search_order_id)
+        )
+        new_counts = {order_id: int(n) for order_id, n in session.execute(unseen)}
         account_has_orders = total > 0 or count_rows(session, seeker.search_orders()) > 0
         scope = account_scope(session, seeker)
         items = [search_order_item(order, new_counts.get(order.id, 0)) for order in orders]

@@ -42,7 +42,7 @@ def _new_matches(session: Session, order: SearchOrder) -> int:
 
 
 def _listings_now(session: Session, order: SearchOrder) -> int:
-    scope = PublicScope(session, criteria_of(order.criteria))
+    scope = PublicScope(session, criteria_of(order.criteria), count_excluded=False)  # only its conditions are read
     return engine.count(session, scope.conditions)
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import socket
+import sqlite3
+import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +112,62 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
     drop()
 
 
+# Migrating and seeding a catalog takes seconds, and a few hundred tests want one of their own: each size is made once
+# per test process and copied (SQLite's backup API; PostgreSQL's CREATE DATABASE … TEMPLATE).
+_templates: dict[int, tuple[str, Any]] = {}  # listings → (URL of the seeded original, how to drop it)
+_template_folder: Path | None = None
+
+
+def _seeded_template(listings: int) -> str:
+    global _template_folder
+    if listings not in _templates:
+        if _template_folder is None:
+            _template_folder = Path(tempfile.mkdtemp(prefix="athaus-templates-"))
+        url, drop = _fresh_database_url(_template_folder, f"template{listings}")
+        original = Database.from_url(url)
+        upgrade(original.engine)
+        seed_demo(original.engine, listings=listings)
+        original.engine.dispose()  # PostgreSQL copies a template only while nobody is connected to it
+        _templates[listings] = (url, drop)
+    return _templates[listings][0]
+
+
+def _copy_of_template(tmp: Path, name: str, listings: int) -> tuple[str, Any]:
+    template = make_url(_seeded_template(listings))
+    server_url = os.environ.get("ATHAUS_TEST_DATABASE_URL")
+    if not server_url:
+        tmp.mkdir(parents=True, exist_ok=True)
+        target = tmp / f"{name}.sqlite3"
+        with closing(sqlite3.connect(str(template.database))) as source, closing(sqlite3.connect(str(target))) as copy:
+            source.backup(copy)
+        return f"sqlite:///{target}", lambda: None
+    database = f"athaus_{name}_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{database}" TEMPLATE "{template.database}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+        admin.dispose()
+
+    return make_url(server_url).set(database=database).render_as_string(hide_password=False), drop
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for _, drop in _templates.values():
+        drop()
+    _templates.clear()
+    if _template_folder is not None:
+        shutil.rmtree(_template_folder, ignore_errors=True)
+
+
 @contextmanager
 def seeded_database(tmp: Path, name: str, listings: int = 300) -> Iterator[Database]:
-    """A demo catalog of its own (migrated, seeded), dropped afterwards: for tests that change data."""
-    url, drop = _fresh_database_url(tmp, name)
+    """A demo catalog of its own (migrated, seeded: a copy of this process's original of that size), dropped
+    afterwards: for tests that change data."""
+    url, drop = _copy_of_template(tmp, name, listings)
     db = Database.from_url(url)
-    upgrade(db.engine)
-    seed_demo(db.engine, listings=listings)
     try:
         yield db
     finally:

@@ -162,14 +162,16 @@ class ListingScope:
     full text, the centre, the SQL conditions and what each range filter excludes. The public catalog and an
     office's stock differ only in `_base_conditions` (their fixed scope, with every filter but the ranges)."""
 
-    def __init__(self, session: Session, filters: CatalogFilters) -> None:
+    def __init__(self, session: Session, filters: CatalogFilters, *, count_excluded: bool = True) -> None:
+        """`count_excluded` False: `excluded` stays empty, without its counts (one per range filter), for a caller
+        that reads only `conditions` and shows no warnings."""
         self.parsed = parse_query(filters)
         resolved = places.resolve_filters(filters)
         self.filters, self.centre, self.place_warnings = resolved.filters, resolved.centre, resolved.warnings
         self.base: list[ColumnElement[bool]] = self._base_conditions(self.parsed)
         self.ranges = engine.range_conditions(self.filters)
         self.conditions = [*self.base, *self._range_list()]
-        self.excluded = engine.unknown_value_counts(session, self.base, self.ranges)
+        self.excluded = engine.unknown_value_counts(session, self.base, self.ranges) if count_excluded else {}
         self.frequency = TermFrequency(session, engine.COUNT_CAP)
         self._spellings: dict[str, list[str] | None] = {}
 

@@ -32,6 +32,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.sql.base import Executable
 
 from shared.db import deadline, watchdog
 from shared.telemetry.database import MeteredQueuePool, instrument
@@ -40,6 +41,7 @@ CONNECT_TIMEOUT_SECONDS = 3  # a database that does not answer the connect is do
 POOL_TIMEOUT_SECONDS = 5  # waiting longer for a free connection is an outage, not a queue
 SQLITE_BUSY_SECONDS = 10  # waiting for another writer's lock
 WRITE_OPTION = "athaus_writes"  # execution option of a unit of work's connection: SQLite begins it IMMEDIATE
+ALONE_OPTION = "athaus_alone"  # execution option of `Database.read_alone`'s connection: no BEGIN at all
 _PROGRESS_STEPS = 10_000  # SQLite VM instructions between two deadline checks (well under a millisecond)
 QUERY_CACHE_SIZE = 5000  # compiled statements per engine: the mixed workload of both servers overflowed the default 500 and recompiled
 IDLE_PING_SECONDS = 1.0  # a connection idle in the pool longer than this is pinged at checkout
@@ -76,8 +78,10 @@ def make_engine(database_url: str, pool_size: int = 10, max_overflow: int = 20) 
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(connection) -> None:  # type: ignore[no-untyped-def]
-            writes = connection.get_execution_options().get(WRITE_OPTION, False)
-            connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+            options = connection.get_execution_options()
+            if options.get(ALONE_OPTION, False):
+                return
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get(WRITE_OPTION, False) else "BEGIN")
 
         return engine
     connect_args: dict[str, Any] = {}
@@ -171,6 +175,7 @@ class Database:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._writing = sessionmaker(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False)
+        self._alone = engine.execution_options(**{ALONE_OPTION: True})
         self._extensions: dict[str, Any] = {}
 
     def extension(self, name: str, create: Callable[[], Any]) -> Any:
@@ -192,6 +197,25 @@ class Database:
         """A session in one transaction: committed when the block ends cleanly, rolled back otherwise."""
         with self._writing.begin() as session:
             yield session
+
+    def read_alone(self, statement: Executable) -> Any:
+        """The first column of the first row of one read statement, run on its own outside any transaction (issue 21: the
+        read cache's catalog revision on every public read): on PostgreSQL in autocommit, one round trip where a read
+        transaction needs three (BEGIN, the statement, ROLLBACK), and no ORM session; on SQLite without BEGIN. A single
+        statement sees everything committed before it started, as it would as the only statement of a transaction."""
+        with self._alone.connect() as connection:
+            dbapi_connection = connection.connection.dbapi_connection
+            autocommit = getattr(dbapi_connection, "autocommit", None)  # psycopg would open a transaction for it
+            if autocommit is False:
+                dbapi_connection.autocommit = True
+            try:
+                return connection.scalar(statement)
+            finally:
+                if autocommit is False:
+                    try:
+                        dbapi_connection.autocommit = False
+                    except Exception:  # noqa: BLE001  # a lost connection (the error that lost it goes on): never pooled again
+                        connection.invalidate()
 
     @contextmanager
     def read_only(self) -> Iterator[Session]:

@@ -7,6 +7,8 @@ question for a missing input (MRTR or INPUT_REQUIRED) and logs one JSON line per
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
 import logging
 import re
@@ -21,6 +23,7 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.caching import CacheHint
 from mcp.shared.exceptions import MCPError
+from opentelemetry.trace import INVALID_SPAN
 from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, PageVisit, Tally, WithMeta
@@ -41,7 +44,7 @@ from shared.runtime.output_check import OutputCheck
 from shared.runtime.read_cache import ReadCache, cache_key
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
-from shared.telemetry.tracing import caller_fields, tracer
+from shared.telemetry.tracing import caller_fields, tracer, tracing_on
 
 log = logging.getLogger("athaus.calls")
 
@@ -154,7 +157,8 @@ class ToolRunner:
         outcome = "OK"
         server = self.definition.spec.name.value
         logged = log.isEnabledFor(logging.INFO)
-        with tracer.start_as_current_span(f"tool {spec.name}") as span:
+        # without a tracer provider the span would be a no-op: not made at all (issue 21)
+        with tracer.start_as_current_span(f"tool {spec.name}") if tracing_on() else contextlib.nullcontext(INVALID_SPAN) as span:
             recording = span.is_recording()
             # the pseudonyms (two HMACs) only for a reader: a recorded span or the INFO log line
             who = caller_fields(caller.kind, caller.user_id, caller.office_id, caller.client_id) if caller and (logged or recording) else {}
@@ -233,22 +237,29 @@ class ToolRunner:
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
         key = cache_key(spec.name, arguments) if spec.name in self.definition.public_reads else None
+        handler = self.definition.handlers[spec.name]
         if key is None:
-            return await self._answer(spec, args, context)
+            return self._finish(spec, await in_worker(self.budgets[spec.name], handler, args, context), context)
         revision_of = self.definition.catalog_revision
         assert revision_of is not None  # ServerDefinition checks it
-        revision = await in_worker(self.budgets[spec.name], revision_of, context)
-        now = context.now()
-        kept = self.read_cache.get(key, revision, now)
+        cache = self.read_cache
+
+        def kept_or_made() -> tuple[int, dt.datetime, types.CallToolResult | None, Any]:
+            """In one trip to a worker thread: the revision, then the kept answer, or else the handler's output."""
+            revision, now = revision_of(context), context.now()
+            kept = cache.get(key, revision, now)
+            return revision, now, kept, (None if kept is not None else handler(args, context))
+
+        revision, now, kept, raw = await in_worker(self.budgets[spec.name], kept_or_made)
         if kept is not None:
             return kept
-        result = await self._answer(spec, args, context)
+        result = self._finish(spec, raw, context)
         if isinstance(result, types.CallToolResult) and not result.is_error and result.meta is None:
-            self.read_cache.put(key, revision, now, result)
+            cache.put(key, revision, now, result)
         return result
 
-    async def _answer(self, spec: ToolSpec, args: BaseModel, context: ToolContext) -> types.CallToolResult | types.InputRequiredResult:
-        raw = await in_worker(self.budgets[spec.name], self.definition.handlers[spec.name], args, context)
+    def _finish(self, spec: ToolSpec, raw: Any, context: ToolContext) -> types.CallToolResult | types.InputRequiredResult:
+        """The result of a handler's output: envelope, checked structuredContent, German text (or the page to visit)."""
         meta: dict[str, Any] | None = None
         if isinstance(raw, WithMeta):
             if raw.visit is not None and context.opens_pages:

@@ -3,9 +3,10 @@ log line of the request), a server span (continuing an incoming W3C `traceparent
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import time
-import uuid
 from typing import Any
 
 from opentelemetry.propagate import extract
@@ -13,7 +14,7 @@ from opentelemetry.trace import SpanKind
 
 from shared.logging import REQUEST_ID
 from shared.telemetry.metrics import HTTP_SECONDS
-from shared.telemetry.tracing import tracer
+from shared.telemetry.tracing import tracer, tracing_on
 
 REQUEST_ID_HEADER = b"x-request-id"
 WELL_FORMED = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -37,28 +38,36 @@ class Telemetry:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", [])}
-        incoming = headers.get("x-request-id", "")
-        request_id = incoming if WELL_FORMED.fullmatch(incoming) else uuid.uuid4().hex
+        raw_headers = scope.get("headers", [])
+        incoming = next((value for name, value in raw_headers if name == REQUEST_ID_HEADER), b"").decode("latin-1")
+        request_id = incoming if WELL_FORMED.fullmatch(incoming) else os.urandom(16).hex()
         token = REQUEST_ID.set(request_id)
         method, route = scope.get("method", "GET"), route_group(scope.get("path", ""))
         status = 500
         started = time.perf_counter()
-        with tracer.start_as_current_span(
-            f"{method} {route}", context=extract(headers), kind=SpanKind.SERVER,
-            attributes={"http.request.method": method, "http.route": route, "athaus.request_id": request_id},
-        ) as span:
 
-            async def send_with_id(message: dict[str, Any]) -> None:
-                nonlocal status
-                if message["type"] == "http.response.start":
-                    status = message["status"]
-                    message = {**message, "headers": [*message.get("headers", []), (REQUEST_ID_HEADER, request_id.encode())]}
-                await send(message)
+        async def send_with_id(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message = {**message, "headers": [*message.get("headers", []), (REQUEST_ID_HEADER, request_id.encode())]}
+            await send(message)
 
+        # Without a tracer provider every span is a no-op: the incoming trace context is then not even read (issue 21).
+        span_of = (
+            tracer.start_as_current_span(
+                f"{method} {route}", kind=SpanKind.SERVER,
+                context=extract({name.decode("latin-1"): value.decode("latin-1") for name, value in raw_headers}),
+                attributes={"http.request.method": method, "http.route": route, "athaus.request_id": request_id},
+            )
+            if tracing_on()
+            else contextlib.nullcontext(None)
+        )
+        with span_of as span:
             try:
                 await self.app(scope, receive, send_with_id)
             finally:
-                span.set_attribute("http.response.status_code", status)
+                if span is not None:
+                    span.set_attribute("http.response.status_code", status)
                 HTTP_SECONDS.labels(route, method, str(status)).observe(time.perf_counter() - started)
                 REQUEST_ID.reset(token)

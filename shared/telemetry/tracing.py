@@ -11,6 +11,7 @@ from opentelemetry import trace
 from shared.identity import version
 
 tracer = trace.get_tracer("athaus")
+_OFF = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
 _pseudonym_key = b""
 _exporting = False
 
@@ -43,6 +44,12 @@ def configure(*, configured_endpoint: str | None, pseudonym_key: bytes) -> bool:
     trace.set_tracer_provider(provider)
     _exporting = True
     return True
+
+
+def tracing_on() -> bool:
+    """Whether a tracer provider is installed (configure's exporter, or a test's): without one every span is a no-op,
+    and what only a span would carry (an incoming traceparent, its attributes) need not be made per request."""
+    return not isinstance(trace.get_tracer_provider(), _OFF)
 
 
 def pseudonym(kind: str, ident: int | None) -> str | None:

@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import repeat
 
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 _WORD = re.compile(r"[a-z0-9]+")
@@ -120,23 +121,43 @@ def joined(parts: Iterable[str]) -> str:
 
 
 def index_terms(fields: Iterable[str]) -> list[tuple[int, str]]:
-    """(position, term) pairs for a listing's text fields: every word plus its compound parts; a hyphenated word
-    also as its closed spelling (and that one's parts) at the position of its first word."""
+    """(position, term) pairs for a listing's text fields, sorted, each once: every word plus its compound parts; a
+    hyphenated word also as its closed spelling (and that one's parts) at the position of its first word."""
     terms: list[tuple[int, str]] = []
     position = 0
     for field in fields:
-        for run in hyphen_runs(field):
-            if len(run) > 1:
-                closed = joined(run)
-                terms.append((position, closed))
-                terms.extend((position, part) for part in compound_parts(closed))
-            for word in run:
-                indexed = _word_terms(word)
-                if indexed:
-                    terms.extend((position, term) for term in indexed)
-                    position += 1
-        position += FIELD_GAP
-    return sorted(set(terms))
+        found, width = _field_terms(field) if len(field) <= _CACHED_FIELD else _terms_of_field(field)
+        if position:
+            terms += [(position + p, term) for p, term in found]
+        else:
+            terms += found
+        position += width + FIELD_GAP
+    return terms  # sorted already: a field's positions come after the previous field's
+
+
+_CACHED_FIELD = 2000  # characters: fields repeat across a feed's listings (city, type, features, a standard text)
+
+
+@lru_cache(maxsize=256)
+def _field_terms(field: str) -> tuple[tuple[tuple[int, str], ...], int]:
+    return _terms_of_field(field)
+
+
+def _terms_of_field(field: str) -> tuple[tuple[tuple[int, str], ...], int]:
+    """One field's (position, term) pairs from position 0, sorted and each once, and how many positions it takes."""
+    terms: list[tuple[int, str]] = []
+    position = 0
+    for run in hyphen_runs(field):
+        if len(run) > 1:
+            closed = joined(run)
+            terms.append((position, closed))
+            terms.extend(zip(repeat(position), compound_parts(closed)))
+        for word in run:
+            indexed = _word_terms(word)
+            if indexed:
+                terms.extend(zip(repeat(position), indexed))
+                position += 1
+    return tuple(sorted(set(terms))), position
 
 
 @lru_cache(maxsize=65536)

@@ -199,7 +199,8 @@ def _insert_listings(session: Session, listings: list[Listing]) -> None:
     for listing, new_id in zip(listings, next_ids(session, table, len(listings)), strict=True):  # type: ignore[arg-type]
         listing.id, listing.ref = new_id, f"A-{new_id:07d}"
     columns = [(column.name, Listing.__mapper__.get_property_by_column(column).key) for column in table.columns]  # type: ignore[attr-defined]
-    rows = [{name: getattr(listing, key) for name, key in columns} for listing in listings]
+    # a new listing's values are its instance dict (what _apply set); a column it leaves unset is None, as getattr reads it
+    rows = [{name: state.get(key) for name, key in columns} for state in (listing.__dict__ for listing in listings)]
     insert_rows(session, table, rows)  # type: ignore[arg-type]
     for listing, row in zip(listings, rows, strict=True):
         for name, key in columns:  # what was written is loaded: a column left unset (published_at) is not read again

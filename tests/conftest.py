@@ -83,14 +83,22 @@ def backend() -> str:
     return "postgresql" if os.environ.get("ATHAUS_TEST_DATABASE_URL") else "sqlite"
 
 
-def _fresh_database_url(tmp: Path, name: str) -> tuple[str, Any]:
+def _fresh_database_url(tmp: Path, name: str, copy_of: str | None = None) -> tuple[str, Any]:
+    """A new, empty database (or a copy of the database at `copy_of`: SQLite's backup API, PostgreSQL's template)
+    and how to drop it."""
     server_url = os.environ.get("ATHAUS_TEST_DATABASE_URL")
+    original = make_url(copy_of).database if copy_of else None
     if not server_url:
-        return f"sqlite:///{tmp / f'{name}.sqlite3'}", lambda: None
+        target = tmp / f"{name}.sqlite3"
+        if original:
+            tmp.mkdir(parents=True, exist_ok=True)
+            with closing(sqlite3.connect(original)) as source, closing(sqlite3.connect(str(target))) as copy:
+                source.backup(copy)
+        return f"sqlite:///{target}", lambda: None
     database = f"athaus_{name}_{uuid.uuid4().hex[:8]}"
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{database}"'))
+        connection.execute(text(f'CREATE DATABASE "{database}"' + (f' TEMPLATE "{original}"' if original else "")))
 
     def drop() -> None:
         with admin.connect() as connection:
@@ -132,28 +140,6 @@ def _seeded_template(listings: int) -> str:
     return _templates[listings][0]
 
 
-def _copy_of_template(tmp: Path, name: str, listings: int) -> tuple[str, Any]:
-    template = make_url(_seeded_template(listings))
-    server_url = os.environ.get("ATHAUS_TEST_DATABASE_URL")
-    if not server_url:
-        tmp.mkdir(parents=True, exist_ok=True)
-        target = tmp / f"{name}.sqlite3"
-        with closing(sqlite3.connect(str(template.database))) as source, closing(sqlite3.connect(str(target))) as copy:
-            source.backup(copy)
-        return f"sqlite:///{target}", lambda: None
-    database = f"athaus_{name}_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{database}" TEMPLATE "{template.database}"'))
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-        admin.dispose()
-
-    return make_url(server_url).set(database=database).render_as_string(hide_password=False), drop
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     for _, drop in _templates.values():
         drop()
@@ -166,7 +152,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def seeded_database(tmp: Path, name: str, listings: int = 300) -> Iterator[Database]:
     """A demo catalog of its own (migrated, seeded: a copy of this process's original of that size), dropped
     afterwards: for tests that change data."""
-    url, drop = _copy_of_template(tmp, name, listings)
+    url, drop = _fresh_database_url(tmp, name, copy_of=_seeded_template(listings))
     db = Database.from_url(url)
     try:
         yield db

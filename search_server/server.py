@@ -13,11 +13,11 @@ from contract.confirmations import CARD_URI
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
 from search_server import account, account_writes, catalog, connector, contact, costs, matches
-from shared.catalog.search import PUBLIC_STATUSES
+from shared.catalog.search import PUBLIC_STATUSES, current_revision
 from shared.catalog.text import normalise
 from shared.confirmations.card import card_html
 from shared.catalog import places
-from shared.db.models import CatalogState, Inquiry, Listing
+from shared.db.models import Inquiry, Listing
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import ServerDefinition, bind
 
@@ -57,12 +57,8 @@ def complete_listing_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]
         return list(session.scalars(query))
 
 
-_REVISION = select(CatalogState.revision).where(CatalogState.id == 1)  # built once: its compiled form is cached
-
-
 def catalog_revision(ctx: ToolContext) -> int:
-    """The catalog's revision (0 before the first listing), one statement on its own: read on every public read."""
-    return int(ctx.db.read_alone(_REVISION) or 0)
+    return current_revision(ctx.db)
 
 
 def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, literal, or_, select, union, union_all
 from sqlalchemy.orm import Session, aliased
@@ -24,6 +24,9 @@ from shared.catalog.text import edits_within, normalise, one_edit_away
 from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
 from shared.paging.cursor import binding_hash
 from shared.paging.keyset import KeysetOrder
+
+if TYPE_CHECKING:
+    from shared.db.session import Database
 
 PUBLIC_STATUSES = (ListingStatus.published.value,)
 KM_PER_DEGREE_LAT = 110.574
@@ -59,9 +62,10 @@ def snapshot(session: Session) -> Snapshot:
     return Snapshot(state.revision, state.updated_at)
 
 
-def current_revision(session: Session) -> int:
-    """The catalog's revision alone (0 before the first listing): one primary-key read."""
-    return session.scalar(_REVISION) or 0
+def current_revision(db: Database) -> int:
+    """The catalog's revision alone (0 before the first listing): one primary-key read, a statement on its own outside
+    any transaction (`Database.read_alone`), as the read cache asks for it on every public read."""
+    return int(db.read_alone(_REVISION) or 0)
 
 
 def _upper_bound(prefix: str) -> str:

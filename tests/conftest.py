@@ -99,6 +99,9 @@ def _fresh_database_url(tmp: Path, name: str, copy_of: str | None = None) -> tup
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{database}"' + (f' TEMPLATE "{original}"' if original else "")))
+        # Thrown away after the run: a commit need not wait for the WAL to reach the disk (about 3.5 ms per commit on
+        # this kind of machine, 0.8 ms without). A copy does not inherit the setting, so every database gets it.
+        connection.execute(text(f'ALTER DATABASE "{database}" SET synchronous_commit TO off'))
 
     def drop() -> None:
         with admin.connect() as connection:

@@ -15,6 +15,9 @@ Each client is one `mcp.Client` session (2026-07-28) that calls, one after the o
 get_listing, count_listings and the account tool list_search_orders. Printed per client count: calls, calls per
 second, p50/p95/p99 latency, errors and the server's CPU milliseconds per call (its process tree, from /proc: less
 dependent on other load than calls per second); beside it the floor: one client calling get_listing of a fixed id.
+Then the client's own CPU per call (this process) and the database server's (every `postgres` process), and the
+bound the three set together: client, server and database share the machine's cores, so calls per second can be at
+most cores × 1000 / (their milliseconds per call added up).
 """
 
 from __future__ import annotations
@@ -179,28 +182,39 @@ def _server(database_url: str, workers: int | None) -> Iterator[tuple[str, dict[
         process.wait(30)
 
 
-def _tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of a process and all its descendants (uvicorn's workers), read from /proc."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
+def _processes() -> list[tuple[int, int, str, float]]:
+    """(pid, parent pid, command name, user + system CPU seconds) of every process, read from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                head, rest = stat.read().rsplit(")", 1)
         except OSError:
             continue
-        parents[int(entry)] = int(fields[1])
-        times[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+        fields = rest.split()
+        found.append((int(entry), int(fields[1]), head.split("(", 1)[1], (int(fields[11]) + int(fields[12])) / tick))
+    return found
+
+
+def _tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of a process and all its descendants (uvicorn's workers)."""
+    processes = _processes()
     tree, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
-        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        children = [pid for pid, ppid, _, _ in processes if ppid == parent and pid not in tree]
         tree.update(children)
         frontier += children
-    return sum(times.get(pid, 0.0) for pid in tree)
+    return sum(seconds for pid, _, _, seconds in processes if pid in tree)
+
+
+def _database_cpu_seconds() -> float:
+    """CPU seconds of every PostgreSQL server process on this machine (0 where none runs: SQLite is in the server's
+    own processes). Another client of the same database server counts too: read it on an idle machine."""
+    return sum(seconds for _, _, name, seconds in _processes() if name == "postgres")
 
 
 Choose = Callable[[random.Random], tuple[str, dict[str, Any]]]
@@ -274,8 +288,12 @@ def mixed_plan(seeker_token: str, broker_token: str, refs: Refs) -> Callable[[in
 def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float, server: int | None = None) -> dict[str, Any]:
     """One run; with the server's pid also its CPU milliseconds per call (all its processes; robust to other load)."""
     cpu = _tree_cpu_seconds(server) if server else None
+    client, database = time.process_time(), _database_cpu_seconds()
     row = anyio.run(_drive, url, plans, clients, seconds)
-    row["cpu_ms"] = (_tree_cpu_seconds(server) - cpu) * 1000 / max(1, row["calls"]) if server and cpu is not None else None
+    per_call = 1000 / max(1, row["calls"])
+    row["cpu_ms"] = (_tree_cpu_seconds(server) - cpu) * per_call if server and cpu is not None else None
+    row["client_ms"] = (time.process_time() - client) * per_call
+    row["database_ms"] = (_database_cpu_seconds() - database) * per_call
     return row
 
 
@@ -367,12 +385,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def report(rows: list[dict[str, Any]]) -> None:
-        print(f"{'clients':>10} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6} {'cpu_ms':>7}")
+        print(f"{'clients':>10} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6} {'cpu_ms':>7} "
+              f"{'client_ms':>9} {'db_ms':>6}")
         for row in rows:
             cpu = "" if row.get("cpu_ms") is None else f"{row['cpu_ms']:.1f}"
             print(
                 f"{row['clients']!s:>10} {row['calls']:>7} {row['calls_per_s']:>8.1f} {row['p50']:>8.1f} {row['p95']:>8.1f} "
-                f"{row['p99']:>8.1f} {row['errors']:>6} {cpu:>7}"
+                f"{row['p99']:>8.1f} {row['errors']:>6} {cpu:>7} {row['client_ms']:>9.1f} {row['database_ms']:>6.1f}"
             )
 
     if args.url:
@@ -395,10 +414,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{ours['clients']}: {ours['calls_per_s'] / theirs['calls_per_s']:.2f} x the floor's calls per second")
             if ours.get("cpu_ms") and theirs.get("cpu_ms"):
                 print(f"{ours['clients']}: server CPU per call {ours['cpu_ms']:.1f} ms against the floor's {theirs['cpu_ms']:.1f} ms")
+        for row in rows:
+            if row.get("cpu_ms"):
+                print(f"{row['clients']}: {_ceiling(row)}")
     print(f"load after: {_load()}")
     for problem in sorted(PROBLEMS)[:10]:
         print(f"error: {problem}")
     return 0
+
+
+def _ceiling(row: dict[str, Any]) -> str:
+    """Client, server and database share the machine's cores: their CPU per call bounds the calls per second."""
+    total = row["cpu_ms"] + row["client_ms"] + row["database_ms"]
+    cores = os.cpu_count() or 1
+    return (f"CPU per call {row['cpu_ms']:.1f} server + {row['client_ms']:.1f} client + {row['database_ms']:.1f} database "
+            f"= {total:.1f} ms; {cores} cores allow at most {cores * 1000 / total:.0f} calls/s")
 
 
 def _load() -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import Select, bindparam, case, func, select
+from sqlalchemy import Row, Select, bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from broker_server.lists import office_scope
+from broker_server.lookups import LISTING_COLUMNS
 from contract.broker_report import ShowSituationReportInput
 from contract.envelope import Freshness, Tally
 from contract.vocabulary import EnergyStatus, InquiryStatus, MessageAuthor, ProposalStatus
@@ -69,14 +71,16 @@ _CHECKED_COUNT = _CHECKED.with_only_columns(func.count(), maintain_column_froms=
 
 
 @lru_cache(maxsize=4)
-def _failing(today: dt.date) -> Select[tuple[Listing]]:
-    return _CHECKED.where(publishing.publishable_condition(False, today)).order_by(Listing.id)
+def _failing(today: dt.date) -> Select[Any]:
+    # the columns, not the entity: the rules read a row alike, and loading entities was a fifth of a report's CPU
+    return _CHECKED.with_only_columns(*LISTING_COLUMNS).where(publishing.publishable_condition(False, today)).order_by(Listing.id)
 
 
-def _checked_listings(session: Session, office: OfficeData, today: dt.date) -> tuple[list[Listing], int]:
+def _checked_listings(session: Session, office: OfficeData, today: dt.date) -> tuple[list[Row[Any]], int]:
     """The office's listings in the checked statuses that fail the publishing check on `today` (selected with the
-    same SQL condition as the stock search's `publishable = false`), and how many were checked."""
-    failing = session.scalars(_failing(today), office.params())
+    same SQL condition as the stock search's `publishable = false`), as rows of Listing's columns, and how many were
+    checked."""
+    failing = session.execute(_failing(today), office.params()).all()
     return list(failing), int(session.scalar(_CHECKED_COUNT, office.params()) or 0)
 
 

@@ -76,11 +76,10 @@ def _published_at(listing: Listing) -> dt.datetime | Absent:
 
 
 def _stock_item(listing: Listing, args: SearchStockInput, distance: float | None, today: dt.date) -> StockListing:
-    summary = listing_view.summary(listing, args.include, distance)
     failed = publishing.failed_blocking_rules(listing, today)
     return StockListing.model_validate(
         {
-            **dict(summary),
+            **listing_view.summary_fields(listing, args.include, distance),
             "resource_uri": _public_uri(listing, listing_view.RESOURCE_URI.format(listing_id=listing.ref)),
             "published_at": _published_at(listing),
             **labelled("status", ListingStatus(listing.status)),
@@ -279,14 +278,14 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
         listing = own_listing(session, office, args.listing_id)
-        expose = listing_view.detail(listing, snap.freshness, now.date(), own=True)
+        expose = listing_view.detail_fields(listing, snap.freshness, now.date(), own=True)
         return StockListingDetail.model_validate(
             {
-                **dict(expose),
-                "resource_uri": _public_uri(listing, expose.resource_uri),
+                **expose,
+                "resource_uri": _public_uri(listing, expose["resource_uri"]),
                 "published_at": _published_at(listing),
                 "address": listing_view.address(listing, exact=True),  # the office sees its own address, published or not
-                **labelled("status", expose.status),
+                **labelled("status", expose["status"]),
                 "address_published": listing.address_published,
                 "objektnr_extern": _external_id(listing),
                 "created_at": listing.created_at,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import ColumnElement, and_, case, or_, select
 from sqlalchemy.orm import Session
 
 from contract.catalog import CatalogFilters
@@ -27,6 +27,11 @@ class Origin:
 
     def distance_km(self, latitude: float, longitude: float) -> float:
         return engine.distance_km(engine.Centre(self.latitude, self.longitude, 0.0, self.label), latitude, longitude)
+
+
+def _flag(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    """1 where `condition` is true, else 0 (also where SQL finds it unknown, as a WHERE would)."""
+    return case((condition, 1), else_=0)
 
 
 def find_comparables(
@@ -54,8 +59,11 @@ def find_comparables(
     if exclude_id is not None:
         base.append(Listing.id != exclude_id)
     ranges = engine.range_conditions(filters).get("living_area", [Listing.living_area > 0])
-    unknown_area = engine.count(session, [*base, or_(Listing.living_area.is_(None), Listing.living_area <= 0)])
-    on_request = engine.count(session, [*base, *ranges, Listing.price.is_(None)])
+    # What is left out and what is compared, in one statement: each row flagged for the sets it belongs to (a row
+    # may be in several), only rows of some set read.
+    left_out_area = or_(Listing.living_area.is_(None), Listing.living_area <= 0)
+    on_request = and_(*ranges, Listing.price.is_(None))
+    compared = and_(*ranges, Listing.price.is_not(None), Listing.price > 0, Listing.living_area > 0)
     rows = session.execute(
         select(
             Listing.ref,
@@ -66,8 +74,11 @@ def find_comparables(
             Listing.postal_code,
             Listing.latitude,
             Listing.longitude,
+            _flag(left_out_area).label("area_unknown"),
+            _flag(on_request).label("on_request"),
+            _flag(compared).label("compared"),
         )
-        .where(*base, *ranges, Listing.price.is_not(None), Listing.price > 0, Listing.living_area > 0)
+        .where(*base, or_(left_out_area, on_request, compared))
         .order_by(Listing.id)
     ).all()
     return ComparableSet(
@@ -82,9 +93,10 @@ def find_comparables(
                 distance_km=origin.distance_km(r.latitude, r.longitude) if origin else None,
             )
             for r in rows
+            if r.compared
         ],
-        price_on_request=on_request,
-        living_area_unknown=unknown_area,
+        price_on_request=sum(r.on_request for r in rows),
+        living_area_unknown=sum(r.area_unknown for r in rows),
         distance_from=origin.label if origin else None,
     )
 

@@ -4,6 +4,7 @@ every absent value, and its price in words. The broker's stock view adds to it; 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from contract.catalog import (
     Address,
@@ -125,7 +126,12 @@ def features_of(listing: Listing) -> list[Feature]:
 
 
 def summary(listing: Listing, include: IncludeFields, distance: float | None) -> ListingSummary:
-    return ListingSummary(
+    return ListingSummary(**summary_fields(listing, include, distance))
+
+
+def summary_fields(listing: Listing, include: IncludeFields, distance: float | None) -> dict[str, Any]:
+    """The fields of `summary`, unvalidated: for a model that extends ListingSummary, validated once there."""
+    return dict(
         listing_id=listing.ref,
         title=listing.title,
         marketing_type=MarketingType(listing.marketing_type),
@@ -166,10 +172,15 @@ def address(listing: Listing, *, exact: bool) -> Address:
 
 def detail(listing: Listing, freshness: Freshness, today: dt.date, *, own: bool = False) -> ListingDetail:
     """The exposé; `own`: read by the listing's office, to which a field it did not fill is not entered, not withheld."""
+    return ListingDetail(**detail_fields(listing, freshness, today, own=own))
+
+
+def detail_fields(listing: Listing, freshness: Freshness, today: dt.date, *, own: bool = False) -> dict[str, Any]:
+    """The fields of `detail`, unvalidated: for a model that extends ListingDetail, validated once there."""
     office = listing.office
     rent = listing.marketing_type == MarketingType.rent
     valid_until = listing.energy_valid_until
-    return ListingDetail(
+    return dict(
         listing_id=listing.ref,
         resource_uri=RESOURCE_URI.format(listing_id=listing.ref),
         status=ListingStatus(listing.status),

@@ -59,7 +59,10 @@ def save_search_order_tool(args: SaveSearchOrderInput, ctx: ToolContext) -> Save
             idempotency_key=args.request_id, now=now,
         )
         order = outcome.order
-        item = search_order_item(order, _new_matches(session, order))
+        # a saved search created in this transaction has no matches yet (they come from later listing events): not
+        # counted (issue 21); a replay of its creation may be answered after some arrived, so that is counted
+        fresh = outcome.result is WriteResult.created and not outcome.replayed
+        item = search_order_item(order, 0 if fresh else _new_matches(session, order))
         listings_now = _listings_now(session, order)
         if outcome.result is WriteResult.created:
             sentence = f"Suchauftrag {order.ref} „{order.name}“ angelegt"

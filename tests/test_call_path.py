@@ -4,11 +4,12 @@ Mcp-Param header check from the contract, not by running and serialising the who
 from __future__ import annotations
 
 import pytest
+from mcp.shared.inbound import validate_mcp_param_headers
 
 from broker_server.server import DEFINITION as BROKER
 from search_server.server import DEFINITION as SEARCH
 from shared.db.session import Database
-from shared.runtime.adapter import build_server, mcp_tool
+from shared.runtime.adapter import build_server, declares_param_headers, mcp_tool
 from shared.runtime.definition import ServerDefinition
 from tests.conftest import make_context
 
@@ -18,5 +19,20 @@ def test_the_input_schema_lookup_is_what_tools_list_serves(definition: ServerDef
     server = build_server(definition, make_context(demo_db), "0")
     assert server.get_tool_input_schema is not None
     for spec in definition.spec.tools:
-        assert server.get_tool_input_schema(spec.name) == mcp_tool(spec).input_schema
+        schema = mcp_tool(spec).input_schema
+        # only a schema the header check can compare against is handed over; without one the SDK skips what it would pass
+        assert server.get_tool_input_schema(spec.name) == (schema if declares_param_headers(schema) else None)
+        if not declares_param_headers(schema):
+            assert validate_mcp_param_headers(schema, {"limit": 3}, {"mcp-param-limit": "4", "mcp-param-x": "y"}) is None
     assert server.get_tool_input_schema("no_such_tool") is None
+
+
+def test_a_schema_declares_param_headers_only_with_a_valid_annotation() -> None:
+    def schema(**limit: object) -> dict[str, object]:
+        return {"type": "object", "properties": {"limit": {"type": "integer", **limit}, "query": {"type": "string"}}}
+
+    assert declares_param_headers(schema(**{"x-mcp-header": "Limit"}))
+    # the check it stands for: a header that disagrees with its argument is refused only where one is declared
+    assert validate_mcp_param_headers(schema(**{"x-mcp-header": "Limit"}), {"limit": 3}, {"mcp-param-limit": "4"}) is not None
+    assert not declares_param_headers(schema())
+    assert not declares_param_headers(schema(**{"x-mcp-header": "not a token"}))  # invalid: the SDK validates nothing

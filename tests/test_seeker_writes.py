@@ -202,6 +202,18 @@ def test_a_price_drop_and_a_status_change_make_treffer_and_a_price_rise_none(see
     assert broker("save_listing", {"listing_id": ref, "fields": {"price": 249000}})["matches_made"] == 0
 
 
+def test_a_new_search_has_no_new_matches_and_a_replay_of_its_creation_counts_those_made_since(seeker: Caller, broker: Caller, db: Database) -> None:
+    # the creation answers 0 without counting (issue 21); its replay reads the Treffer that arrived in between
+    key = request_id()
+    arguments = {"criteria": {"city": "Leipzig", "query": "Nachzählgasse"}, "request_id": key}
+    created = seeker("save_search_order", arguments)
+    assert (created["result"], created["new_matches"]) == ("created", 0)
+    ref = broker("save_listing", {"fields": complete_fields(db, title="Wohnung in der Nachzählgasse")})["listing_id"]
+    broker("update_listing_status", {"listing_id": ref, "status": "published"})
+    again = seeker("save_search_order", arguments)
+    assert (again["search_order_id"], again["result"], again["replayed"], again["new_matches"]) == (created["search_order_id"], "created", True, 1)
+
+
 def test_one_treffer_per_search_and_event_is_enforced_by_the_database(seeker: Caller, broker: Caller, db: Database) -> None:
     order = seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Einmalbrunnen"}})["search_order_id"]
     ref = broker("save_listing", {"fields": complete_fields(db, title="Haus am Einmalbrunnen", property_type="house")})["listing_id"]

@@ -58,9 +58,22 @@ def _number(value: float, style: Style) -> str:
 
 def value_text(value: Any, label: Label = PLAIN) -> str:
     """One value in German, with its unit where the label declares one."""
-    if isinstance(value, Absent):
+    kind = type(value)
+    # the common plain values first, by their exact type: each meets only its own branch below (isinstance against a
+    # pydantic class is slow, and a list line has many values; issue 21)
+    if kind is str:
+        text = value
+    elif kind is int or kind is float:
+        if label.unit == "€":
+            return euro(value)
+        text = _number(value, label.style)
+    elif kind is bool:
+        text = "ja" if value else "nein"
+    elif kind is dt.datetime:
+        text = when(value)
+    elif isinstance(value, Absent):
         return f"– ({ABSENCE[value.reason]}: {value.note})"
-    if isinstance(value, bool):
+    elif isinstance(value, bool):
         text = "ja" if value else "nein"
     elif isinstance(value, StrEnum):
         text = LABELS.get(value, value.value)
@@ -173,14 +186,25 @@ def _not_collected_line(not_collected: dict[str, str]) -> list[str]:
     return ["Nicht abgefragt: " + "; ".join(f"{label} ({how})" if how else label for label, how in not_collected.items()) + "."]
 
 
+@cache
+def _brief(model: type[BaseModel]) -> tuple[tuple[Label, str], ...]:
+    """The shown fields of `model` a list line may show (`_shown`, without those the label keeps out of lists)."""
+    return tuple((label, source) for label, source in _shown(model) if label.brief)
+
+
 def item_line(item: BaseModel) -> str:
     """One line per list item: what it is first (bare values), then its present fields, briefly."""
     parts: list[str] = []
-    for label, source in _shown(type(item)):
+    for label, source in _brief(type(item)):
         value = getattr(item, source)
-        if not label.brief or value is None or isinstance(value, Absent) or (isinstance(value, list) and not value):
+        if value is None:
             continue
-        if not _is_leaf(value) or (isinstance(value, list) and isinstance(value[0], BaseModel)):
+        # plain text (most values of a line) is never absent, empty, nested or a list: the checks are for the rest
+        if type(value) is not str and (
+            isinstance(value, Absent)
+            or (isinstance(value, list) and (not value or isinstance(value[0], BaseModel)))
+            or not _is_leaf(value)
+        ):
             continue
         if label.quoted and isinstance(value, str):
             parts.append(quoted_inline(value, label, in_list=True))

@@ -49,7 +49,7 @@ from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
 from shared.catalog.suggest import prefix_suggestions
 from shared.catalog.text import compound_parts, words
 from shared.db.models import Inquiry, InquiryMessage, Listing, Office, PendingAction
-from shared.db.scoped import ANY_OFFICE, OfficeData
+from shared.db.scoped import ANY_OFFICE, OfficeData, column_rows
 from shared.listing_view import price_of
 from shared.outbox import delivery_note, failed_for_inquiry
 from shared.paging.walk import ordered, walk
@@ -202,7 +202,7 @@ def summary_facts(session: Session, office: OfficeData, refs: list[str]) -> dict
     """The facts of the office's inquiries `refs` (rows of _SUMMARIES), by number."""
     if not refs:
         return {}
-    rows = session.execute(_SUMMARIES, {**office.params(), "refs": refs})
+    rows = column_rows(session, _SUMMARIES, {**office.params(), "refs": refs})
     return {row.ref: InquiryFacts(row, row.awaiting_since or None, int(row.messages), bool(row.replied)) for row in rows}
 
 

@@ -15,7 +15,7 @@ from contract.errors import ErrorCode, ToolFailure
 from contract.search import LISTING_RESOURCE
 from shared.catalog.search import PUBLIC_STATUSES
 from shared.db.models import Listing, ListingFeature, Office, OfficeMember, User
-from shared.db.scoped import ANY_OFFICE, OfficeData
+from shared.db.scoped import ANY_OFFICE, OfficeData, column_rows
 
 LISTING_NOT_FOUND = (
     "Dieses Objekt gibt es im Bestand deines Büros nicht: bitte die Inseratsnummer prüfen oder das Objekt mit "
@@ -70,7 +70,7 @@ def _listing_read(rows: list[Any]) -> ListingRead:
 
 def own_listing(session: Session, office: OfficeData, listing_id: str) -> ListingRead:
     """One listing of the office's stock, in any status, with its office and features, in one statement."""
-    rows = session.execute(_OWN_LISTING, {**office.params(), "listing_ref": listing_id}).all()
+    rows = column_rows(session, _OWN_LISTING, {**office.params(), "listing_ref": listing_id})
     if not rows:
         raise _not_in_stock(session, listing_id)
     return _listing_read(rows)

@@ -19,7 +19,7 @@ from shared import publishing, situation
 from shared.awaiting_reply import first_office_message, last_office_message, waiting_since
 from shared.catalog import search as engine
 from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction, Proposal
-from shared.db.scoped import ANY_OFFICE, OfficeData
+from shared.db.scoped import ANY_OFFICE, OfficeData, column_rows
 from shared.pending_actions import SHOWN_COLUMNS, ShownAction
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
@@ -49,7 +49,7 @@ _OPEN_INQUIRIES = (
 
 def _open_inquiries(session: Session, office: OfficeData) -> list[situation.OpenInquiry]:
     """Open inquiries of the office with since when they wait and whether the office ever replied, longest first."""
-    rows = session.execute(_OPEN_INQUIRIES, office.params()).all()
+    rows = column_rows(session, _OPEN_INQUIRIES, office.params())
     return [situation.OpenInquiry(r.ref, r.listing_ref, r.title, r.waiting_since, bool(r.first_contact)) for r in rows]
 
 
@@ -63,7 +63,7 @@ _PREPARED_ACTIONS = (
 
 def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) -> list[ShownAction]:
     """Pending or expired actions of the office that expire after the look-back start, oldest first (the columns shown)."""
-    return list(session.execute(_PREPARED_ACTIONS, {**office.params(), "lookback_start": now - situation.EXPIRED_LOOKBACK}))
+    return list(column_rows(session, _PREPARED_ACTIONS, {**office.params(), "lookback_start": now - situation.EXPIRED_LOOKBACK}))
 
 
 _CHECKED = ANY_OFFICE.listings().where(Listing.status.in_([s.value for s in situation.CHECKED_STATUSES]))
@@ -83,7 +83,7 @@ def _failing(today: dt.date) -> Select[Any]:
 def _failing_listings(session: Session, office: OfficeData, today: dt.date) -> list[Row[Any]]:
     """The office's listings in the checked statuses that fail the publishing check on `today` (selected with the
     same SQL condition as the stock search's `publishable = false`), as rows of Listing's columns."""
-    return list(session.execute(_failing(today), office.params()).all())
+    return list(column_rows(session, _failing(today), office.params()))
 
 
 _DUE_CERTIFICATES = (
@@ -100,7 +100,7 @@ _DUE_CERTIFICATES = (
 
 
 def _due_certificates(session: Session, office: OfficeData, due_by: dt.date) -> list[situation.Certificate]:
-    rows = session.execute(_DUE_CERTIFICATES, {**office.params(), "due_by": due_by}).all()
+    rows = column_rows(session, _DUE_CERTIFICATES, {**office.params(), "due_by": due_by})
     return [situation.Certificate(ref, title, valid_until) for ref, title, valid_until in rows]
 
 
@@ -114,7 +114,7 @@ _OPEN_PROPOSALS = (
 
 
 def _open_proposals(session: Session, office: OfficeData) -> list[situation.OpenProposal]:
-    rows = session.execute(_OPEN_PROPOSALS, office.params()).all()
+    rows = column_rows(session, _OPEN_PROPOSALS, office.params())
     return [situation.OpenProposal(ref, listing_ref, title, created_at) for ref, listing_ref, title, created_at in rows]
 
 
@@ -138,7 +138,7 @@ _ACTIVITY = union_all(
 
 
 def _activity(session: Session, office: OfficeData, now: dt.datetime) -> situation.Activity:
-    rows = session.execute(_ACTIVITY, {**office.params(), "since": situation.activity_since(now), "now": now}).all()
+    rows = column_rows(session, _ACTIVITY, {**office.params(), "since": situation.activity_since(now), "now": now})
     return situation.Activity(
         inquiries=[(at, reply if reply else None) for kind, at, reply in rows if kind == _RECEIVED],
         replies=[at for kind, at, _ in rows if kind == _REPLIED],
@@ -153,7 +153,7 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
     limit = args.items_per_section
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        head = session.execute(_HEAD, office.params()).one()
+        [head] = column_rows(session, _HEAD, office.params())
         scope = named_scope(head.office or NO_OFFICE_NAME)
         sections = [
             situation.inquiry_section(_open_inquiries(session, office), now, limit),

@@ -38,7 +38,7 @@ from shared import listing_view, publishing
 from shared.catalog import search as engine
 from shared.catalog.scope import ALL_FILTERS, StockScope
 from shared.db.models import Inquiry, Listing, ListingStatusChange, PendingAction, Proposal, User
-from shared.db.scoped import ANY_OFFICE, OfficeData
+from shared.db.scoped import ANY_OFFICE, OfficeData, column_rows
 from shared.paging.cursor import binding_hash
 from shared.partial_lists import shown
 from shared.pending_actions import SHOWN_COLUMNS, action_fields
@@ -154,7 +154,7 @@ _STATUS_HISTORY = (  # built once: its cache key is memoized
 
 
 def _status_history(session: Session, listing: Listing) -> list[StatusChangeEntry] | Absent:
-    rows = session.execute(_STATUS_HISTORY, {"listing_id": listing.id}).all()
+    rows = column_rows(session, _STATUS_HISTORY, {"listing_id": listing.id})
     if not rows:
         return Absent(
             reason=AbsenceReason.empty_in_source,
@@ -194,7 +194,7 @@ def _latest_statement(of_listing: Select[Any], model: Any, open_status: StrEnum,
 
 def _latest(session: Session, statement: Select[Any], office: OfficeData, listing: Listing) -> tuple[dict[str, Any], Sequence[Any]]:
     """The counts (`total`, `open`, `shown`, `all_shown`) and rows of a `_latest_statement` for `listing`."""
-    rows = session.execute(statement, {**office.params(), "listing_id": listing.id}).all()
+    rows = column_rows(session, statement, {**office.params(), "listing_id": listing.id})
     total, open_ = (int(rows[0].total_rows), int(rows[0].open_rows)) if rows else (0, 0)
     return {"total": total, "open": open_, **shown(rows, total)}, rows
 
@@ -262,7 +262,7 @@ _OPEN_DRAFTS = (
 
 
 def _open_drafts(session: Session, office: OfficeData, listing: Listing, now: dt.datetime) -> OpenDrafts:
-    rows = session.execute(_OPEN_DRAFTS, {**office.params(), "listing_id": listing.id}).all()
+    rows = column_rows(session, _OPEN_DRAFTS, {**office.params(), "listing_id": listing.id})
     total = int(rows[0].total_rows) if rows else 0
     return OpenDrafts(
         total=total,

@@ -5,8 +5,10 @@ distance from the object where its location is known."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, or_, select
+from sqlalchemy import ColumnElement, Select, and_, bindparam, case, or_, select
 from sqlalchemy.orm import Session
 
 from contract.catalog import CatalogFilters
@@ -34,37 +36,37 @@ def _flag(condition: ColumnElement[bool]) -> ColumnElement[int]:
     return case((condition, 1), else_=0)
 
 
-def find_comparables(
-    session: Session,
-    *,
+@lru_cache(maxsize=128)
+def _statement(
     marketing_type: MarketingType,
     property_type: PropertyType,
     city: str | None,
-    postal_codes: list[str] | None,
+    postal_codes: tuple[str, ...] | None,
     area: tuple[float, float] | None,
-    exclude_id: int | None,
-    origin: Origin | None = None,
-) -> ComparableSet:
-    """Published listings with a price and a living area (in `area`, if given) in `postal_codes` or else `city`;
-    the listing `exclude_id` (the object itself) is left out; distances are measured from `origin`, if given."""
+    excluding: bool,
+) -> Select[Any]:
+    """The comparables' select for one kind of object in one place, the listing left out a bound `exclude_id`.
+
+    Kept per arguments (a bounded few: a listing's check asks for its kind in its city): the statement is immutable,
+    and building it and its cache key anew was as much CPU as running it."""
     filters = CatalogFilters(
         marketing_type=marketing_type,
         property_types=[property_type],
         city=None if postal_codes else city,
-        postal_codes=postal_codes,
+        postal_codes=list(postal_codes) if postal_codes else None,
         min_living_area=area[0] if area else None,
         max_living_area=area[1] if area else None,
     )
     base = engine.base_conditions(filters, ParsedQuery(), None)
-    if exclude_id is not None:
-        base.append(Listing.id != exclude_id)
+    if excluding:
+        base.append(Listing.id != bindparam("exclude_id"))
     ranges = engine.range_conditions(filters).get("living_area", [Listing.living_area > 0])
     # What is left out and what is compared, in one statement: each row flagged for the sets it belongs to (a row
     # may be in several), only rows of some set read.
     left_out_area = or_(Listing.living_area.is_(None), Listing.living_area <= 0)
     on_request = and_(*ranges, Listing.price.is_(None))
     compared = and_(*ranges, Listing.price.is_not(None), Listing.price > 0, Listing.living_area > 0)
-    rows = session.execute(
+    return (
         select(
             Listing.ref,
             Listing.price,
@@ -80,7 +82,24 @@ def find_comparables(
         )
         .where(*base, or_(left_out_area, on_request, compared))
         .order_by(Listing.id)
-    ).all()
+    )
+
+
+def find_comparables(
+    session: Session,
+    *,
+    marketing_type: MarketingType,
+    property_type: PropertyType,
+    city: str | None,
+    postal_codes: list[str] | None,
+    area: tuple[float, float] | None,
+    exclude_id: int | None,
+    origin: Origin | None = None,
+) -> ComparableSet:
+    """Published listings with a price and a living area (in `area`, if given) in `postal_codes` or else `city`;
+    the listing `exclude_id` (the object itself) is left out; distances are measured from `origin`, if given."""
+    statement = _statement(marketing_type, property_type, city, tuple(postal_codes) if postal_codes else None, area, exclude_id is not None)
+    rows = session.execute(statement, {"exclude_id": exclude_id} if exclude_id is not None else {}).all()
     return ComparableSet(
         listings=[
             Comparable(

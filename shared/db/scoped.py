@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BindParameter, Integer, Select, bindparam, func, select
+from collections.abc import Sequence
+
+from sqlalchemy import BindParameter, Executable, Integer, Row, Select, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from shared.db.models import Inquiry, Listing, Match, PendingAction, Proposal, SearchOrder, Valuation
@@ -69,3 +71,10 @@ def count_rows(session: Session, query: Select[Any]) -> int:
     if query._limit_clause is None and query._offset_clause is None and not query._distinct and not query._group_by_clauses:
         return int(session.scalar(query.with_only_columns(func.count(), maintain_column_froms=True).order_by(None)) or 0)
     return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
+
+
+def column_rows(session: Session, statement: Executable, params: dict[str, Any]) -> Sequence[Row[Any]]:
+    """The rows of a select of columns (no entities), run on the session's connection: the session's own execution
+    (ORM compile state, loading context, autoflush) is for entities and cost a third of such a statement's CPU.
+    Only for reads in a session with nothing pending: nothing is flushed first."""
+    return session.connection().execute(statement, params).all()

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from contract.errors import ErrorCode, ToolFailure
@@ -60,22 +60,24 @@ def save_valuation(
             "owner_name": None, "address": street, "postal_code": listing.postal_code, "city": listing.city,
             "property_type": listing.property_type, "marketing_type": listing.marketing_type, "living_area": listing.living_area,
         }
-    valuation = Valuation(
-        ref=temporary_ref(),
-        office_id=office_id,
-        listing_id=listing.id if listing else None,
+    row = {
+        "office_id": office_id,
+        "listing_id": listing.id if listing else None,
         **subject,
-        value_low=float(values["value_low"]),
-        value_high=float(values["value_high"]),
-        method=values.get("method") or DEFAULT_METHOD,
-        comparables=list(values.get("comparables") or []),
-        note=values.get("note"),
-        created_by=user_id,
-        created_at=now,
-    )
-    session.add(valuation)
-    session.flush()
-    valuation.ref = f"V-{valuation.id:06d}"
+        "value_low": float(values["value_low"]),
+        "value_high": float(values["value_high"]),
+        "method": values.get("method") or DEFAULT_METHOD,
+        "comparables": list(values.get("comparables") or []),
+        "note": values.get("note"),
+        "created_by": user_id,
+        "created_at": now,
+    }
+    # Core statements, not the unit of work: the row is written once and never changed in this session, and two
+    # flushes of the entity were a quarter of the call's CPU. The number comes from the row id, hence the update.
+    valuation_id = session.execute(insert(Valuation).values(ref=temporary_ref(), **row).returning(Valuation.id)).scalar_one()
+    ref = f"V-{valuation_id:06d}"
+    session.execute(update(Valuation).where(Valuation.id == valuation_id).values(ref=ref).execution_options(synchronize_session=False))
+    valuation = Valuation(id=valuation_id, ref=ref, **row)  # what was stored, to answer with (not added to the session)
     audit(
         session, now=now, user_id=user_id, client_id=client_id, office_id=office_id, action="valuation.save",
         subject_ref=valuation.ref, before=None, after=_state(valuation, listing_ref),

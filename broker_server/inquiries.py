@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
-from broker_server.lists import freshness, office_key, office_scope, removal, request_of
+from broker_server.lists import freshness, named_scope, office_key, office_scope, removal, request_of
 from broker_server.lookups import member_names, own_listing_id
 from contract.broker_inquiries import (
     GetInquiryInput,
@@ -48,7 +48,7 @@ from shared.awaiting_reply import message_count, office_replied, waiting_since
 from shared.catalog.query import MIN_PREFIX, ParsedQuery, parse
 from shared.catalog.suggest import prefix_suggestions
 from shared.catalog.text import compound_parts, words
-from shared.db.models import Inquiry, InquiryMessage, Listing, PendingAction
+from shared.db.models import Inquiry, InquiryMessage, Listing, Office, PendingAction
 from shared.db.scoped import ANY_OFFICE, OfficeData
 from shared.listing_view import price_of
 from shared.outbox import delivery_note, failed_for_inquiry
@@ -180,6 +180,7 @@ def inquiry_facts(session: Session, statement: Select[Any], *load: Any) -> list[
 _SUMMARIES = (
     ANY_OFFICE.inquiries()
     .join(Listing, Listing.id == Inquiry.listing_id)
+    .join(Office, Office.id == Inquiry.office_id)
     .with_only_columns(
         Inquiry.ref,
         Inquiry.status,
@@ -188,6 +189,7 @@ _SUMMARIES = (
         Inquiry.shared_profile,
         Listing.ref.label("listing_ref"),
         Listing.title.label("listing_title"),
+        Office.name.label("office_name"),
         waiting_since().label("awaiting_since"),
         message_count().label("messages"),
         office_replied().label("replied"),
@@ -302,7 +304,8 @@ def search_inquiries(args: SearchInquiriesInput, ctx: ToolContext, tool: str = "
         items = [summary_of(f, page.as_of) for f in ordered(facts, page.page)]
         # The seeker's name on each summary is personal data shown to the office.
         shown = [item.inquiry_id for item in items if isinstance(item.seeker_name, str)]
-        scope = office_scope(session, office)
+        # a shown inquiry names the office (joined into its row); only an empty page reads the name on its own
+        scope = named_scope(next(iter(facts.values())).inquiry.office_name) if facts else office_scope(session, office)
         fresh = freshness(page, "anfragen")
     audit_personal_data(ctx.db, ctx.caller, tool, shown)
     ignored = words_.ignored_warning() if words_ else None

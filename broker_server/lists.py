@@ -24,7 +24,12 @@ def office_key(office: OfficeData) -> str:
 
 def office_scope(session: Session, office: OfficeData) -> dict[str, EffectiveValue]:
     """The office an answer is limited to, as the login gives it: by its name, never by an internal id."""
-    return {"office": EffectiveValue(value=office_name(session, office), source=ValueSource.login)}
+    return named_scope(office_name(session, office))
+
+
+def named_scope(name: str) -> dict[str, EffectiveValue]:
+    """`office_scope` with the office's name read by another statement of the call."""
+    return {"office": EffectiveValue(value=name, source=ValueSource.login)}
 
 
 def request_of(args: BaseModel, walk_: Walk, implied: dict[str, Any], scope: dict[str, EffectiveValue]) -> dict[str, EffectiveValue]:

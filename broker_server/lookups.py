@@ -84,11 +84,13 @@ def own_listing_id(session: Session, office: OfficeData, listing_id: str) -> int
     return int(found)
 
 
-_OFFICE_NAME = select(Office.name).where(Office.id == bindparam("office_id"))  # built once: its cache key is memoized
+# Built once: its cache key is memoized; run with `office.params()`, alone or as a column of another statement
+OFFICE_NAME = select(Office.name).where(Office.id == bindparam("office_id"))
+NO_OFFICE_NAME = "dein Büro"
 
 
 def office_name(session: Session, office: OfficeData) -> str:
-    return session.scalar(_OFFICE_NAME, {"office_id": office.office_id}) or "dein Büro"
+    return session.scalar(OFFICE_NAME, office.params()) or NO_OFFICE_NAME
 
 
 def member_names(session: Session, office: OfficeData, user_ids: set[int | None]) -> dict[int, str]:

@@ -7,11 +7,11 @@ import datetime as dt
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, case, func, select
+from sqlalchemy import Row, Select, bindparam, case, func, literal_column, null, select, union_all
 from sqlalchemy.orm import Session
 
-from broker_server.lists import office_scope
-from broker_server.lookups import LISTING_COLUMNS
+from broker_server.lists import named_scope
+from broker_server.lookups import LISTING_COLUMNS, NO_OFFICE_NAME, OFFICE_NAME
 from contract.broker_report import ShowSituationReportInput
 from contract.envelope import Freshness, Tally
 from contract.vocabulary import EnergyStatus, InquiryStatus, MessageAuthor, ProposalStatus
@@ -67,7 +67,11 @@ def _prepared_actions(session: Session, office: OfficeData, now: dt.datetime) ->
 
 
 _CHECKED = ANY_OFFICE.listings().where(Listing.status.in_([s.value for s in situation.CHECKED_STATUSES]))
-_CHECKED_COUNT = _CHECKED.with_only_columns(func.count(), maintain_column_froms=True)
+# One row: the office's name (echoed as the report's scope) and how many listings are checked
+_HEAD = select(
+    OFFICE_NAME.scalar_subquery().label("office"),
+    _CHECKED.with_only_columns(func.count(), maintain_column_froms=True).scalar_subquery().label("checked"),
+)
 
 
 @lru_cache(maxsize=4)
@@ -76,12 +80,10 @@ def _failing(today: dt.date) -> Select[Any]:
     return _CHECKED.with_only_columns(*LISTING_COLUMNS).where(publishing.publishable_condition(False, today)).order_by(Listing.id)
 
 
-def _checked_listings(session: Session, office: OfficeData, today: dt.date) -> tuple[list[Row[Any]], int]:
+def _failing_listings(session: Session, office: OfficeData, today: dt.date) -> list[Row[Any]]:
     """The office's listings in the checked statuses that fail the publishing check on `today` (selected with the
-    same SQL condition as the stock search's `publishable = false`), as rows of Listing's columns, and how many were
-    checked."""
-    failing = session.execute(_failing(today), office.params()).all()
-    return list(failing), int(session.scalar(_CHECKED_COUNT, office.params()) or 0)
+    same SQL condition as the stock search's `publishable = false`), as rows of Listing's columns."""
+    return list(session.execute(_failing(today), office.params()).all())
 
 
 _DUE_CERTIFICATES = (
@@ -116,31 +118,31 @@ def _open_proposals(session: Session, office: OfficeData) -> list[situation.Open
     return [situation.OpenProposal(ref, listing_ref, title, created_at) for ref, listing_ref, title, created_at in rows]
 
 
-_NEW_INQUIRIES = (
+# The activity of the key figures in one statement, a row per event: an inquiry received (with the office's first
+# reply), a message the office sent, a listing published
+_RECEIVED, _REPLIED, _PUBLISHED = 0, 1, 2
+_ACTIVITY = union_all(
     ANY_OFFICE.inquiries()
     .where(Inquiry.created_at > bindparam("since"), Inquiry.created_at <= bindparam("now"))
-    .with_only_columns(Inquiry.created_at, first_office_message())
-)
-_REPLIES = select(InquiryMessage.created_at).where(
-    InquiryMessage.inquiry_id.in_(ANY_OFFICE.inquiries().with_only_columns(Inquiry.id)),
-    InquiryMessage.author == MessageAuthor.office.value,
-    InquiryMessage.created_at > bindparam("since"),
-    InquiryMessage.created_at <= bindparam("now"),
-)
-_PUBLISHED = (
+    .with_only_columns(literal_column(str(_RECEIVED)).label("kind"), Inquiry.created_at.label("at"), first_office_message().label("reply")),
+    select(literal_column(str(_REPLIED)), InquiryMessage.created_at, null()).where(
+        InquiryMessage.inquiry_id.in_(ANY_OFFICE.inquiries().with_only_columns(Inquiry.id)),
+        InquiryMessage.author == MessageAuthor.office.value,
+        InquiryMessage.created_at > bindparam("since"),
+        InquiryMessage.created_at <= bindparam("now"),
+    ),
     ANY_OFFICE.listings()
     .where(Listing.published_at > bindparam("since"), Listing.published_at <= bindparam("now"))
-    .with_only_columns(Listing.published_at)
+    .with_only_columns(literal_column(str(_PUBLISHED)), Listing.published_at, null()),
 )
 
 
 def _activity(session: Session, office: OfficeData, now: dt.datetime) -> situation.Activity:
-    values = {**office.params(), "since": situation.activity_since(now), "now": now}
-    inquiries = session.execute(_NEW_INQUIRIES, values).all()
-    replies = session.scalars(_REPLIES, values).all()
-    published = session.scalars(_PUBLISHED, values).all()
+    rows = session.execute(_ACTIVITY, {**office.params(), "since": situation.activity_since(now), "now": now}).all()
     return situation.Activity(
-        inquiries=[(received, reply if reply else None) for received, reply in inquiries], replies=replies, published=published
+        inquiries=[(at, reply if reply else None) for kind, at, reply in rows if kind == _RECEIVED],
+        replies=[at for kind, at, _ in rows if kind == _REPLIED],
+        published=[at for kind, at, _ in rows if kind == _PUBLISHED],
     )
 
 
@@ -151,11 +153,12 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
     limit = args.items_per_section
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        scope = office_scope(session, office)
+        head = session.execute(_HEAD, office.params()).one()
+        scope = named_scope(head.office or NO_OFFICE_NAME)
         sections = [
             situation.inquiry_section(_open_inquiries(session, office), now, limit),
             situation.confirmation_section(_prepared_actions(session, office, now), now, limit),
-            situation.unpublishable_section(*_checked_listings(session, office, today), today, limit),
+            situation.unpublishable_section(_failing_listings(session, office, today), int(head.checked or 0), today, limit),
             situation.energy_section(
                 _due_certificates(session, office, situation.due_by(today, args.energy_warning_days)), today, limit, args.energy_warning_days
             ),

@@ -15,7 +15,7 @@ from sqlalchemy import Select, bindparam, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from broker_server.checks import check_result
-from broker_server.lists import office_scope
+from broker_server.lists import named_scope, office_scope
 from broker_server.lookups import own_listing
 from contract.broker_stock import (
     SORT_KEYS_STOCK,
@@ -109,7 +109,6 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
     statuses = [s for s in ALL_STATUSES if s in {v.value for v in args.statuses}] if args.statuses else ALL_STATUSES
     with ctx.db.read_only() as session:
         snap = engine.snapshot(session)
-        echoed_office = office_scope(session, office)
         # The publishing check's blocking rules as SQL, so totals and pages of the filter are exact.
         also = [] if args.publishable is None else [publishing.publishable_condition(args.publishable, today)]
         if args.objektnr_extern:
@@ -117,6 +116,8 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
         scope = StockScope(session, args, statuses, office, also=also)
         binding = _stock_binding(args, statuses, office, today)
         page = scope.page(session, ctx.cursors, args, binding=binding, revision=snap.revision, now=now)
+        # the page's listings are the office's own, loaded with their office: it names the scope without a statement
+        echoed_office = named_scope(page.rows[0].office.name) if page.rows else office_scope(session, office)
         items = [_stock_item(row, args, scope.distance_km(row), today) for row in page.rows]
         hint, suggestions = scope.next_steps(session) if page.total == 0 else (None, [])
     if page.total == 0:

@@ -12,6 +12,9 @@ from shared.db.models import ServerSecret
 
 def ensure_secret(session: Session, name: str) -> str:
     """The stored secret `name`; the first caller creates it, concurrent callers agree on one value."""
+    stored = session.get(ServerSecret, name)
+    if stored is not None:  # the common case: one read, no insert on every call
+        return stored.value
     dialect = session.get_bind().dialect.name
     insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(ServerSecret)
     session.execute(insert.values(name=name, value=secrets.token_urlsafe(32)).on_conflict_do_nothing(index_elements=["name"]))

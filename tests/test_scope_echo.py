@@ -34,6 +34,17 @@ def test_every_office_list_echoes_the_office_of_the_login(tool: str, demo_db: Da
         assert [name for name, source in result["request_sources"].items() if source == "login"] == ["office"], "only the office is from the login"
 
 
+@pytest.mark.parametrize("tool", ["search_listings", "search_inquiries"])
+def test_an_empty_page_echoes_the_office_too(tool: str, demo_db: Database) -> None:
+    """These two name the office from the rows of their page; a page without rows reads the name on its own."""
+    base = Caller(BROKER, make_context(demo_db))
+    office_names = names(demo_db, Office, [1, 2])
+    for office_id in (1, 2):
+        result = base.as_(principal(demo_db, office_id))(tool, {"query": "Zwergpinguinwarte"})
+        assert result["total"] == 0
+        assert echoed(result, "office") == {"value": office_names[office_id], "source": "login"}
+
+
 @pytest.mark.parametrize("tool", ACCOUNT_LISTS)
 def test_every_seeker_list_echoes_the_account_of_the_login(tool: str, search: Caller, demo_db: Database) -> None:
     with demo_db.read_only() as session:

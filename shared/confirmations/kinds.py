@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from contract.errors import ErrorCode, ToolFailure
@@ -67,29 +67,43 @@ def inquiry_payload(session: Session, *, seeker_id: int, listing_ref: str, messa
     }
 
 
+# The inquiry with its listing, office and the reply's author, in one statement (was four)
+_REPLY_FACTS = (
+    select(
+        Inquiry.ref,
+        Inquiry.status,
+        Inquiry.shared_profile,
+        Listing.ref.label("listing_ref"),
+        Listing.title.label("listing_title"),
+        Office.name.label("office_name"),
+        User.name.label("author_name"),
+    )
+    .outerjoin(Listing, Listing.id == Inquiry.listing_id)
+    .outerjoin(Office, Office.id == Inquiry.office_id)
+    .outerjoin(User, User.id == bindparam("author_id"))
+    .where(Inquiry.ref == bindparam("inquiry_ref"), Inquiry.office_id == bindparam("office_id"))
+)
+
+
 def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_ref: str, text: str) -> dict[str, Any]:
-    inquiry = session.scalar(select(Inquiry).where(Inquiry.ref == inquiry_ref, Inquiry.office_id == office_id))
+    inquiry = session.execute(_REPLY_FACTS, {"inquiry_ref": inquiry_ref, "office_id": office_id, "author_id": author_id}).first()
     if inquiry is None:
         raise ToolFailure(
             ErrorCode.NOT_FOUND, "Diese Anfrage gibt es bei deinem Büro nicht: bitte die Anfragenummer prüfen oder mit search_inquiries suchen."
         )
     if inquiry.status == InquiryStatus.closed.value:
         raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {inquiry_ref} ist geschlossen: eine Antwort geht nicht mehr hinaus.")
-    office = session.get(Office, office_id)
-    author = session.get(User, author_id)
-    assert office is not None and author is not None
-    listing = session.get(Listing, inquiry.listing_id)
-    assert listing is not None
+    assert inquiry.office_name is not None and inquiry.author_name is not None and inquiry.listing_ref is not None
     seeker_name = (inquiry.shared_profile or {}).get("name") or "die/der Suchende (Name nicht freigegeben)"
     return {
         "kind": PendingActionKind.send_reply.value,
         "inquiry_id": inquiry.ref,
-        "listing_id": listing.ref,
+        "listing_id": inquiry.listing_ref,
         "office_id": office_id,
         "author_id": author_id,
         "recipient": f"{seeker_name} (Anfrage {inquiry.ref})",
-        "sender": f"{author.name}, {office.name}",
-        "subject": f"Antwort zu {framed(listing.title)} ({listing.ref})",
+        "sender": f"{inquiry.author_name}, {inquiry.office_name}",
+        "subject": f"Antwort zu {framed(inquiry.listing_title)} ({inquiry.listing_ref})",
         "text": text,
         "shared_contact": [],
     }

@@ -93,14 +93,17 @@ def office_name(session: Session, office: OfficeData) -> str:
     return session.scalar(OFFICE_NAME, office.params()) or NO_OFFICE_NAME
 
 
+_MEMBER_NAMES = (  # built once: office and users bound
+    select(User.id, User.name)
+    .join(OfficeMember, OfficeMember.user_id == User.id)
+    .where(OfficeMember.office_id == bindparam("office_id"), User.id.in_(bindparam("user_ids", expanding=True)))
+)
+
+
 def member_names(session: Session, office: OfficeData, user_ids: set[int | None]) -> dict[int, str]:
     """Names of the office's own members among `user_ids`."""
     wanted = {u for u in user_ids if u is not None}
     if not wanted:
         return {}
-    rows = session.execute(
-        select(User.id, User.name)
-        .join(OfficeMember, OfficeMember.user_id == User.id)
-        .where(OfficeMember.office_id == office.office_id, User.id.in_(wanted))
-    )
+    rows = column_rows(session, _MEMBER_NAMES, {**office.params(), "user_ids": sorted(wanted)})
     return {user_id: name for user_id, name in rows}

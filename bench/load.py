@@ -211,6 +211,13 @@ def _tree_cpu_seconds(root: int) -> float:
     return sum(seconds for pid, _, _, seconds in processes if pid in tree)
 
 
+def _machine_ticks() -> list[int]:
+    """The machine's CPU time since boot from /proc/stat, in ticks: [busy, idle (with I/O wait), stolen by the host]."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        user, nice, system, idle, iowait, irq, softirq, steal = (int(v) for v in stat.readline().split()[1:9])
+    return [user + nice + system + irq + softirq, idle + iowait, steal]
+
+
 def _database_cpu_seconds() -> float:
     """CPU seconds of every PostgreSQL server process on this machine (0 where none runs: SQLite is in the server's
     own processes). Another client of the same database server counts too: read it on an idle machine."""
@@ -288,8 +295,9 @@ def mixed_plan(seeker_token: str, broker_token: str, refs: Refs) -> Callable[[in
 def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float, server: int | None = None) -> dict[str, Any]:
     """One run; with the server's pid also its CPU milliseconds per call (all its processes; robust to other load)."""
     cpu = _tree_cpu_seconds(server) if server else None
-    client, database = time.process_time(), _database_cpu_seconds()
+    client, database, machine = time.process_time(), _database_cpu_seconds(), _machine_ticks()
     row = anyio.run(_drive, url, plans, clients, seconds)
+    row["machine"] = [after - before for before, after in zip(machine, _machine_ticks(), strict=True)]
     per_call = 1000 / max(1, row["calls"])
     row["cpu_ms"] = (_tree_cpu_seconds(server) - cpu) * per_call if server and cpu is not None else None
     row["client_ms"] = (time.process_time() - client) * per_call
@@ -427,8 +435,11 @@ def _ceiling(row: dict[str, Any]) -> str:
     """Client, server and database share the machine's cores: their CPU per call bounds the calls per second."""
     total = row["cpu_ms"] + row["client_ms"] + row["database_ms"]
     cores = os.cpu_count() or 1
+    busy, idle, stolen = row["machine"]
+    shares = "; the cores were {:.0f} % busy, {:.0f} % idle, {:.0f} % taken by the host".format(
+        *(100 * part / max(1, busy + idle + stolen) for part in (busy, idle, stolen)))
     return (f"CPU per call {row['cpu_ms']:.1f} server + {row['client_ms']:.1f} client + {row['database_ms']:.1f} database "
-            f"= {total:.1f} ms; {cores} cores allow at most {cores * 1000 / total:.0f} calls/s")
+            f"= {total:.1f} ms; {cores} cores allow at most {cores * 1000 / total:.0f} calls/s{shares}")
 
 
 def _load() -> str:

@@ -17,6 +17,7 @@ import cProfile
 import datetime as dt
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="FOLDER", help="also write a cProfile of each tool's calls there (side.tool.prof)")
     args = parser.parse_args(argv)
     if args.profile:  # cProfile sees one thread: the handlers run in the caller's thread while profiling
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+
         async def here(function: Any, *arguments: Any, **_: Any) -> Any:
             return function(*arguments)
 

@@ -60,31 +60,24 @@ def _number(value: float, style: Style) -> str:
 
 def value_text(value: Any, label: Label = PLAIN) -> str:
     """One value in German, with its unit where the label declares one."""
+    # Plain text and numbers first: most values of a list line are, and only they skip the isinstance test against
+    # Absent (a pydantic class: slow). The order decides nothing else, no value is of two of these kinds; bool before
+    # int (a bool is an int), exact str (a StrEnum is a str and is shown by its label).
     kind = type(value)
-    # the common plain values first, by their exact type: each meets only its own branch below (isinstance against a
-    # pydantic class is slow, and a list line has many values; issue 21)
     if kind is str:
         text = value
-    elif kind is int or kind is float:
+    elif kind is bool:
+        text = "ja" if value else "nein"
+    elif isinstance(value, int | float):
         if label.unit == "€":
             return euro(value)
         text = _number(value, label.style)
-    elif kind is bool:
-        text = "ja" if value else "nein"
-    elif kind is dt.datetime:
+    elif isinstance(value, dt.datetime):
         text = when(value)
     elif isinstance(value, Absent):
         return f"– ({ABSENCE[value.reason]}: {value.note})"
-    elif isinstance(value, bool):
-        text = "ja" if value else "nein"
     elif isinstance(value, StrEnum):
         text = LABELS.get(value, value.value)
-    elif isinstance(value, int | float) and label.unit == "€":
-        return euro(value)
-    elif isinstance(value, int | float):
-        text = _number(value, label.style)
-    elif isinstance(value, dt.datetime):
-        text = when(value)
     elif isinstance(value, dt.date):
         text = date_text(value)
     elif isinstance(value, BaseModel) and is_text_leaf(type(value)) and "amount" in type(value).model_fields:

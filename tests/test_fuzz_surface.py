@@ -86,13 +86,39 @@ def mutated(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(valid, broken())
 
 
-def leaks_in(answer: Any, public_url: str) -> list[str]:
+def _texts(sent: Any) -> list[str]:
+    """Every string in what was sent (keys and values, nested), the longest first."""
+    if isinstance(sent, str):
+        return [sent]
+    if isinstance(sent, dict):
+        return sorted((t for key, value in sent.items() for t in (*_texts(key), *_texts(value))), key=len, reverse=True)
+    if isinstance(sent, list):
+        return sorted((t for value in sent for t in _texts(value)), key=len, reverse=True)
+    return []
+
+
+def leaks_in(answer: Any, public_url: str, sent: Any = None) -> list[str]:
+    """What the answer gives away. `sent`: what the caller sent; an answer that quotes it back (an error naming the
+    value it refuses) gives nothing away by that: each sent text is taken out before the patterns are looked for,
+    so the same words anywhere else in the answer still count."""
     if isinstance(answer, MCPError):
         wire = json.dumps({"message": answer.error.message, "data": answer.error.data}, ensure_ascii=False)
     else:
         wire = answer.model_dump_json(by_alias=True)
     wire = wire.replace(public_url, "")  # the public URL in a sign-in challenge is the server's own, not a leak
+    for text in _texts(sent):
+        if len(text) >= 3:
+            wire = wire.replace(json.dumps(text, ensure_ascii=False)[1:-1], "")
     return [name for name, pattern in LEAKS if pattern.search(wire)]
+
+
+def test_a_quoted_back_argument_is_not_a_leak_but_the_same_words_elsewhere_are() -> None:
+    sent = {"id": "%s %(office_id)s"}
+    echo = types.CallToolResult(content=[types.TextContent(type="text", text="'%s %(office_id)s' ist keine Inseratsnummer.")], is_error=True)
+    assert leaks_in(echo, "http://x") == ["internal id"]
+    assert leaks_in(echo, "http://x", sent) == []
+    both = types.CallToolResult(content=[types.TextContent(type="text", text="'%s %(office_id)s' … WHERE office_id = 7")], is_error=True)
+    assert leaks_in(both, "http://x", sent) == ["internal id"]
 
 
 def token_for(db: Any, email: str, server: ServerSpec) -> str:
@@ -132,7 +158,7 @@ def test_tools_never_leak(live_server: LiveServer, tokens: dict[str, str], serve
     @given(arguments=mutated(spec.input_schema()), mode=st.sampled_from(ERAS))
     def fuzz(arguments: dict[str, Any], mode: str) -> None:
         answer = anyio.run(_session_call, live_server.base_url, server, token, mode, lambda c: c.call_tool(tool, arguments))
-        assert not leaks_in(answer, public_url), (arguments, mode, answer)
+        assert not leaks_in(answer, public_url, arguments), (arguments, mode, answer)
 
     fuzz()
 
@@ -173,7 +199,7 @@ def test_completions_resources_and_prompts_never_leak(live_server: LiveServer, t
             answer = anyio.run(
                 _session_call, live_server.base_url, server, token, mode, lambda c: c.complete(reference, {"name": argument, "value": value})
             )
-            assert not leaks_in(answer, public_url), ("complete", ref, value, answer)
+            assert not leaks_in(answer, public_url, [argument, value]), ("complete", ref, value, answer)
             if odd_name is not None:  # an argument the prompt or template does not have: the caller's mistake
                 assert isinstance(answer, MCPError) and answer.error.code == types.INVALID_PARAMS, ("complete", ref, odd_name, answer)
         if template is not None:
@@ -183,13 +209,13 @@ def test_completions_resources_and_prompts_never_leak(live_server: LiveServer, t
             except ValueError:
                 uri = re.sub(r"{\w+}", "A-0000001%00", template.uri_template)
             answer = anyio.run(_session_call, live_server.base_url, server, token, mode, lambda c: c.read_resource(uri))
-            assert not leaks_in(answer, public_url), ("read", uri, answer)
+            assert not leaks_in(answer, public_url, [value, uri]), ("read", uri, answer)
         if prompt is not None:
             arguments = {a.name: value for a in prompt.arguments}
             answer = anyio.run(_session_call, live_server.base_url, server, token, mode, lambda c: c.get_prompt(prompt.name, arguments))
             if not isinstance(answer, MCPError):  # a prompt echoes its arguments: only an error has to be clean
                 return
-            assert not leaks_in(answer, public_url), ("prompt", arguments, answer)
+            assert not leaks_in(answer, public_url, arguments), ("prompt", arguments, answer)
 
     fuzz()
 

@@ -3,8 +3,8 @@ ext-apps AppBridge with the TypeScript client in Chromium, tests/mcp_host.py and
 of only invisible characters offers no "Senden", a click the host refuses for a missing right names that right, a tool
 call the host cancels ends the loading state with the host's reason, and each refusal of the click has its own heading.
 
-Each state is photographed at a phone's and a desktop's width into the test's temp folder (and into the folder named
-by ATHAUS_SCREENSHOTS)."""
+Each state is photographed at a desktop's and a phone's width into the test's temp folder; the one the docs page
+"Bestätigungskarte" shows (a missing right, on a phone) also into the folder named by ATHAUS_SCREENSHOTS."""
 
 from __future__ import annotations
 
@@ -43,9 +43,9 @@ def card(browser: Any, host_site: str, sandbox_url: str, server: LiveServer) -> 
         tab.close()
 
 
-def photograph(tab: Card, folder: Path, name: str) -> None:
+def photograph(tab: Card, folder: Path, name: str, docs: str | None = None) -> None:
     """The card as the host shows it at a desktop's and then at a phone's width (the host's column follows the window);
-    the tab stays at the phone's."""
+    the tab stays at the phone's. `docs`: the width whose picture the docs page shows."""
     page = tab.host.page
     for label, width in WIDTHS.items():
         page.set_viewport_size({"width": width, "height": 900})
@@ -55,7 +55,9 @@ def photograph(tab: Card, folder: Path, name: str) -> None:
         assert inner <= width - 40, (label, inner)  # fits the window: no sideways scrolling on a phone
         shot = folder / f"karte-{name}-{label}.png"
         page.locator("iframe").screenshot(path=str(shot))
-        keep_screenshot(shot, shot.name)
+        if label == docs:
+            keep_screenshot(shot, shot.name)
+        assert shot.stat().st_size > 5_000, shot.name  # a rendered card, not a blank one
 
 
 def state(tab: Card) -> dict[str, Any]:
@@ -108,7 +110,7 @@ def test_a_click_refused_for_a_missing_right_names_the_right(card: Any, server: 
     )
     assert shown["busy"] == "false" and shown["buttons"] == ["Senden", "Verwerfen"]  # with the right, the same click works
     assert tab.frame.locator(":focus").get_attribute("id") == "status"
-    photograph(tab, tmp_path, "recht-fehlt")
+    photograph(tab, tmp_path, "recht-fehlt", docs="telefon")
     assert messages(server, text) == 0 and pending_status(server, draft["structuredContent"]["confirmation"]["confirmation_id"]) == ("pending", None)
     assert [problem for problem in tab.host.problems if "403" not in problem] == [], tab.host.problems  # the refused request itself
 

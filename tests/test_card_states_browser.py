@@ -9,6 +9,7 @@ Each state is photographed at a desktop's and a phone's width into the test's te
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,11 @@ from tests.test_mcp_apps_host import Card, messages, pending_status, published, 
 INVISIBLE = "\u200b\u2060\u00ad\u2800\ufeff\u3164"  # zero-width space, word joiner, soft hyphen, Braille blank, BOM, Hangul filler
 WIDTHS = {"desktop": 1280, "telefon": 390}  # desktop first: the host keeps a frame at the width the card last reported
 SEND_RIGHT = "Hinausgehen lassen (mit deinem Klick)"  # contract.rights.BROKER_SEND.label
+
+
+def key() -> str:
+    """A request_id of its own for each draft (a retry of the same call would return the first draft)."""
+    return str(uuid.uuid4())
 
 
 @pytest.fixture
@@ -74,7 +80,7 @@ def state(tab: Card) -> dict[str, Any]:
 def test_a_draft_of_only_invisible_characters_is_never_offered_for_sending(card: Any, server: LiveServer, tmp_path: Path) -> None:
     """The server refuses such a draft now (tests/test_confirmations_http.py); a card of one that got through (drafted
     before, or a host that altered the result) shows no text and offers only "Verwerfen"."""
-    drafted = card(broker=True).show("draft_reply", {"inquiry_id": open_inquiry(server.db), "text": "Wird gleich unsichtbar."})  # type: ignore[attr-defined]
+    drafted = card(broker=True).show("draft_reply", {"inquiry_id": open_inquiry(server.db), "text": "Wird gleich unsichtbar.", "request_id": key()})  # type: ignore[attr-defined]
     invisible = json.loads(json.dumps(drafted))
     invisible["structuredContent"]["text"] = f" {INVISIBLE}\n{INVISIBLE} "
     tab = card(broker=True)
@@ -95,7 +101,7 @@ def test_a_click_refused_for_a_missing_right_names_the_right(card: Any, server: 
     tab = card(broker=True)
     tab.token = access_token(server, OWNER.email, "makler", ["makler:lesen", "makler:schreiben"])
     text = "Diese Antwort darf ohne das Recht zum Senden nicht hinausgehen. (Kartentest Recht fehlt)"
-    draft = tab.show("draft_reply", {"inquiry_id": open_inquiry(server.db), "text": text})  # type: ignore[attr-defined]
+    draft = tab.show("draft_reply", {"inquiry_id": open_inquiry(server.db), "text": text, "request_id": key()})  # type: ignore[attr-defined]
     send = tab.frame.get_by_role("button", name="Senden")
     send.wait_for(state="visible")
     send.click()
@@ -129,7 +135,7 @@ def test_a_cancelled_call_ends_the_loading_state_and_says_the_hosts_reason(
 ) -> None:
     tab = card(broker=True)
     setup = {"url": f"{server.base_url}/makler/mcp", "token": tab.token, "tool": "draft_reply", "sandboxUrl": tab.sandbox, "cancelled": reason}
-    setup["args"] = {"inquiry_id": open_inquiry(server.db), "text": "Wird abgebrochen."}  # type: ignore[attr-defined]
+    setup["args"] = {"inquiry_id": open_inquiry(server.db), "text": "Wird abgebrochen.", "request_id": key()}  # type: ignore[attr-defined]
     assert tab.host.js("setup => window.athausHost.showCard(setup)", setup) is None
     shown = state(tab)
     assert shown == {
@@ -162,7 +168,7 @@ def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveSe
     seeker = card()
     listing = published(server)
     text = "Ist die Wohnung noch zu haben? (Kartentest zurückgezogenes Inserat)"
-    draft = seeker.show("draft_inquiry", {"listing_id": listing, "message": text})
+    draft = seeker.show("draft_inquiry", {"listing_id": listing, "message": text, "request_id": key()})
 
     def withdraw() -> None:
         with db.unit_of_work() as session:
@@ -182,7 +188,7 @@ def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveSe
     office = card(broker=True)
     inquiry = open_inquiry(db)
     answer = "Gern, kommen Sie am Freitag vorbei. (Kartentest geschlossene Anfrage)"
-    office.show("draft_reply", {"inquiry_id": inquiry, "text": answer})
+    office.show("draft_reply", {"inquiry_id": inquiry, "text": answer, "request_id": key()})
 
     def close() -> None:
         with db.unit_of_work() as session:
@@ -200,7 +206,7 @@ def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveSe
     # the draft changed after the card showed it
     changed = card(broker=True)
     answer = "Diese Fassung ist überholt. (Kartentest geänderter Inhalt)"
-    draft = changed.show("draft_reply", {"inquiry_id": open_inquiry(db), "text": answer})
+    draft = changed.show("draft_reply", {"inquiry_id": open_inquiry(db), "text": answer, "request_id": key()})
     ref = draft["structuredContent"]["confirmation"]["confirmation_id"]
 
     def revise() -> None:
@@ -215,7 +221,7 @@ def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveSe
     # a token that is not this draft's: no reason, its code's heading; the buttons stay (the newest card may work)
     forged = card(broker=True)
     answer = "Mit falschem Token darf nichts hinausgehen. (Kartentest ungültige Bestätigung)"
-    draft = forged.show("draft_reply", {"inquiry_id": open_inquiry(db), "text": answer})
+    draft = forged.show("draft_reply", {"inquiry_id": open_inquiry(db), "text": answer, "request_id": key()})
     wrong = json.loads(json.dumps(draft))
     wrong["_meta"]["athaus/confirmation"]["token"] = "gefaelscht-" + "x" * 32
     shown_again = card(broker=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -298,11 +299,11 @@ def test_a_message_of_only_whitespace_or_invisible_characters_is_refused_and_not
         before = len(list(session.scalars(select(PendingAction.id))))
     seeker = Session(server, db, SEEKER.email, "suche")
     office = Session(server, db, OWNER.email, "makler")
-    waiting = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Sichtbar."}))["confirmation_id"]
+    waiting = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Sichtbar.", "request_id": str(uuid.uuid4())}))["confirmation_id"]
     for person, tool, arguments, field in (
-        (seeker, "draft_inquiry", {"listing_id": published_listing(db), "message": blank}, "message"),
-        (office, "draft_reply", {"inquiry_id": open_inquiry(db), "text": blank}, "text"),
-        (office, "draft_reply", {"inquiry_id": open_inquiry(db), "text": blank, "confirmation_id": waiting}, "text"),
+        (seeker, "draft_inquiry", {"listing_id": published_listing(db), "message": blank, "request_id": str(uuid.uuid4())}, "message"),
+        (office, "draft_reply", {"inquiry_id": open_inquiry(db), "text": blank, "request_id": str(uuid.uuid4())}, "text"),
+        (office, "draft_reply", {"inquiry_id": open_inquiry(db), "text": blank, "confirmation_id": waiting, "request_id": str(uuid.uuid4())}, "text"),
     ):
         result = person.call(tool, arguments)
         assert result.is_error and result.meta["athaus/code"] == "INVALID_ARGUMENT", (tool, result)
@@ -319,7 +320,7 @@ def test_a_message_of_only_whitespace_or_invisible_characters_is_refused_and_not
 def test_a_message_with_a_visible_character_beside_invisible_ones_is_drafted_as_written(e2e: tuple[LiveServer, Database], text: str) -> None:
     server, db = e2e
     office = Session(server, db, OWNER.email, "makler")
-    drafted = office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": text})
+    drafted = office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": text, "request_id": str(uuid.uuid4())})
     assert not drafted.is_error and drafted.structured_content["text"] == text
 
 

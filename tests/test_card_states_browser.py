@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from shared.db.models import Inquiry, Listing, PendingAction
-from tests.confirmation_helpers import open_inquiry
+from shared.db.models import Inquiry, Listing, PendingAction, Proposal
+from tests.confirmation_helpers import open_inquiry, open_proposal
 from tests.conftest import LiveServer
 from tests.mcp_host import host_site, sandbox_url  # noqa: F401  (the page's fixtures)
 from tests.test_confirmation_browser import OWNER, access_token, keep_screenshot
@@ -80,7 +80,8 @@ def state(tab: Card) -> dict[str, Any]:
 def test_a_draft_of_only_invisible_characters_is_never_offered_for_sending(card: Any, server: LiveServer, tmp_path: Path) -> None:
     """The server refuses such a draft now (tests/test_confirmations_http.py); a card of one that got through (drafted
     before, or a host that altered the result) shows no text and offers only "Verwerfen"."""
-    drafted = card(broker=True).show("draft_reply", {"inquiry_id": open_inquiry(server.db), "text": "Wird gleich unsichtbar.", "request_id": key()})  # type: ignore[attr-defined]
+    arguments = {"inquiry_id": open_inquiry(server.db), "text": "Wird gleich unsichtbar.", "request_id": key()}  # type: ignore[attr-defined]
+    drafted = card(broker=True).show("draft_reply", arguments)
     invisible = json.loads(json.dumps(drafted))
     invisible["structuredContent"]["text"] = f" {INVISIBLE}\n{INVISIBLE} "
     tab = card(broker=True)
@@ -151,9 +152,9 @@ def test_a_cancelled_call_ends_the_loading_state_and_says_the_hosts_reason(
 
 
 def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveServer, tmp_path: Path) -> None:
-    """The click refused because the listing was withdrawn, the inquiry closed, the draft changed since the card showed
-    it (each CONFLICT, told apart by `_meta["athaus/reason"]`), or with a token that is not this draft's: each under a
-    heading of its own with the server's sentence, and nothing goes out."""
+    """The click refused because the listing was withdrawn, the inquiry closed, the proposal decided, the draft changed
+    since the card showed it (each CONFLICT, told apart by `_meta["athaus/reason"]`), or with a token that is not this
+    draft's: each under a heading of its own with the server's sentence, and nothing goes out."""
     db = server.db  # type: ignore[attr-defined]
 
     def refused(tab: Card, change: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -203,6 +204,23 @@ def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveSe
     assert shown["status"] == ("Anfrage geschlossen", result["content"][0]["text"]) and shown["buttons"] == []
     assert messages(server, answer) == 0
 
+    # the proposal decided (elsewhere) after its acceptance was drafted
+    deciding = card(broker=True)
+    proposal, _ = open_proposal(db)
+    deciding.show("decide_proposal", {"proposal_id": proposal, "decision": "accept"})
+
+    def decide_elsewhere() -> None:
+        with db.unit_of_work() as session:
+            session.execute(update(Proposal).where(Proposal.ref == proposal).values(status="rejected"))
+
+    try:
+        result, shown = refused(deciding, decide_elsewhere)
+    finally:
+        with db.unit_of_work() as session:
+            session.execute(update(Proposal).where(Proposal.ref == proposal).values(status="open"))
+    assert result["_meta"]["athaus/reason"] == "proposal_decided"
+    assert shown["status"] == ("Vorschlag schon entschieden", result["content"][0]["text"]) and shown["buttons"] == []
+
     # the draft changed after the card showed it
     changed = card(broker=True)
     answer = "Diese Fassung ist überholt. (Kartentest geänderter Inhalt)"
@@ -230,4 +248,4 @@ def test_each_refusal_of_the_click_has_its_own_heading(card: Any, server: LiveSe
     assert result["_meta"]["athaus/code"] == "CONFIRMATION_INVALID" and "athaus/reason" not in result["_meta"]
     assert shown["status"] == ("Bestätigung ungültig", result["content"][0]["text"]) and shown["buttons"] == ["Senden", "Verwerfen"]
     assert messages(server, answer) == 0
-    assert [tab.host.problems for tab in (seeker, office, changed, forged, shown_again)] == [[]] * 5
+    assert [tab.host.problems for tab in (seeker, office, deciding, changed, forged, shown_again)] == [[]] * 6

@@ -19,8 +19,8 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "public_url": (
         "Die Adresse, unter der Clients diese Installation erreichen. Aussteller (`issuer`), Ressourcen-URLs der beiden "
-        "Server (RFC 8707) und die Metadaten leiten sich daraus ab. Im Betrieb (Entwicklungsmodus aus) muss sie mit https "
-        "beginnen, sonst verweigert `athaus serve` den Start; http nur, wenn Adresse und Bindung auf Loopback liegen. "
+        "Server (RFC 8707) und die Metadaten leiten sich daraus ab. Sie beginnt mit https (sonst verweigert `athaus serve` "
+        "den Start); http geht nur mit `127.0.0.1`, `localhost` oder `[::1]` auf einer Bindung auf Loopback. "
         "Ohne Angabe folgt sie der Bindung von `athaus serve` (`--host`/`--port`, etwa `http://127.0.0.1:8741`); passt "
         "eine gesetzte Loopback-Adresse nicht zur Bindung, sagt der Start das als Warnung."
     ),

@@ -21,11 +21,15 @@ FROM python:3.12-slim-bookworm
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/athaus --create-home athaus \
     && pip uninstall -y pip setuptools wheel 2>/dev/null; true
 COPY --from=build /opt/athaus /opt/athaus
+# Production mode: the container listens on every address (a proxy or a published port reaches it), where development
+# mode (demo accounts with published passwords, `athaus token`) is refused; so the start needs ATHAUS_PUBLIC_URL=https://…
+# and says so in German without it. The demo: scripts/serve, or this image on the host's loopback (docs/betrieb.md).
 ENV PATH=/opt/athaus/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     ATHAUS_HOST=0.0.0.0 \
-    ATHAUS_PORT=8000
+    ATHAUS_PORT=8000 \
+    ATHAUS_DEVELOPMENT=false
 USER athaus
 WORKDIR /var/lib/athaus
 EXPOSE 8000

@@ -85,7 +85,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from athaus.connections import uvicorn_options
     from athaus.start import announce_when_listening
 
-    settings = settings.serving(args.host, args.port)
+    try:
+        settings = settings.serving(args.host, args.port)
+    except ValueError as refused:  # --host off loopback in development mode, or without https in production
+        print(f"{SETTINGS_REFUSED} {refused}", file=sys.stderr)
+        return 2
     announce(settings)
     db = _database(settings)
     prepare(settings, db)
@@ -448,6 +452,9 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+SETTINGS_REFUSED = "Die Einstellungen (ATHAUS_*) passen nicht zusammen:"
+
+
 def _problems(invalid: ValidationError) -> str:
     return "; ".join(str(error["msg"]).removeprefix("Value error, ") for error in invalid.errors())
 
@@ -457,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings()
     except ValidationError as invalid:
-        print(f"Die Einstellungen (ATHAUS_*) passen nicht zusammen: {_problems(invalid)}", file=sys.stderr)
+        print(f"{SETTINGS_REFUSED} {_problems(invalid)}", file=sys.stderr)
         return 2
     configure(settings.log_level, console_wanted(settings.log_format, settings.development))
     return int(args.run(args, settings))

@@ -13,6 +13,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_DATA_DIR = Path("var")
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+# The hosts of a public URL that may be http (the MCP SDK's authorization server takes no other http issuer).
+HTTP_PUBLIC_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def is_loopback(hostname: str | None) -> bool:
@@ -52,7 +54,8 @@ class Settings(BaseSettings):
     )
     development: bool = Field(
         default=True,
-        description="Development mode: `athaus token` may mint tokens locally. Never on for a non-loopback public URL.",
+        description="Development mode: `athaus token` may mint tokens locally, the demo is seeded. Never on for a "
+        "non-loopback public URL or bind (refused at start).",
     )
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -175,16 +178,43 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _no_development_mode_in_public(self) -> Settings:
-        """Development mode (local tokens, cookies without Secure) is for this machine only: with a public URL off
-        loopback it is switched off, or refused when it was asked for explicitly."""
-        if self.development and not is_loopback(urlsplit(self.public_url).hostname):
+        """Development mode (local tokens, cookies without Secure, the demo) is for this machine only: with a public URL
+        off loopback it is switched off, or refused when it was asked for explicitly; then `unsafe_start` decides (a URL
+        that only follows a bind off loopback leaves it on, so the start is refused for what it is: development mode)."""
+        if self.development and not self._public_url_follows_bind and not is_loopback(urlsplit(self.public_url).hostname):
             if "development" in self.model_fields_set:
                 raise ValueError(
-                    f"ATHAUS_DEVELOPMENT=true geht nur mit einer öffentlichen Adresse auf Loopback, nicht mit {self.public_url}"
+                    f"ATHAUS_DEVELOPMENT=true geht nur mit einer öffentlichen Adresse auf Loopback, nicht mit {self.public_url}: "
+                    "für den Betrieb ATHAUS_DEVELOPMENT=false setzen, zum Entwickeln ATHAUS_PUBLIC_URL weglassen"
                 )
             object.__setattr__(self, "development", False)
             self._development_forced_off = True
+        refusal = self.unsafe_start()
+        if refusal:
+            raise ValueError(refusal)
         return self
+
+    def unsafe_start(self) -> str | None:
+        """Why these settings must not serve (a German sentence naming the fix), or None. Development mode (demo accounts
+        with published passwords, tokens from `athaus token`) listens on loopback only, whatever the public URL says; the
+        public URL is https, except 127.0.0.1, localhost or [::1] on a loopback bind (only this machine reaches it; the
+        only http issuers the SDK's authorization server takes, which crashed every worker otherwise). Checked when the
+        settings are read and again for `athaus serve --host`."""
+        if self.development and not is_loopback(self.host):
+            return (
+                f"Der Entwicklungsmodus (Demo-Konten mit veröffentlichten Passwörtern, Tokens von `athaus token`) lauscht nur "
+                f"auf Loopback, nicht auf {self.host or 'allen Adressen'}: ATHAUS_HOST=127.0.0.1 setzen (bzw. --host weglassen), "
+                "oder für den Betrieb ATHAUS_DEVELOPMENT=false und ATHAUS_PUBLIC_URL=https://… setzen."
+            )
+        public = urlsplit(self.public_url)
+        if public.scheme != "https" and not (public.hostname in HTTP_PUBLIC_HOSTS and is_loopback(self.host)):
+            return (
+                f"{'Im Betrieb (Entwicklungsmodus aus) braucht' if not self.development else 'Auch im Entwicklungsmodus braucht'} die "
+                f"öffentliche Adresse https, nicht {self.public_url} (Bindung {self.host or 'alle Adressen'}): "
+                "ATHAUS_PUBLIC_URL=https://… setzen, TLS endet im Proxy davor (Doku „Betrieb“, „Hinter nginx“); http geht nur "
+                "mit 127.0.0.1, localhost oder [::1] auf einer Bindung auf Loopback."
+            )
+        return None
 
     @property
     def public_url_follows_bind(self) -> bool:
@@ -203,13 +233,16 @@ class Settings(BaseSettings):
 
     def serving(self, host: str | None, port: int | None) -> Settings:
         """These settings for `athaus serve --host/--port`: the bind overridden and, when unset, the public URL
-        following it."""
+        following it; ValueError (a German sentence) when that bind must not serve them (`unsafe_start`)."""
         host, port = host or self.host, port or self.port
         update: dict[str, Any] = {"host": host, "port": port}
         if self.public_url_follows_bind:
             update["public_url"] = bind_url(host, port)
         served = self.model_copy(update=update)
         served._public_url_follows_bind = self._public_url_follows_bind
+        refusal = served.unsafe_start()
+        if refusal:
+            raise ValueError(refusal)
         return served
 
     def bind_mismatch(self) -> str | None:

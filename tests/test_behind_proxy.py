@@ -4,7 +4,9 @@ PostgreSQL, ATHAUS_PUBLIC_URL=https://athaus.test:<port>, development mode off.
 Through the proxy the official MCP client signs in (discovery from the 401, dynamic registration, PKCE, the login
 form with its CSRF token, consent, code, token), calls tools on both servers, and every URL Athaus names (metadata,
 redirects, resources) says https; the cookies are Secure. The nginx configuration is deploy/nginx/athaus.conf.template,
-the same file compose.yaml uses and README.md and docs/betrieb.md show (a test below compares them).
+the same file compose.yaml uses and README.md and docs/betrieb.md show (a test below compares them). The instances
+trust forwarded headers only from the proxy's address, as compose.yaml sets it: a client that forges X-Forwarded-For,
+through nginx or straight at an instance, is still counted under its own address and gets 429 after the limit.
 
 Needs nginx (scripts/test installs Debian's package as root, like Chromium) and PostgreSQL (ATHAUS_TEST_DATABASE_URL);
 skipped with the reason otherwise (without nginx: failed in CI)."""
@@ -12,11 +14,15 @@ skipped with the reason otherwise (without nginx: failed in CI)."""
 from __future__ import annotations
 
 import datetime as dt
+import html
+import ipaddress
 import json
 import os
+import random
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -33,6 +39,11 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from sqlalchemy import select
+
+from shared.auth.models import ThrottleCounter
+from shared.auth.throttle import LOGIN_PER_ADDRESS
+from shared.db.session import Database
 
 from tests.conftest import _free_port, _fresh_database_url
 from tests.test_oauth import CHATGPT_REDIRECT, Browser, MemoryStorage, connected, oauth_client
@@ -43,6 +54,7 @@ TEMPLATE = ROOT / "deploy" / "nginx" / "athaus.conf.template"
 NAME = "athaus.test"
 ATHAUS = str(Path(sys.executable).parent / "athaus")  # the installed command, as an operator runs it
 METRICS_TOKEN = "betrieb-4711"
+PROXY_ADDRESS = "127.0.0.1"  # where nginx reaches the instances from: the one address they trust (compose.yaml: its own)
 BROKER, BROKER_PASSWORD = "inhaberin@athaus-demo.example", "makler-demo"
 # What README.md and docs/betrieb.md show: the template with these values.
 DOCUMENTED = {
@@ -111,6 +123,7 @@ def make_ca(folder: Path) -> tuple[Path, Path, Path]:
 class Deployment:
     def __init__(self, folder: Path, database_url: str) -> None:
         self.folder = folder
+        self.database_url = database_url
         self.port = _free_port()
         self.base_url = f"https://{NAME}:{self.port}"
         self.ports = [_free_port(), _free_port()]
@@ -119,7 +132,7 @@ class Deployment:
         self.env = {
             **os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_PUBLIC_URL": self.base_url,
             "ATHAUS_DEVELOPMENT": "false", "ATHAUS_OUTBOX_WORKER": "false", "ATHAUS_LOG_LEVEL": "INFO",
-            "ATHAUS_METRICS_TOKEN": METRICS_TOKEN,
+            "ATHAUS_METRICS_TOKEN": METRICS_TOKEN, "FORWARDED_ALLOW_IPS": PROXY_ADDRESS,
         }
         self.env.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
@@ -309,3 +322,81 @@ def test_behind_nginx_with_tls_a_client_signs_in_and_uses_both_servers_on_two_in
     assert httpx2.get(f"{base}/metrics").status_code == 401  # through the proxy too, only with the token
     print(f"\nproxy test: {time.monotonic() - started:.1f} s through nginx (tool calls per instance: {calls})")
 
+
+
+# --- nobody picks their own address ----------------------------------------------------------------------------
+
+
+def forged_headers(rng: random.Random, forged: set[str]) -> dict[str, str]:
+    """What a client writes to pass as someone else: new random addresses in every header, every time."""
+
+    def address() -> str:
+        value = str(ipaddress.IPv4Address(rng.getrandbits(32)))
+        forged.add(value)
+        return value
+
+    return {
+        "X-Forwarded-For": f"{address()}, {address()}", "X-Real-IP": address(), "Forwarded": f"for={address()};proto=https",
+        "X-Forwarded-Proto": "https",
+    }
+
+
+def wrong_logins(client: httpx2.Client, base: str, attempts: int, forged: set[str], host: str | None = None) -> list[int]:
+    """Wrong logins at the web app's form, each for another address typed (no per-account limit applies) and each with
+    other forged headers; the statuses. The CSRF cookie goes by hand: it is Secure, and one path below talks plain http."""
+    rng = random.Random()
+    named = {"Host": host} if host else {}
+    form = client.get(f"{base}/app/anmelden", headers=named)
+    assert form.status_code == 200, form.text
+    found = re.search(r'name="csrf_token" value="([^"]*)"', form.text)
+    assert found is not None
+    cookie = "; ".join(value.split(";")[0] for value in form.headers.get_list("set-cookie"))
+    statuses = []
+    for number in range(attempts):
+        answer = client.post(
+            f"{base}/app/anmelden",
+            data={"csrf_token": html.unescape(found.group(1)), "email": f"fremd-{number}-{rng.getrandbits(40)}@example.de", "password": "falsch"},
+            headers={**named, "Cookie": cookie, **forged_headers(rng, forged)},
+        )
+        statuses.append(answer.status_code)
+        if answer.status_code == 429:
+            assert 0 < int(answer.headers["retry-after"]) <= LOGIN_PER_ADDRESS.window.total_seconds()
+    return statuses
+
+
+def login_counts(deployment: Deployment, addresses: set[str]) -> dict[str, int]:
+    """The per-address login counters of these addresses, as the database holds them (absent: never counted)."""
+    keys = {LOGIN_PER_ADDRESS.key(address): address for address in addresses}
+    db = Database.from_url(deployment.database_url)
+    try:
+        with db.read_only() as session:
+            rows = session.execute(select(ThrottleCounter.key, ThrottleCounter.count).where(ThrottleCounter.key.in_(keys))).all()
+    finally:
+        db.engine.dispose()
+    return {keys[key]: count for key, count in rows}
+
+
+LIMITED = [400] * LOGIN_PER_ADDRESS.attempts + [429] * 10
+
+
+@pytest.mark.postgres
+def test_through_nginx_a_forged_x_forwarded_for_does_not_escape_the_per_address_limit(deployment: Deployment, client_side: None) -> None:
+    """nginx overwrites what the client wrote with the address it saw; a client of its own source address (127.0.0.3,
+    a fresh counter) is limited after LOGIN_PER_ADDRESS attempts, whatever it claims to be."""
+    forged: set[str] = set()
+    tls = ssl.create_default_context(cafile=str(deployment.folder / "ca.pem"))
+    with httpx2.Client(transport=httpx2.HTTPTransport(local_address="127.0.0.3", verify=tls), timeout=30) as client:
+        statuses = wrong_logins(client, deployment.base_url, len(LIMITED), forged)
+    assert statuses == LIMITED
+    assert login_counts(deployment, forged | {"127.0.0.3"}) == {"127.0.0.3": len(LIMITED)}
+
+
+@pytest.mark.postgres
+def test_an_instance_believes_forwarded_headers_from_no_one_but_the_proxy(deployment: Deployment) -> None:
+    """Straight at an instance from an address that is not the proxy's (127.0.0.2): uvicorn ignores X-Forwarded-*
+    and Athaus counts the connection's own address."""
+    forged: set[str] = set()
+    with httpx2.Client(transport=httpx2.HTTPTransport(local_address="127.0.0.2"), timeout=30) as client:
+        statuses = wrong_logins(client, f"http://127.0.0.1:{deployment.ports[1]}", len(LIMITED), forged, host=f"{NAME}:{deployment.port}")
+    assert statuses == LIMITED
+    assert login_counts(deployment, forged | {"127.0.0.2"}) == {"127.0.0.2": len(LIMITED)}

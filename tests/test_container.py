@@ -6,6 +6,7 @@ and starting it needs a container engine (docker or podman); without one that te
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import shutil
@@ -52,6 +53,31 @@ def test_compose_runs_postgresql_two_instances_and_the_tested_proxy_with_limits(
     assert placeholders == {key for key in proxy["environment"] if key.startswith("ATHAUS_")}
 
 
+def with_defaults(value: str) -> str:
+    """A compose value as it runs when the operator sets none of its variables: ${NAME:-default} → default."""
+    return re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", value)
+
+
+def test_the_instances_believe_forwarded_headers_only_from_the_proxy_which_overwrites_them() -> None:
+    """Not "*": the instances trust X-Forwarded-* only from the proxy's fixed address on the network only they and the
+    proxy share; the proxy sends what it saw, never what a client wrote (tests/test_behind_proxy.py runs both)."""
+    services = COMPOSE["services"]
+    proxy_networks = services["proxy"]["networks"]
+    assert list(proxy_networks) == ["edge"]
+    proxy_address = ipaddress.ip_address(with_defaults(proxy_networks["edge"]["ipv4_address"]))
+    subnet = ipaddress.ip_network(with_defaults(COMPOSE["networks"]["edge"]["ipam"]["config"][0]["subnet"]))
+    assert proxy_address in subnet
+    for name in ("athaus-1", "athaus-2"):
+        assert with_defaults(services[name]["environment"]["FORWARDED_ALLOW_IPS"]) == str(proxy_address)
+        assert sorted(services[name]["networks"]) == ["default", "edge"] and "ports" not in services[name]
+    assert [name for name, service in services.items() if "edge" in service.get("networks", [])] == ["athaus-1", "athaus-2", "proxy"]
+    template = (ROOT / "deploy" / "nginx" / "athaus.conf.template").read_text(encoding="utf-8")
+    headers = dict(re.findall(r"^\s*proxy_set_header (\S+) (.+);$", template, flags=re.M))
+    assert (headers["X-Forwarded-For"], headers["X-Forwarded-Proto"], headers["X-Real-IP"], headers["Forwarded"]) == (
+        "$remote_addr", "$scheme", "$remote_addr", '""'
+    )
+
+
 def engine() -> str | None:
     for name in ("docker", "podman"):
         if (path := shutil.which(name)) and subprocess.run([path, "info"], capture_output=True, timeout=30).returncode == 0:
@@ -72,15 +98,22 @@ def test_the_image_builds_starts_and_is_healthy() -> None:
         size = int(subprocess.run([tool, "image", "inspect", tag, "--format", "{{.Size}}"], capture_output=True, text=True, check=True).stdout)
         assert subprocess.run([tool, "run", "--rm", tag, "id", "-u"], capture_output=True, text=True, check=True).stdout.strip() == "10001"
         assert subprocess.run([tool, "run", "--rm", tag, "sh", "-c", "command -v gcc cc make pip"], capture_output=True).returncode != 0
+        # production mode on every address (tests/test_safe_start.py): without an https public URL, or in development
+        # mode, the image refuses to start and says why
+        for extra, said in (([], "braucht die öffentliche Adresse https"), (["-e", "ATHAUS_DEVELOPMENT=true"], "lauscht nur auf Loopback")):
+            refused = subprocess.run([tool, "run", "--rm", *extra, tag], capture_output=True, text=True, timeout=120)
+            assert refused.returncode == 2 and said in refused.stderr, refused.stderr
         port = _free_port()
+        public = "https://athaus.test"  # TLS would end in a proxy in front; here the test talks to the container itself
         container = subprocess.run(
-            [tool, "run", "-d", "-p", f"127.0.0.1:{port}:8000", "-e", f"ATHAUS_PUBLIC_URL=http://127.0.0.1:{port}",
-             "-e", "ATHAUS_DEMO_LISTINGS=50", tag], capture_output=True, text=True, check=True,
+            [tool, "run", "-d", "-p", f"127.0.0.1:{port}:8000", "-e", f"ATHAUS_PUBLIC_URL={public}", tag],
+            capture_output=True, text=True, check=True,
         ).stdout.strip()
+        named = {"Host": "athaus.test"}  # the public URL's host, as the proxy passes it on
         deadline = time.monotonic() + 120
         while True:
             try:
-                health = httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=3)
+                health = httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=3, headers=named)
                 if health.status_code == 200:
                     break
             except httpx2.HTTPError:
@@ -88,9 +121,9 @@ def test_the_image_builds_starts_and_is_healthy() -> None:
             assert time.monotonic() < deadline, subprocess.run([tool, "logs", container], capture_output=True, text=True).stderr[-2000:]
             time.sleep(1)
         assert health.json()["status"] == "ok" and health.json()["servers"] == ["/makler/mcp", "/suche/mcp"]
-        assert httpx2.get(f"http://127.0.0.1:{port}/docs/", timeout=10).status_code == 200  # the site came as package data
-        metadata = httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/suche/mcp", timeout=10).json()
-        assert metadata["resource"] == f"http://127.0.0.1:{port}/suche/mcp"
+        assert httpx2.get(f"http://127.0.0.1:{port}/docs/", timeout=10, headers=named).status_code == 200  # the site came as package data
+        metadata = httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/suche/mcp", timeout=10, headers=named).json()
+        assert metadata["resource"] == f"{public}/suche/mcp"
 
         def health_status() -> str:
             out = subprocess.run([tool, "inspect", container, "--format", "{{json .State.Health.Status}}"], capture_output=True, text=True)

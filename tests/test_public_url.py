@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from athaus import cli
 from athaus.nodelay import NoDelayHTTPProtocol
-from shared.settings import Settings
+from shared.settings import Settings, bind_url
 from tests.conftest import _fresh_database_url
 from tests.test_oauth import CHATGPT_REDIRECT, pkce
 
@@ -107,7 +107,7 @@ def test_a_public_url_behind_a_proxy_is_not_warned_about(database_env: pytest.Mo
 def test_development_mode_is_never_on_off_loopback(database_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     assert Settings(public_url="https://mcp.athaus.example").development is False
     assert Settings(public_url="http://localhost:9000").development is True
-    assert Settings(host="0.0.0.0", port=9000).public_url == "http://127.0.0.1:9000"
+    assert bind_url("0.0.0.0", 9000) == "http://127.0.0.1:9000"  # a bind off loopback is refused (tests/test_safe_start.py)
     database_env.setenv("ATHAUS_PUBLIC_URL", "https://mcp.athaus.example")
     database_env.setenv("ATHAUS_DEVELOPMENT", "true")
     assert cli.main(["serve"]) == 2
@@ -120,4 +120,6 @@ def test_settings_follow_the_bind_but_keep_a_set_url() -> None:
     assert follows.serving("::1", 9200).public_url == "http://[::1]:9200"
     kept = Settings(public_url="http://127.0.0.1:9100").serving(None, 9100)
     assert kept.public_url == "http://127.0.0.1:9100" and kept.bind_mismatch() is None
-    assert Settings(public_url="http://127.0.0.1:9100").serving("10.0.0.5", 9100).bind_mismatch() is not None
+    assert Settings(public_url="https://127.0.0.1:9100", development=False).serving("10.0.0.5", 9100).bind_mismatch() is not None
+    with pytest.raises(ValueError, match="^Der Entwicklungsmodus .* lauscht nur auf Loopback, nicht auf 10.0.0.5: "):
+        Settings(public_url="http://127.0.0.1:9100").serving("10.0.0.5", 9100)

@@ -19,16 +19,24 @@ SETTING_MEANINGS: dict[str, str] = {
     ),
     "public_url": (
         "Die Adresse, unter der Clients diese Installation erreichen. Aussteller (`issuer`), Ressourcen-URLs der beiden "
-        "Server (RFC 8707) und die Metadaten leiten sich daraus ab; außerhalb von Loopback muss sie mit https beginnen. "
+        "Server (RFC 8707) und die Metadaten leiten sich daraus ab. Sie beginnt mit https (sonst verweigert `athaus serve` "
+        "den Start); http geht nur mit `127.0.0.1`, `localhost` oder `[::1]` auf einer Bindung auf Loopback. "
         "Ohne Angabe folgt sie der Bindung von `athaus serve` (`--host`/`--port`, etwa `http://127.0.0.1:8741`); passt "
         "eine gesetzte Loopback-Adresse nicht zur Bindung, sagt der Start das als Warnung."
     ),
     "development": (
         "Entwicklungsmodus: `athaus token` darf Tokens ausstellen, und nur dann nehmen die Server solche Tokens an; "
-        "Cookies dürfen auf http-Loopback ohne `Secure` auskommen. Nie an bei einer öffentlichen Adresse außerhalb von "
-        "Loopback: dort schaltet der Start ihn ab (und sagt es), ausdrücklich `true` gesetzt verweigert er den Start."
+        "`athaus serve` legt die Demodaten an (Demo-Konten mit veröffentlichten Passwörtern); Cookies dürfen auf "
+        "http-Loopback ohne `Secure` auskommen. Nie an bei einer öffentlichen Adresse außerhalb von Loopback: dort schaltet "
+        "der Start ihn ab (und sagt es), ausdrücklich `true` gesetzt verweigert er den Start. Auf einer Bindung außerhalb "
+        "von Loopback (`ATHAUS_HOST`/`--host`, etwa `0.0.0.0`) verweigert der Start ihn immer, was die öffentliche Adresse "
+        "auch sagt. Das Container-Image setzt ihn auf `false`."
     ),
-    "host": "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie).",
+    "host": (
+        "Adresse, auf der `athaus serve` lauscht (`--host` überschreibt sie). Außerhalb von Loopback (`0.0.0.0`, `::`, "
+        "eine Netzadresse) nur im Betrieb: mit `ATHAUS_DEVELOPMENT=false` und einer https-Adresse in `ATHAUS_PUBLIC_URL`; "
+        "das Container-Image lauscht auf `0.0.0.0`."
+    ),
     "port": "Port, auf dem `athaus serve` lauscht (`--port` überschreibt ihn).",
     "allowed_hosts": (
         "JSON-Liste weiterer `Host`-Kopfzeilen, die alle Wege annehmen (OAuth, Anmeldeseiten, Web-App, Zustand, "

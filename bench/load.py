@@ -81,7 +81,7 @@ def _broker_arguments(tool: str, rng: random.Random, refs: Refs) -> dict[str, An
     if tool == "search_inquiries":
         return {"limit": 10}
     if tool == "draft_reply":
-        return {"inquiry_id": rng.choice(refs.inquiries), "text": "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Freitag um 17 Uhr?"}
+        return {"inquiry_id": rng.choice(refs.inquiries), "text": "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Freitag um 17 Uhr?", "request_id": f"load-{uuid.uuid4().hex}"}
     if tool == "save_valuation":
         return {
             "owner_name": "Lasttest", "postal_code": "04109", "city": "Leipzig", "property_type": "apartment", "marketing_type": "buy",

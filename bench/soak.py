@@ -238,7 +238,7 @@ async def confirmer(url: str, token: str, refs: Refs, until: float, every: float
                     problem = None
                     try:
                         draft = await client.call_tool(
-                            "draft_reply", {"inquiry_id": rng.choice(refs.inquiries), "text": f"Guten Tag, Termin {uuid.uuid4().hex[:6]} passt."}
+                            "draft_reply", {"inquiry_id": rng.choice(refs.inquiries), "text": f"Guten Tag, Termin {uuid.uuid4().hex[:6]} passt.", "request_id": f"soak-{uuid.uuid4().hex}"}
                         )
                         number = (draft.structured_content or {}).get("confirmation", {}).get("confirmation_id")
                         page = await browser.get("/app/")

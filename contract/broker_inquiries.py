@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from contract.catalog import ListingId, Money
 from contract.envelope import Absent, ContractModel, ListResult
-from contract.fields import InquiryId, lenient, normalise_ref
+from contract.fields import MAX_CURSOR_CHARS, InquiryId, lenient, normalise_ref
 from contract.labels import Label, Style, title_label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
@@ -84,7 +84,7 @@ class SearchInquiriesInput(ContractModel):
         description="Nach Eingang; bei Gleichstand die Anfragenummer.",
     )
     limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -191,7 +191,7 @@ class InquiryDetail(ContractModel):
 class ListValuationsInput(ContractModel):
     listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Bewertungen dieses Objekts; weggelassen: alle, auch für Eigentümer-Kontakte.")
     limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -236,7 +236,7 @@ class ListProposalsInput(ContractModel):
     )
     listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Nur Vorschläge zu diesem Objekt.")
     limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 

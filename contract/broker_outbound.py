@@ -25,7 +25,7 @@ from contract.rights import BROKER_READ, BROKER_SEND, BROKER_WRITE
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import ProposalDecision
 
-PROPOSAL_ID_PATTERN = r"^P-\d{6,}$"
+PROPOSAL_ID_PATTERN = r"^P-\d{6,12}$"
 
 
 class DraftReplyInput(ContractModel):
@@ -34,7 +34,7 @@ class DraftReplyInput(ContractModel):
     confirmation_id: Annotated[ConfirmationId | None, Label("Bestätigung")] = Field(
         default=None, description="Einen wartenden Entwurf ändern statt einen neuen anzulegen."
     )
-    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = request_id_field()
+    request_id: Annotated[str, Label("Anfrageschlüssel")] = request_id_field(required=True)
 
     _normalise = field_validator("inquiry_id", "confirmation_id", mode="before")(normalise_ref)
     _not_blank = field_validator("text")(not_blank)

@@ -22,7 +22,7 @@ from contract.envelope import (
     Freshness,
     ListResult,
 )
-from contract.fields import lenient, normalise_ref
+from contract.fields import MAX_CURSOR_CHARS, lenient, normalise_ref
 from contract.labels import NOT_IN_TEXT, Label, Style, title_label
 from contract.rights import BROKER_READ
 from contract.tool import Effect, ToolSpec
@@ -118,21 +118,13 @@ OBJEKTNR_EXTERN = Field(description="Schlüssel des Objekts im OpenImmo-Feed (im
 
 
 class StockFilters(CatalogFilters):
-    statuses: Annotated[list[StatusInput] | None, Label("Status")] = Field(  # type: ignore[valid-type]
-        default=None,
-        description=(
-            "Weggelassen: alle Status."
-        ),
-    )
+    statuses: Annotated[list[StatusInput] | None, Label("Status")] = None  # type: ignore[valid-type]
     publishable: Annotated[bool | None, Label("veröffentlichbar")] = Field(
-        default=None,
-        description=(
-            "true: nur heute veröffentlichbare; false: nur die übrigen; weggelassen: beide."
-        ),
+        default=None, description="true: nur heute veröffentlichbare; false: nur die übrigen."
     )
     objektnr_extern: Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None, Label("Objektnr. extern")] = Field(
         default=None, max_length=50,
-        description="OpenImmo-Schlüssel importierter Objekte; weggelassen: alle.",
+        description="OpenImmo-Schlüssel importierter Objekte.",
     )
 
 
@@ -141,12 +133,11 @@ class SearchStockInput(StockFilters):
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
-            "newest nach Veröffentlichung, nie veröffentlichte zuletzt; bei Gleichstand die "
-            "Inseratsnummer."
+            "newest nach Veröffentlichung, nie veröffentlichte zuletzt."
         ),
     )
     limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
 
 class StockListing(ListingSummary):

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from contract.broker_inquiries import ValuationSummary
 from contract.catalog import ListingId
 from contract.envelope import ContractModel
-from contract.fields import lenient, normalise_ref, request_id_field
+from contract.fields import HIGHEST_FLOOR, LATEST_YEAR, LOWEST_FLOOR, MAX_ENERGY_VALUE, MAX_LIVING_AREA_M2, MAX_MONTHLY_EUR, MAX_PLOT_AREA_M2, MAX_PRICE_EUR, MAX_ROOMS, MAX_VERSION, lenient, normalise_ref, request_id_field
 from contract.labels import NOT_IN_TEXT, Label
 from contract.rights import BROKER_WRITE
 from contract.tool import Effect, ToolSpec
@@ -55,27 +55,27 @@ class ListingFields(ContractModel):
     state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40)
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1)
-    price: Annotated[float | None, Label("Preis")] = Field(default=None, gt=0, description="Kaufpreis bzw. Kaltmiete, EUR.")
+    price: Annotated[float | None, Label("Preis")] = Field(default=None, gt=0, le=MAX_PRICE_EUR, description="Kaufpreis bzw. Kaltmiete, EUR.")
     price_on_request: Annotated[bool | None, Label("Preis auf Anfrage")] = None
-    service_charges: Annotated[float | None, Label("Nebenkosten")] = Field(default=None, ge=0, description="Kauf: Hausgeld.")
-    heating_costs: Annotated[float | None, Label("Heizkosten")] = Field(default=None, ge=0)
+    service_charges: Annotated[float | None, Label("Nebenkosten")] = Field(default=None, ge=0, le=MAX_MONTHLY_EUR, description="Kauf: Hausgeld.")
+    heating_costs: Annotated[float | None, Label("Heizkosten")] = Field(default=None, ge=0, le=MAX_MONTHLY_EUR)
     deposit: Annotated[str | None, Label("Kaution")] = Field(default=None, max_length=100)
     commission: Annotated[str | None, Label("Provision")] = Field(default=None, max_length=200)
     commission_percent: Annotated[float | None, Label("Provision %")] = Field(default=None, ge=0, le=20)
-    living_area: Annotated[float | None, Label("Wohnfläche")] = Field(default=None, gt=0)
-    plot_area: Annotated[float | None, Label("Grundstücksfläche")] = Field(default=None, gt=0)
-    rooms: Annotated[float | None, Label("Zimmer")] = Field(default=None, gt=0)
-    bedrooms: Annotated[int | None, Label("Schlafzimmer")] = Field(default=None, ge=0)
-    bathrooms: Annotated[int | None, Label("Badezimmer")] = Field(default=None, ge=0)
-    floor: Annotated[int | None, Label("Etage")] = None
-    year_built: Annotated[int | None, Label("Baujahr")] = Field(default=None, ge=1000)
+    living_area: Annotated[float | None, Label("Wohnfläche")] = Field(default=None, gt=0, le=MAX_LIVING_AREA_M2)
+    plot_area: Annotated[float | None, Label("Grundstücksfläche")] = Field(default=None, gt=0, le=MAX_PLOT_AREA_M2)
+    rooms: Annotated[float | None, Label("Zimmer")] = Field(default=None, gt=0, le=MAX_ROOMS)
+    bedrooms: Annotated[int | None, Label("Schlafzimmer")] = Field(default=None, ge=0, le=MAX_ROOMS)
+    bathrooms: Annotated[int | None, Label("Badezimmer")] = Field(default=None, ge=0, le=MAX_ROOMS)
+    floor: Annotated[int | None, Label("Etage")] = Field(default=None, ge=LOWEST_FLOOR, le=HIGHEST_FLOOR)
+    year_built: Annotated[int | None, Label("Baujahr")] = Field(default=None, ge=1000, le=LATEST_YEAR)
     condition: Annotated[str | None, Label("Zustand")] = Field(default=None, max_length=40)
     energy_status: Annotated[lenient(EnergyStatus) | None, Label("Energieausweis")] = None  # type: ignore[valid-type]
     energy_certificate_type: Annotated[lenient(CertificateType) | None, Label("Ausweisart")] = None  # type: ignore[valid-type]
-    energy_value: Annotated[float | None, Label("Energiekennwert")] = Field(default=None, ge=0, description="kWh/(m²·a).")
+    energy_value: Annotated[float | None, Label("Energiekennwert")] = Field(default=None, ge=0, le=MAX_ENERGY_VALUE, description="kWh/(m²·a).")
     energy_class: Annotated[str | None, Label("Effizienzklasse")] = Field(default=None, pattern=r"^(A\+|[A-H])$")
     energy_carrier: Annotated[str | None, Label("Energieträger")] = Field(default=None, max_length=40)
-    energy_year_built: Annotated[int | None, Label("Baujahr laut Ausweis")] = Field(default=None, ge=1000)
+    energy_year_built: Annotated[int | None, Label("Baujahr laut Ausweis")] = Field(default=None, ge=1000, le=LATEST_YEAR)
     energy_valid_until: Annotated[dt.date | None, Label("Ausweis gültig bis")] = None
     photos: Annotated[list[PhotoInput] | None, Label("Fotos")] = None
     available_from: Annotated[dt.date | None, Label("frei ab")] = None
@@ -90,10 +90,10 @@ REQUIRED_ON_CREATE = ("marketing_type", "property_type", "title", "postal_code",
 class SaveListingInput(ContractModel):
     listing_id: Annotated[ListingId | None, Label("Inserat")] = Field(default=None, description="Weggelassen: neues Objekt (Entwurf).")
     version: Annotated[int | None, Label("Version")] = Field(
-        default=None, ge=1, description="Aus get_listing."
+        default=None, ge=1, le=MAX_VERSION, description="Aus get_listing."
     )
     fields: Annotated[ListingFields, Label("Angaben")] = Field(description="Weggelassen: unverändert; null: leeren.")
-    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = REQUEST_ID
+    request_id: Annotated[str, Label("Anfrageschlüssel")] = request_id_field(required=True)
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 
@@ -120,7 +120,7 @@ class UpdateListingStatusInput(ContractModel):
         description="published, reserved, sold (nur Kauf), let (nur Miete), withdrawn; draft nur aus withdrawn."
     )
     reason: Annotated[str | None, Label("Grund")] = Field(default=None, max_length=300)
-    version: Annotated[int | None, Label("Version")] = Field(default=None, ge=1, description="version aus get_listing.")
+    version: Annotated[int | None, Label("Version")] = Field(default=None, ge=1, le=MAX_VERSION, description="version aus get_listing.")
     request_id: Annotated[str | None, Label("Anfrageschlüssel")] = REQUEST_ID
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
@@ -154,9 +154,9 @@ class SaveValuationInput(ContractModel):
     city: Annotated[str | None, Label("Ort")] = Field(default=None, max_length=100)
     property_type: Annotated[lenient(PropertyType) | None, Label("Objektart")] = None  # type: ignore[valid-type]
     marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung")] = None  # type: ignore[valid-type]
-    living_area: Annotated[float | None, Label("Wohnfläche")] = Field(default=None, gt=0)
-    value_low: Annotated[float, Label("Wert von")] = Field(gt=0, description="EUR, etwa aus estimate_value.")
-    value_high: Annotated[float, Label("Wert bis")] = Field(gt=0)
+    living_area: Annotated[float | None, Label("Wohnfläche")] = Field(default=None, gt=0, le=MAX_LIVING_AREA_M2)
+    value_low: Annotated[float, Label("Wert von")] = Field(gt=0, le=MAX_PRICE_EUR, description="EUR, etwa aus estimate_value.")
+    value_high: Annotated[float, Label("Wert bis")] = Field(gt=0, le=MAX_PRICE_EUR)
     method: Annotated[str | None, Label("Methode")] = Field(default=None, max_length=300)
     comparables: Annotated[list[ListingId] | None, Label("Vergleichsobjekte")] = Field(default=None, description="Inseratsnummern.")
     note: Annotated[str | None, Label("Notiz")] = Field(default=None, max_length=2000)
@@ -196,7 +196,7 @@ TOOLS: list[ToolSpec] = [
         effect=Effect.save,
         right=BROKER_WRITE,
         destructive=True,
-        hints_because="null leert ein Feld; ohne request_id legt derselbe Aufruf ein zweites Objekt an.",
+        hints_because="mit listing_id überschreibt es Angaben, null leert ein Feld; request_id ist Pflicht, derselbe Aufruf zweimal ändert einmal.",
     ),
     ToolSpec(
         name="update_listing_status",
@@ -225,7 +225,5 @@ TOOLS: list[ToolSpec] = [
         output_model=SaveValuationOutput,
         effect=Effect.save,
         right=BROKER_WRITE,
-        idempotent=True,
-        hints_because="legt nur an, nie um; request_id ist Pflicht, derselbe Aufruf zweimal speichert einmal.",
     ),
 ]

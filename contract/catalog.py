@@ -14,7 +14,7 @@ from contract.envelope import (
     Freshness,
     ListResult,
 )
-from contract.fields import lenient, normalise_ref
+from contract.fields import MAX_CURSOR_CHARS, MAX_MONTHLY_EUR, MAX_LIVING_AREA_M2, MAX_PLACE_CHARS, MAX_PRICE_EUR, MAX_ROOMS, lenient, normalise_ref
 from contract.labels import FROM_PROVIDER, NOT_IN_TEXT, Label, Style, title_label
 from contract.rights import SEARCH_PUBLIC
 from contract.tool import Effect, ToolSpec
@@ -58,7 +58,7 @@ class Near(ContractModel):
     model_config = ConfigDict(json_schema_extra={"description": "Umkreis um einen Ort (Name oder PLZ) oder einen Punkt."})
 
     place: Annotated[str | None, Label("um")] = Field(
-        default=None, description="Ort (wie city) oder PLZ als Mittelpunkt."
+        default=None, max_length=MAX_PLACE_CHARS, description="Ort (wie city) oder PLZ als Mittelpunkt."
     )
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1)
@@ -92,10 +92,10 @@ class CatalogFilters(ContractModel):
         ),
     )
     marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung", bare=True)] = Field(  # type: ignore[valid-type]
-        default=None, description="buy (Kauf) oder rent (Miete); weggelassen: beides."
+        default=None, description="buy (Kauf) oder rent (Miete)."
     )
     property_types: Annotated[list[lenient(PropertyType)] | None, Label("Objektarten")] = Field(  # type: ignore[valid-type]
-        default=None, description="Weggelassen: alle; deutsche Wörter (Wohnung, Haus) gehen auch."
+        default=None, description="Deutsche Wörter (Wohnung, Haus) gehen auch."
     )
     city: Annotated[str | None, Label("Ort", bare=True)] = Field(
         default=None,
@@ -109,20 +109,21 @@ class CatalogFilters(ContractModel):
         default=None, description="PLZ oder PLZ-Anfang (2–4 Ziffern: '80' = 80xxx)."
     )
     near: Annotated[Near | None, Label("Umkreis")] = Field(default=None, description="Umkreis um einen Ort oder Punkt.")
-    min_price: Annotated[float | None, Label("Preis ab", unit="€")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
-    max_price: Annotated[float | None, Label("Preis bis", unit="€")] = Field(default=None, ge=0, description="EUR: Kaufpreis bzw. Kaltmiete.")
-    min_warm_rent: Annotated[float | None, Label("Warmmiete ab", unit="€")] = Field(default=None, ge=0, description="EUR; nur Miete.")
+    min_price: Annotated[float | None, Label("Preis ab", unit="€")] = Field(default=None, ge=0, le=MAX_PRICE_EUR, description="EUR: Kaufpreis bzw. Kaltmiete.")
+    max_price: Annotated[float | None, Label("Preis bis", unit="€")] = Field(default=None, ge=0, le=MAX_PRICE_EUR, description="EUR: Kaufpreis bzw. Kaltmiete.")
+    min_warm_rent: Annotated[float | None, Label("Warmmiete ab", unit="€")] = Field(default=None, ge=0, le=MAX_MONTHLY_EUR, description="EUR; nur Miete.")
     max_warm_rent: Annotated[float | None, Label("Warmmiete bis", unit="€")] = Field(
         default=None,
         ge=0,
+        le=MAX_MONTHLY_EUR,
         description=(
             "EUR, nur Miete; Inserate ohne bekannte Warmmiete fallen heraus (warnings zählt sie)."
         ),
     )
-    min_living_area: Annotated[float | None, Label("Wohnfläche ab", unit="m²")] = Field(default=None, ge=0, description="m².")
-    max_living_area: Annotated[float | None, Label("Wohnfläche bis", unit="m²")] = Field(default=None, ge=0, description="m².")
-    min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, description="Halbe Zimmer zählen 0,5.")
-    max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0)
+    min_living_area: Annotated[float | None, Label("Wohnfläche ab", unit="m²")] = Field(default=None, ge=0, le=MAX_LIVING_AREA_M2, description="m².")
+    max_living_area: Annotated[float | None, Label("Wohnfläche bis", unit="m²")] = Field(default=None, ge=0, le=MAX_LIVING_AREA_M2, description="m².")
+    min_rooms: Annotated[float | None, Label("Zimmer ab")] = Field(default=None, ge=0, le=MAX_ROOMS, description="Halbe Zimmer zählen 0,5.")
+    max_rooms: Annotated[float | None, Label("Zimmer bis")] = Field(default=None, ge=0, le=MAX_ROOMS)
     features: Annotated[list[lenient(Feature)] | None, Label("Ausstattung", bare=True)] = Field(  # type: ignore[valid-type]
         default=None, description="Alle müssen vorhanden sein."
     )
@@ -164,7 +165,7 @@ class SearchListingsInput(CatalogFilters):
         description="Bei Gleichstand entscheidet die Inseratsnummer.",
     )
     limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
 
 class Money(ContractModel):

@@ -45,7 +45,7 @@ CONFIRM_PAGE_PATH = "/app/bestaetigungen/"  # + the confirmation's number: Athau
 def confirm_page_url(public_url: str, confirmation_id: str) -> str:
     """Where a person confirms this draft in the browser (logged in to Athaus), whatever client the model uses."""
     return f"{public_url.rstrip('/')}{CONFIRM_PAGE_PATH}{confirmation_id}"
-CONFIRMATION_ID_PATTERN = r"^C-\d{6,}$"
+CONFIRMATION_ID_PATTERN = r"^C-\d{6,12}$"
 PAYLOAD_HASH_PATTERN = r"^[0-9a-f]{64}$"
 
 ConfirmationId = Annotated[str, Field(pattern=CONFIRMATION_ID_PATTERN, description="Nummer der Bestätigung, z. B. C-000007.")]

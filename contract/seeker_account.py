@@ -19,7 +19,7 @@ from contract.catalog import (
     Money,
 )
 from contract.envelope import Absent, ContractModel, ListResult
-from contract.fields import InquiryId, lenient, normalise_ref
+from contract.fields import MAX_CURSOR_CHARS, InquiryId, lenient, normalise_ref
 from contract.labels import NOT_IN_TEXT, Label, title_label
 from contract.rights import SEARCH_ACCOUNT_READ
 from contract.tool import Effect, ToolSpec
@@ -32,8 +32,8 @@ from contract.vocabulary import (
     SearchOrderStatus,
 )
 
-SEARCH_ORDER_ID_PATTERN = r"^S-\d{6,}$"
-MATCH_ID_PATTERN = r"^T-\d{6,}$"
+SEARCH_ORDER_ID_PATTERN = r"^S-\d{6,12}$"
+MATCH_ID_PATTERN = r"^T-\d{6,12}$"
 
 
 SearchOrderRef = Annotated[str, Field(pattern=SEARCH_ORDER_ID_PATTERN, description="Nummer des Suchauftrags, z. B. S-000012.")]
@@ -97,7 +97,7 @@ class ListMatchesInput(ContractModel):
     )
     include: Annotated[IncludeFields, Label("mit")] = Field(default_factory=IncludeFields, description="Welche Teile das Inserat enthält.")
     limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("search_order_id", mode="before")(normalise_ref)
 
@@ -148,7 +148,7 @@ class ListInquiriesInput(ContractModel):
         default=None, description="Weggelassen: alle Inserate."
     )
     limit: Annotated[int, Label("pro Seite")] = Field(default=20, ge=1, le=50, description="Einträge pro Seite.")
-    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, description="next_cursor der vorigen Seite.")
+    cursor: Annotated[str | None, Label("Seite")] = Field(default=None, max_length=MAX_CURSOR_CHARS, description="next_cursor der vorigen Seite.")
 
     _normalise = field_validator("listing_id", mode="before")(normalise_ref)
 

@@ -45,7 +45,7 @@ class DraftInquiryInput(ContractModel):
     confirmation_id: Annotated[ConfirmationId | None, Label("Bestätigung")] = Field(
         default=None, description="Einen wartenden Entwurf ändern statt einen neuen anzulegen."
     )
-    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = request_id_field()
+    request_id: Annotated[str, Label("Anfrageschlüssel")] = request_id_field(required=True)
 
     _normalise = field_validator("listing_id", "confirmation_id", mode="before")(normalise_ref)
     _not_blank = field_validator("message")(not_blank)

@@ -20,8 +20,6 @@ from contract.seeker_account import MATCH_ID_PATTERN, SearchOrderItem, SearchOrd
 from contract.tool import Effect, ToolSpec
 from contract.vocabulary import AlertFrequency, MatchState, SearchOrderStatus, WriteResult
 
-REQUEST_ID = request_id_field()
-
 
 class SaveSearchOrderInput(ContractModel):
     search_order_id: Annotated[SearchOrderRef | None, Label("Suchauftrag")] = Field(default=None, description="Weggelassen: neuer Suchauftrag.")
@@ -35,7 +33,7 @@ class SaveSearchOrderInput(ContractModel):
     approachable: Annotated[bool | None, Label("für Makler ansprechbar")] = Field(
         default=None, description="true: Makler dürfen dir passende Objekte vorschlagen; Standard false."
     )
-    request_id: Annotated[str | None, Label("Anfrageschlüssel")] = REQUEST_ID
+    request_id: Annotated[str, Label("Anfrageschlüssel")] = request_id_field(required=True)
 
     _normalise = field_validator("search_order_id", mode="before")(normalise_ref)
 
@@ -98,6 +96,8 @@ TOOLS: list[ToolSpec] = [
         output_model=SaveSearchOrderOutput,
         effect=Effect.save,
         right=SEARCH_ACCOUNT_WRITE,
+        destructive=True,
+        hints_because="mit search_order_id ersetzt es Kriterien, Name und Benachrichtigung; request_id ist Pflicht, derselbe Aufruf zweimal ändert einmal.",
     ),
     ToolSpec(
         name="update_search_order",

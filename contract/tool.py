@@ -40,13 +40,14 @@ VERB_EFFECTS: dict[str, Effect] = {
 
 # (readOnly, destructive, idempotent, openWorld) per effect; openWorld may be raised by `open_world`, destructive and
 # idempotent set per tool (`ToolSpec.destructive`, `ToolSpec.idempotent`, with the reason in `hints_because`).
-# A tool is destructive when it sends, withdraws, ends or clears; idempotent only when the same call twice changes
-# nothing more than once. Saving creates: without an idempotency key a repeat makes a second one.
+# A tool is destructive when it sends, withdraws, ends, clears or overwrites what a person set; idempotent only when
+# the same call twice changes nothing more than once. Saving and drafting create, so each such tool requires its
+# idempotency key (`request_id`, checked by `_check`): a repeat returns the first result, never a second record.
 EFFECT_HINTS: dict[Effect, tuple[bool, bool, bool, bool]] = {
     Effect.read: (True, False, True, False),
-    Effect.save: (False, False, False, False),
+    Effect.save: (False, False, True, False),
     Effect.update: (False, False, True, False),
-    Effect.draft: (False, False, False, False),
+    Effect.draft: (False, False, True, False),
     Effect.outbound: (False, True, True, True),
 }
 
@@ -54,6 +55,7 @@ EFFECT_HINTS: dict[Effect, tuple[bool, bool, bool, bool]] = {
 # if it offers tools named exactly `search` and `fetch` (contract/connectors.py names OpenAI's document). Both read.
 CONNECTOR_TOOLS: dict[str, Effect] = {"search": Effect.read, "fetch": Effect.read}
 
+REQUEST_ID = "request_id"  # the idempotency key of a creating tool (contract/fields.py: request_id_field)
 _NAME = re.compile(r"^[a-z]+(_[a-z]+)+$")
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 
@@ -159,6 +161,9 @@ def _check(spec: ToolSpec, server: ServerName) -> None:
         fail("a reading tool is never destructive and always idempotent")
     if spec.effect is Effect.outbound and spec.destructive is False:
         fail("what goes out cannot be taken back: an outbound tool is destructive")
+    key = spec.input_model.model_fields.get(REQUEST_ID)
+    if spec.effect in (Effect.save, Effect.draft) and key is not None and not key.is_required():
+        fail("a creating tool requires its request_id (a retry after a timeout must not create a second record)")
     if spec.right.server is not server:
         fail(f"right {spec.right.key!r} belongs to server {spec.right.server.value!r}")
     if not spec.title or not spec.description:

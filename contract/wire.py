@@ -5,11 +5,14 @@ pydantic models stay the single description of a tool's data (the docs show them
 what is sent, in one place:
 
 - Schemas carry no generated titles and no `default: null`. An output schema gives the shape and the types of
-  the result: every value its JSON type (a nullable one as one `type` list), objects and arrays by their
-  properties and items; the root, list items and objects holding lists keep their property names, any other
-  object of plain values is `{"type": "object"}` (its fields are in the docs). Field descriptions, value sets
-  and `required` are left to the docs and the input schemas (the tools/list budget, SPEC section 10); where a
-  value may be left out, `absent` says why. An object written more than once is one shared definition.
+  the result, nested objects included: every value its JSON type (a nullable one as one `type` list), an object
+  by its properties, a list by its items, a map by its values; every object lists under `required` each field the
+  wire always sends (all but an absent value, which it leaves out, `absent` saying why). Compactly: the always-sent
+  fields of an object's most frequent plain type are named only in `required` and typed by `additionalProperties`,
+  and such an object then declares the keys the wire may add to it (`absent`; at the root `absence_notes` and
+  `not_collected`). A report's tagged sections are objects typed by their tag (each kind is in the docs). Field
+  descriptions and value sets are left to the docs and the input schemas (the tools/list budget, SPEC section 10).
+  An object written more than once is one shared definition.
 - An absent value is left out of its object on the wire. Why it is absent stays three-valued (rule 12): an
   object with absent values carries `absent: {field: reason}` for `empty_in_source` and `withheld`, and the note that explains a
   (field, reason) is declared once per result, `absence_notes: {field: {reason: note}}`; an object whose note
@@ -174,41 +177,63 @@ def _resolved(node: Any, defs: dict[str, Any]) -> Any:
     return {key: _resolved(value, defs) for key, value in node.items() if key != "$defs"}
 
 
-def _structured(node: Any) -> bool:
-    """True if the typed `node` lists properties somewhere (an object that keeps its field names)."""
-    if isinstance(node, dict):
-        return "properties" in node or any(_structured(value) for value in node.values())
-    if isinstance(node, list):
-        return any(_structured(item) for item in node)
-    return False
+def _may_be_left_out(node: Any) -> bool:
+    """True if the wire may leave this value out of its object (an absent value: its reason is under `absent`)."""
+    return isinstance(node, dict) and any(isinstance(m, dict) and _ABSENT in m for m in node.get("anyOf", []))
 
 
-def _typed(node: dict[str, Any], *, keep_fields: bool = False) -> dict[str, Any]:
-    """The typed output schema of `node`: every value its JSON type, a nullable one as a type list. A value the wire
-    may leave out (its reason then in `absent`) has the type it has when present."""
+_ANY_JSON = ["string", "number", "integer", "boolean", "object", "array", "null"]
+_OBJECT_OF_ANY = {"type": "object"}  # a map the wire writes as it is (the request, a suggestion's arguments)
+
+
+def _typed(node: dict[str, Any]) -> dict[str, Any]:
+    """The typed output schema of `node`: every value its JSON type (a nullable one as a type list), every list its
+    items, every object its fields typed and, under `required`, every field the wire always sends (all but an absent value, which the wire leaves out of its object and names
+    under `absent`), written compactly (`_compact`). A value the wire may leave out has the type it has when present."""
     if "anyOf" in node:
-        return _union([_typed(m, keep_fields=keep_fields) for m in node["anyOf"] if _ABSENT not in m])
+        return _union([_typed(m) for m in node["anyOf"] if _ABSENT not in m])
     if "oneOf" in node:
         # A tagged union (the sections of a report): objects whose tag names their kind; each kind is in the docs.
         tag = (node.get("discriminator") or {}).get("propertyName")
-        return {"properties": {tag: {"type": "string"}}} if tag else {"type": "object"}
-    typed: dict[str, Any] = {}
-    if _NAME in node and "properties" in node:
-        typed[_NAME] = node[_NAME]
-    kind = node.get("type")
+        return {"properties": {tag: {"type": "string"}}, "required": [tag]} if tag else dict(_OBJECT_OF_ANY)
     if "items" in node:
-        typed["items"] = _typed(node["items"], keep_fields=True)
-    elif "properties" in node:
-        properties = {name: _typed(prop) for name, prop in node["properties"].items() if not _is_label_sibling(name, node["properties"])}
-        if not keep_fields and not any(_structured(prop) for prop in properties.values()):
-            # An object of plain values that is no list item is an object here; its fields are in the docs.
-            return {"type": "object"}
-        typed["properties"] = properties
-    elif isinstance(node.get("additionalProperties"), dict):
-        typed["additionalProperties"] = _typed(node["additionalProperties"])
-    if kind is not None and not ("items" in typed or "properties" in typed):
-        typed["type"] = kind  # an array or object says what it is by its items or properties
-    return typed
+        return {"items": _typed(node["items"])}
+    if "properties" in node:
+        fields = node["properties"]
+        kept = {name: prop for name, prop in fields.items() if not _is_label_sibling(name, fields)}
+        typed = _compact(
+            {name: _typed(prop) for name, prop in kept.items()},
+            [name for name, prop in kept.items() if not _may_be_left_out(prop)],
+            may_carry=[ABSENT_KEY] if any(_may_be_left_out(prop) for prop in kept.values()) else [],
+        )
+        return {_NAME: node[_NAME], **typed} if _NAME in node else typed
+    if isinstance(node.get("additionalProperties"), dict):
+        return {"additionalProperties": _typed(node["additionalProperties"])}
+    if "type" in node:
+        return {"type": node["type"]}
+    return {"type": list(_ANY_JSON)}
+
+
+def _compact(properties: dict[str, Any], required: list[str], *, may_carry: list[str]) -> dict[str, Any]:
+    """An object schema with `required`, written compactly: the always-sent fields of the object's most frequent
+    plain type are named only in `required` and typed by `additionalProperties` (exactly as strict: a required field
+    must be there, and every field not under `properties` has that type). Then every key the wire may add to the
+    object (`may_carry`: `absent`; at the root also `absence_notes` and `not_collected`) is under `properties`, so it
+    is not read as such a field. Only where it is shorter than writing each field out."""
+    plain = [name for name in required if set(properties[name]) == {"type"}]
+    shapes = Counter(json.dumps(properties[name], separators=(",", ":")) for name in plain)
+    written = {"properties": properties, **({"required": required} if required else {})}
+    if not shapes:
+        return written
+    shape, _ = shapes.most_common(1)[0]
+    moved = [name for name in plain if json.dumps(properties[name], separators=(",", ":")) == shape]
+    carried = {key: dict(_OBJECT_OF_ANY) for key in may_carry}
+    saved = sum(len(json.dumps({name: properties[name]}, separators=(",", ":"))) - 1 for name in moved)
+    cost = len('"additionalProperties":,') + len(shape) + sum(len(json.dumps({key: carried[key]}, separators=(",", ":"))) for key in carried)
+    if saved <= cost:
+        return written
+    kept = {name: prop for name, prop in properties.items() if name not in moved}
+    return {"properties": {**kept, **carried}, "required": required, "additionalProperties": json.loads(shape)}
 
 
 def _union(members: list[dict[str, Any]]) -> dict[str, Any]:
@@ -258,7 +283,9 @@ def _shared(root: dict[str, Any]) -> dict[str, Any]:
     shared: dict[str, str] = {}
     for key in sorted(counts):
         if counts[key] > 1 and len(key) > 60:
-            name = next(iter(names[key])) if len(names[key]) == 1 and "" not in names[key] else "_".join(json.loads(key)["properties"])
+            shape = json.loads(key)
+            fields = [*shape["properties"], *(f for f in shape.get("required", []) if f not in shape["properties"])]
+            name = next(iter(names[key])) if len(names[key]) == 1 and "" not in names[key] else "_".join(fields)
             taken = set(shared.values())
             shared[key] = name if name not in taken else next(f"{name}{n}" for n in range(2, len(counts) + 2) if f"{name}{n}" not in taken)
 
@@ -281,7 +308,10 @@ def _shared(root: dict[str, Any]) -> dict[str, Any]:
 
 def _output_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema(mode="serialization")
-    root = _typed(_resolved({k: v for k, v in raw.items() if k != "$defs"}, raw.get("$defs", {})), keep_fields=True)
+    root = _typed(_resolved({k: v for k, v in raw.items() if k != "$defs"}, raw.get("$defs", {})))
+    if "additionalProperties" in root and "Absent" in raw.get("$defs", {}):
+        # the keys the wire adds to the root when a value anywhere is absent (declared once per result)
+        root["properties"].update({key: dict(_OBJECT_OF_ANY) for key in (NOTES_KEY, NOT_COLLECTED_KEY) if key not in root["properties"]})
     root = _shared(root)
     return {"type": "object", **root}  # the 2025-11-25 schema requires it of an output schema
 

@@ -14,6 +14,7 @@ from shared.auth.principal import Principal
 from shared.db.models import Inquiry, Listing, OfficeMember, Proposal, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from tests.conftest import request_key
 
 OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner" and a.office_id == 1)
 STAFF = next(a for a in DEMO_ACCOUNTS if a.office_role == "staff")
@@ -103,11 +104,11 @@ def outbound_calls(db: Database, now: Any) -> list[tuple[str, str, dict[str, Any
         calls.append((server, tool, arguments, result))
         return result
 
-    card = card_of(call(seeker, "suche", "draft_inquiry", {"listing_id": published_listing(db), "message": "Ist die Wohnung noch frei?", "about": "Zwei Personen, Einzug ab März"}))
+    card = card_of(call(seeker, "suche", "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Ist die Wohnung noch frei?", "about": "Zwei Personen, Einzug ab März"}))
     call(seeker, "suche", "send_inquiry", {"confirmation_id": card["confirmation_id"]})
     call(seeker, "suche", "decide_confirmation", click(card))
     call(seeker, "suche", "get_confirmation", {"confirmation_id": card["confirmation_id"]})
-    reply = card_of(call(owner, "makler", "draft_reply", {"inquiry_id": open_inquiry(db), "text": "Ja, gern. Passt Ihnen Freitag um 17 Uhr?"}))
+    reply = card_of(call(owner, "makler", "draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(db), "text": "Ja, gern. Passt Ihnen Freitag um 17 Uhr?"}))
     call(owner, "makler", "send_reply", {"confirmation_id": reply["confirmation_id"]})
     call(owner, "makler", "decide_confirmation", click(reply))
     call(owner, "makler", "get_confirmation", {"confirmation_id": reply["confirmation_id"]})

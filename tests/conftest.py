@@ -83,6 +83,11 @@ def backend() -> str:
     return "postgresql" if os.environ.get("ATHAUS_TEST_DATABASE_URL") else "sqlite"
 
 
+def request_key() -> str:
+    """A fresh idempotency key: every creating tool requires one (`request_id`), and each call here is a new order."""
+    return f"test-{uuid.uuid4().hex}"
+
+
 def _fresh_database_url(tmp: Path, name: str, copy_of: str | None = None) -> tuple[str, Any]:
     """A new, empty database (or a copy of the database at `copy_of`: SQLite's backup API, PostgreSQL's template)
     and how to drop it."""

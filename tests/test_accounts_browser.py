@@ -41,7 +41,7 @@ from shared.auth.tokens import mint_access_token
 from shared.db.models import Base, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
-from tests.conftest import seeded_database
+from tests.conftest import request_key, seeded_database
 from tests.test_docs_browser import browser  # noqa: F401  (the module's Chromium fixture)
 from tests.test_oauth import MemoryStorage, OAuthServer, mcp_status
 from tests.test_outbox import Inbox, free_port
@@ -144,7 +144,7 @@ def test_the_whole_way_in_and_out(athaus: OAuthServer, mailbox: tuple[Mailbox, i
             Client(streamable_http_client(athaus.resource("suche"), http_client=http), mode="legacy") as client,
         ):
             result = await client.call_tool(
-                "save_search_order", {"name": "Altbau in Leipzig", "criteria": {"city": "Leipzig", "marketing_type": "rent"}}
+                "save_search_order", {"request_id": request_key(), "name": "Altbau in Leipzig", "criteria": {"city": "Leipzig", "marketing_type": "rent"}}
             )
             return {"error": result.is_error, "structured": result.structured_content, "meta": result.meta}
 

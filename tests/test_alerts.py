@@ -9,7 +9,7 @@ from sqlalchemy import select, update
 from shared.db.models import Listing, Match, OutboxMessage, SearchOrder
 from shared.db.session import Database
 from shared.outbox.alerts import queue_alerts
-from tests.conftest import FIXED_NOW
+from tests.conftest import FIXED_NOW, request_key
 
 
 def new_match(db: Database, order_id: int, at: dt.datetime) -> str:
@@ -88,8 +88,8 @@ def test_a_published_listing_that_fits_an_instant_search_is_mailed_once(scratch_
     context = make_context(scratch_db)
     seeker = Caller(SEARCH, context, seeker_principal(scratch_db, SEEKER.email))
     broker = Caller(BROKER, context, broker_principal(scratch_db, 1))
-    order = seeker("save_search_order", {"criteria": {"marketing_type": "buy", "city": "Leipzig", "query": "Wasserturmblick"}, "frequency": "instant"})
-    ref = broker("save_listing", {"fields": complete_fields(scratch_db, title="Altbauwohnung mit Wasserturmblick")})["listing_id"]
+    order = seeker("save_search_order", {"request_id": request_key(), "criteria": {"marketing_type": "buy", "city": "Leipzig", "query": "Wasserturmblick"}, "frequency": "instant"})
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(scratch_db, title="Altbauwohnung mit Wasserturmblick")})["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
     assert len(queue_alerts(scratch_db, FIXED_NOW + dt.timedelta(minutes=1))) == 1
     assert queue_alerts(scratch_db, FIXED_NOW + dt.timedelta(minutes=2)) == []

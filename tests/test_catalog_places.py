@@ -17,7 +17,7 @@ from broker_server.server import DEFINITION as BROKER
 from shared.catalog.places import gazetteer, place_key
 from shared.db.session import Database
 from shared.demo.openimmo import object_xml, transfer
-from tests.conftest import Caller, make_context, seeded_database
+from tests.conftest import Caller, make_context, request_key, seeded_database
 from tests.test_broker_office import principal
 from tests.wire_helpers import echoed
 
@@ -275,17 +275,17 @@ def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 def test_save_listing_in_a_postal_code_outside_the_demo(writable: Database) -> None:
     broker = Caller(BROKER, make_context(writable)).as_(principal(writable, 1, frozenset({"makler:lesen", "makler:schreiben"})))
     fields = {"marketing_type": "Kauf", "property_type": "Wohnung", "title": "Altbauwohnung in Heidingsfeld", "postal_code": "97084", "city": "Würzburg"}
-    saved = broker("save_listing", {"fields": fields})
+    saved = broker("save_listing", {"request_id": request_key(), "fields": fields})
     listing = broker("get_listing", {"listing_id": saved["listing_id"]})
     assert listing["address"]["state"] == "Bayern"
     assert (listing["address"]["latitude"], listing["address"]["longitude"]) == (49.7939, 9.9512)
     # a code serving several municipalities takes the one named in city
     several = gazetteer().by_code["54636"]
     chosen = sorted(several, key=lambda p: p.name)[-1]
-    saved = broker("save_listing", {"fields": {**fields, "postal_code": "54636", "city": chosen.name}})
+    saved = broker("save_listing", {"request_id": request_key(), "fields": {**fields, "postal_code": "54636", "city": chosen.name}})
     listing = broker("get_listing", {"listing_id": saved["listing_id"]})
     assert (listing["address"]["latitude"], listing["address"]["longitude"]) == (chosen.latitude, chosen.longitude)
-    code, message = broker.error("save_listing", {"fields": {**fields, "postal_code": "00000"}})
+    code, message = broker.error("save_listing", {"request_id": request_key(), "fields": {**fields, "postal_code": "00000"}})
     assert code == "INVALID_ARGUMENT"
     assert message.endswith("Die PLZ 00000 (postal_code) gibt es nicht: bitte die PLZ prüfen oder, wenn sie neu ist, state, latitude, longitude mitsenden.")
 

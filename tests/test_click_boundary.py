@@ -36,7 +36,7 @@ from shared.db.session import Database
 from shared.settings import Settings
 from shared.auth.tokens import mint_access_token
 from tests.confirmation_helpers import APPS_META, BROKER_SCOPES, OWNER, SEEKER, SEEKER_SCOPES, click, open_inquiry, open_proposal, published_listing
-from tests.conftest import LiveServer, seeded_database
+from tests.conftest import LiveServer, request_key, seeded_database
 
 ERAS = ["legacy", "2026-07-28"]
 CHATGPT_META = {"openai/locale": "de-DE", "openai/userAgent": "ChatGPT/1.0"}
@@ -103,8 +103,8 @@ def drafts(db: Database) -> list[tuple[str, str, str, dict[str, Any]]]:
     """(server, login, tool, arguments) of every kind that goes out after a click."""
     proposal, _ = open_proposal(db)
     return [
-        ("suche", SEEKER.email, "draft_inquiry", {"listing_id": published_listing(db), "message": "Ist sie noch frei?"}),
-        ("makler", OWNER.email, "draft_reply", {"inquiry_id": open_inquiry(db), "text": "Ja, sie ist noch frei."}),
+        ("suche", SEEKER.email, "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Ist sie noch frei?"}),
+        ("makler", OWNER.email, "draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(db), "text": "Ja, sie ist noch frei."}),
         ("makler", OWNER.email, "decide_proposal", {"proposal_id": proposal, "decision": "accept", "message": "Passt gut."}),
     ]
 
@@ -146,7 +146,7 @@ def test_a_client_without_the_card_gets_no_token_and_cannot_click(live: tuple[Li
 def test_chatgpt_markers_count_as_a_card_host(live: tuple[LiveServer, Database]) -> None:
     server_, db = live
     token = bearer(db, SEEKER.email, "suche")
-    drafted = call(server_, token, "suche", "draft_inquiry", {"listing_id": published_listing(db), "message": "ChatGPT-Karte"}, mode="2026-07-28", meta=CHATGPT_META)
+    drafted = call(server_, token, "suche", "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "ChatGPT-Karte"}, mode="2026-07-28", meta=CHATGPT_META)
     card = dict(drafted.meta[CONFIRMATION_META_KEY])
     assert "token" in card
     clicked = call(server_, token, "suche", "decide_confirmation", click(card), mode="legacy", meta=CHATGPT_META)
@@ -156,7 +156,7 @@ def test_chatgpt_markers_count_as_a_card_host(live: tuple[LiveServer, Database])
 def test_the_athaus_page_confirms_and_the_record_says_so(live: tuple[LiveServer, Database]) -> None:
     server_, db = live
     token = bearer(db, SEEKER.email, "suche")
-    drafted = call(server_, token, "suche", "draft_inquiry", {"listing_id": published_listing(db), "message": "Über die Seite bestätigt"}, mode="2026-07-28")
+    drafted = call(server_, token, "suche", "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Über die Seite bestätigt"}, mode="2026-07-28")
     ref = drafted.structured_content["confirmation"]["confirmation_id"]
     path = f"/app/bestaetigungen/{ref}"
     with httpx2.Client(base_url=server_.base_url, follow_redirects=False, timeout=30) as browser:

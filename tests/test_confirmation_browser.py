@@ -34,7 +34,7 @@ from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
 from tests.confirmation_helpers import APPS_EXTENSIONS
-from tests.conftest import LiveServer, seeded_database
+from tests.conftest import LiveServer, request_key, seeded_database
 from tests.test_docs_browser import Visit, browser  # noqa: F401  (the module's Chromium fixture)
 
 CHATGPT_URL = "http://chatgpt.test/"
@@ -116,7 +116,7 @@ class Seeker:
 
     def draft(self, message: str, listing: str | None = None) -> dict[str, Any]:
         listing = listing or self.call("search_listings", {"limit": 1})["structuredContent"]["items"][0]["listing_id"]
-        result = self.call("draft_inquiry", {"listing_id": listing, "message": message})
+        result = self.call("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": message})
         assert not result.get("isError"), result
         secret = result["_meta"][CONFIRMATION_META_KEY]["token"]
         # The model's view of the result (text and structuredContent) never carries the card's token.

@@ -29,7 +29,7 @@ from tests.confirmation_helpers import (
     principal_of,
     published_listing,
 )
-from tests.conftest import FIXED_NOW, Caller, make_context
+from tests.conftest import Caller, FIXED_NOW, make_context, request_key
 
 
 def callers(db: Database, now: dt.datetime = FIXED_NOW) -> dict[str, Caller]:
@@ -60,7 +60,7 @@ def messages_of(db: Database, inquiry_ref: str) -> list[tuple[str, str]]:
 def test_a_drafted_inquiry_waits_for_the_click_and_goes_out_once(scratch_db: Database) -> None:
     c = callers(scratch_db)
     listing = published_listing(scratch_db)
-    drafted = c["seeker"].raw("draft_inquiry", {"listing_id": listing, "message": "Ist die Wohnung noch frei?", "share": ["name", "email"]})
+    drafted = c["seeker"].raw("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": "Ist die Wohnung noch frei?", "share": ["name", "email"]})
     card = card_of(drafted)
     structured = drafted.structured_content
     assert structured["confirmation"]["status"] == "pending"
@@ -94,7 +94,7 @@ def test_a_drafted_inquiry_waits_for_the_click_and_goes_out_once(scratch_db: Dat
 def test_forged_foreign_changed_and_expired_clicks_execute_nothing(scratch_db: Database) -> None:
     c = callers(scratch_db)
     listing = published_listing(scratch_db)
-    card = card_of(c["seeker"].raw("draft_inquiry", {"listing_id": listing, "message": "Hallo"}))
+    card = card_of(c["seeker"].raw("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": "Hallo"}))
     before = count(scratch_db, select(InquiryMessage))
     # forged token
     assert c["seeker"].error("decide_confirmation", click(card, token="x" * 43))[0] == "CONFIRMATION_INVALID"
@@ -103,7 +103,7 @@ def test_forged_foreign_changed_and_expired_clicks_execute_nothing(scratch_db: D
     # a broker (other server) with the real token
     assert c["owner"].error("decide_confirmation", click(card))[0] == "CONFIRMATION_INVALID"
     # changed payload since shown: the draft revised, the old card's hash no longer matches
-    revised = card_of(c["seeker"].raw("draft_inquiry", {"listing_id": listing, "message": "Hallo, geändert", "confirmation_id": card["confirmation_id"]}))
+    revised = card_of(c["seeker"].raw("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": "Hallo, geändert", "confirmation_id": card["confirmation_id"]}))
     assert revised["payload_hash"] != card["payload_hash"] and revised["token"] == card["token"]
     code, message = c["seeker"].error("decide_confirmation", click(card))
     assert code == "CONFLICT" and "neue Fassung" in message
@@ -121,7 +121,7 @@ def test_forged_foreign_changed_and_expired_clicks_execute_nothing(scratch_db: D
 def test_a_reply_of_the_office_and_another_offices_token(scratch_db: Database) -> None:
     c = callers(scratch_db)
     inquiry = open_inquiry(scratch_db)
-    drafted = c["owner"].raw("draft_reply", {"inquiry_id": inquiry, "text": "Gern, Besichtigung am Freitag?"})
+    drafted = c["owner"].raw("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry, "text": "Gern, Besichtigung am Freitag?"})
     card = card_of(drafted)
     assert drafted.structured_content["confirmation"]["action"] == "send_reply"
     # another office's owner, another member of the same office: nothing
@@ -146,7 +146,7 @@ def _seeker_email_of(db: Database, inquiry_ref: str) -> str:
 def test_send_without_click_only_where_the_office_allowed_it(scratch_db: Database) -> None:
     c = callers(scratch_db)
     inquiry = open_inquiry(scratch_db)
-    card = card_of(c["owner"].raw("draft_reply", {"inquiry_id": inquiry, "text": "Das Exposé kommt per E-Mail."}))
+    card = card_of(c["owner"].raw("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry, "text": "Das Exposé kommt per E-Mail."}))
     assert c["owner"]("send_reply", {"confirmation_id": card["confirmation_id"]})["confirmation"]["status"] == "pending"
     with scratch_db.unit_of_work() as session:
         session.get(Office, 1).send_without_click = ["send_reply"]
@@ -181,7 +181,7 @@ def test_accepting_a_proposal_sends_the_expose_after_the_click_and_rejecting_is_
 @pytest.mark.parametrize("decision", ["discard"])
 def test_discard_sends_nothing(scratch_db: Database, decision: str) -> None:
     c = callers(scratch_db)
-    card = card_of(c["seeker"].raw("draft_inquiry", {"listing_id": published_listing(scratch_db), "message": "Hallo"}))
+    card = card_of(c["seeker"].raw("draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(scratch_db), "message": "Hallo"}))
     before = count(scratch_db, select(InquiryMessage))
     assert c["seeker"]("decide_confirmation", click(card, decision=decision))["confirmation"]["status"] == "discarded"
     assert c["seeker"]("decide_confirmation", click(card, decision="send"))["confirmation"]["status"] == "discarded"
@@ -193,7 +193,7 @@ def test_the_web_app_lists_the_same_content_and_its_click_executes_with_the_show
     from shared.confirmations import execute, list_pending
 
     c = callers(scratch_db)
-    drafted = c["seeker"].raw("draft_inquiry", {"listing_id": published_listing(scratch_db), "message": "Über die App bestätigt"})
+    drafted = c["seeker"].raw("draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(scratch_db), "message": "Über die App bestätigt"})
     card = card_of(drafted)
     seeker_id = principal_of(scratch_db, SEEKER.email).user_id
     other_id = principal_of(scratch_db, OTHER_SEEKER.email).user_id

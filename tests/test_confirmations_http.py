@@ -41,7 +41,7 @@ from tests.confirmation_helpers import (
     open_proposal,
     published_listing,
 )
-from tests.conftest import LiveServer, seeded_database
+from tests.conftest import LiveServer, request_key, seeded_database
 from tests.test_german_text import broker_cases, search_cases
 
 SEEN: list[types.CallToolResult] = []  # every result of every tool call of this module, for the token scan
@@ -165,7 +165,7 @@ def test_an_inquiry_a_reply_and_an_expose_go_out_after_the_click(e2e: tuple[Live
     office = Session(server, db, OWNER.email, "makler")
     waiting_before = office.ok("show_situation_report", {})["sections"][0]["total"]
     listing = published_listing(db)
-    drafted = seeker.call("draft_inquiry", {"listing_id": listing, "message": "Ist die Wohnung noch frei? Ich komme gern vorbei.", "share": ["name", "email", "phone"]})
+    drafted = seeker.call("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": "Ist die Wohnung noch frei? Ich komme gern vorbei.", "share": ["name", "email", "phone"]})
     assert drafted.structured_content["confirmation"]["status"] == "pending"
     sent = seeker.ok("decide_confirmation", click(card(drafted)))
     assert sent["confirmation"]["status"] == "sent"
@@ -174,7 +174,7 @@ def test_an_inquiry_a_reply_and_an_expose_go_out_after_the_click(e2e: tuple[Live
     assert inquiry in [item["inquiry_id"] for item in found["items"]]
     assert office.ok("show_situation_report", {})["sections"][0]["total"] == waiting_before + 1
     # the office replies; the broker clicks on /makler/mcp; the seeker reads it
-    reply = office.call("draft_reply", {"inquiry_id": inquiry, "text": "Ja, noch frei. Freitag 17 Uhr?"})
+    reply = office.call("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry, "text": "Ja, noch frei. Freitag 17 Uhr?"})
     assert office.ok("send_reply", {"confirmation_id": card(reply)["confirmation_id"]})["confirmation"]["status"] == "pending"
     assert office.ok("decide_confirmation", click(card(reply)))["confirmation"]["status"] == "sent"
     thread = seeker.ok("get_inquiry", {"inquiry_id": inquiry})["messages"]
@@ -202,14 +202,14 @@ def test_replay_forgery_foreign_tokens_changed_and_expired_drafts_execute_nothin
     other_office = Session(server, db, OTHER_OWNER.email, "makler")
     listing = published_listing(db)
 
-    draft = card(seeker.call("draft_inquiry", {"listing_id": listing, "message": "Erste Fassung"}))
-    reply = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Antwort des Büros"}))
+    draft = card(seeker.call("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": "Erste Fassung"}))
+    reply = card(office.call("draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(db), "text": "Antwort des Büros"}))
     before = thread_count(db)
     assert seeker.code("decide_confirmation", click(draft, token="A" * 43)) == "CONFIRMATION_INVALID"  # forged
     assert other_seeker.code("decide_confirmation", click(draft)) == "CONFIRMATION_INVALID"  # another user's
     assert other_office.code("decide_confirmation", click(reply)) == "CONFIRMATION_INVALID"  # another office's
     assert office.code("decide_confirmation", click(draft)) == "CONFIRMATION_INVALID"  # the other server's
-    changed = card(seeker.call("draft_inquiry", {"listing_id": listing, "message": "Zweite Fassung", "confirmation_id": draft["confirmation_id"]}))
+    changed = card(seeker.call("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": "Zweite Fassung", "confirmation_id": draft["confirmation_id"]}))
     assert seeker.code("decide_confirmation", click(draft)) == "CONFLICT"  # the payload changed since it was shown
     with db.unit_of_work() as session:
         session.execute(
@@ -223,7 +223,7 @@ def test_replay_forgery_foreign_tokens_changed_and_expired_drafts_execute_nothin
     replay = seeker.ok("decide_confirmation", click(changed))
     assert replay["confirmation"]["status"] == "sent" and "nichts wurde doppelt gesendet" in replay["outcome"]
     assert thread_count(db) == before + 1
-    fresh = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Neue Antwort"}))
+    fresh = card(office.call("draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(db), "text": "Neue Antwort"}))
     assert office.ok("decide_confirmation", click(fresh))["confirmation"]["status"] == "sent"
     assert thread_count(db) == before + 2
 
@@ -231,7 +231,7 @@ def test_replay_forgery_foreign_tokens_changed_and_expired_drafts_execute_nothin
 def test_a_raced_double_click_sends_once(e2e: tuple[LiveServer, Database]) -> None:
     server, db = e2e
     seeker = Session(server, db, SEEKER.email, "suche")
-    draft = card(seeker.call("draft_inquiry", {"listing_id": published_listing(db), "message": "Doppelklick"}))
+    draft = card(seeker.call("draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Doppelklick"}))
     before = thread_count(db)
     results: list[types.CallToolResult] = []
 
@@ -258,8 +258,8 @@ def test_the_card_asks_for_the_current_state_and_never_gets_a_token(e2e: tuple[L
     another person's confirmation is not found; the token is never in the answer."""
     server, db = e2e
     for email, name, other, tool, arguments in (
-        (SEEKER.email, "suche", OTHER_SEEKER.email, "draft_inquiry", {"listing_id": published_listing(db), "message": "Stand?"}),
-        (OWNER.email, "makler", OTHER_OWNER.email, "draft_reply", {"inquiry_id": open_inquiry(db), "text": "Stand?"}),
+        (SEEKER.email, "suche", OTHER_SEEKER.email, "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Stand?"}),
+        (OWNER.email, "makler", OTHER_OWNER.email, "draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(db), "text": "Stand?"}),
     ):
         person = Session(server, db, email, name)
         drafted = card(person.call(tool, arguments))
@@ -267,7 +267,7 @@ def test_the_card_asks_for_the_current_state_and_never_gets_a_token(e2e: tuple[L
         state = person.call("get_confirmation", ref)
         assert state.structured_content["confirmation"]["status"] == "pending"
         assert state.meta[CONFIRMATION_META_KEY] == {"confirmation_id": ref["confirmation_id"], "payload_hash": drafted["payload_hash"]}
-        revised = card(person.call(tool, {**arguments, **ref, tool == "draft_reply" and "text" or "message": "Stand, neu?"}))
+        revised = card(person.call(tool, {**arguments, **ref, "request_id": request_key(), tool == "draft_reply" and "text" or "message": "Stand, neu?"}))
         assert person.call("get_confirmation", ref).meta[CONFIRMATION_META_KEY]["payload_hash"] == revised["payload_hash"] != drafted["payload_hash"]
         with db.unit_of_work() as session:
             session.execute(update(PendingAction).where(PendingAction.ref == ref["confirmation_id"]).values(status="discarded", executed_at=dt.datetime.now(dt.UTC)))
@@ -328,10 +328,10 @@ def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Da
     server, db = e2e
     seeker = Session(server, db, SEEKER.email, "suche")
     office = Session(server, db, OWNER.email, "makler")
-    pending = card(seeker.call("draft_inquiry", {"listing_id": published_listing(db), "message": "Noch eine Frage"}))
+    pending = card(seeker.call("draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Noch eine Frage"}))
     seeker.ok("send_inquiry", {"confirmation_id": pending["confirmation_id"]})
     seeker.ok("get_confirmation", {"confirmation_id": pending["confirmation_id"]})
-    waiting = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Eine Antwort, die wartet."}))
+    waiting = card(office.call("draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(db), "text": "Eine Antwort, die wartet."}))
     office.ok("get_confirmation", {"confirmation_id": waiting["confirmation_id"]})
     # every other tool of both servers, after the flows above, with a draft still waiting
     for name, arguments in search_cases(db):
@@ -339,7 +339,7 @@ def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Da
     for name, arguments in broker_cases(db, OWNER.office_id):
         office.ok(name, arguments)
     # the writes of both stocks (tests/test_german_text.py reads their texts on a catalog of its own)
-    order = seeker.ok("save_search_order", {"criteria": {"city": "Leipzig", "marketing_type": "buy"}, "frequency": "sofort"})
+    order = seeker.ok("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "marketing_type": "buy"}, "frequency": "sofort"})
     seeker.ok("update_search_order", {"search_order_id": order["search_order_id"], "status": "paused"})
     with db.read_only() as session:
         seeker_id = session.scalar(select(User.id).where(User.email == SEEKER.email))

@@ -101,7 +101,7 @@ def test_1e309_over_http_is_invalid_and_nothing_is_stored(live_server: LiveServe
         '"value_low":1,"value_high":1e309,"request_id":"finite-0000001"}'
     )
     _refused(_call(live_server, BROKER, token, "save_valuation", lead), "value_high")
-    created = '{"fields":{"marketing_type":"buy","property_type":"house","title":"Inf","postal_code":"04109","city":"Leipzig",%s}}'
+    created = '{"request_id":"finite-0000002","fields":{"marketing_type":"buy","property_type":"house","title":"Inf","postal_code":"04109","city":"Leipzig",%s}}'
     _refused(_call(live_server, BROKER, token, "save_listing", created % '"living_area":1e309'), "fields.living_area")
     _refused(_call(live_server, BROKER, token, "save_listing", created % '"price":-1e309'), "fields.price")
     _refused(_call(live_server, SEARCH, None, "search_listings", '{"max_price":1e309}'), "max_price")

@@ -32,7 +32,7 @@ from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.demo.openimmo import object_xml, transfer
 from tests.confirmation_helpers import APPS_META, outbound_calls
-from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
+from tests.conftest import Caller, FIXED_NOW, make_context, request_key, seeded_database
 from tests.test_stock_writes import complete_fields
 
 BROKER_OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
@@ -156,7 +156,7 @@ def broker_cases(db: Database, office_id: int) -> list[tuple[str, dict[str, Any]
         ("search", {"query": "Schlossgespenst"}),
         ("fetch", {"id": inquiry}),
         # writes that find nothing to change: the shared demo catalog stays as seeded
-        ("save_listing", {"listing_id": own, "fields": {}}),
+        ("save_listing", {"request_id": request_key(), "listing_id": own, "fields": {}}),
         ("update_listing_status", {"listing_id": own, "status": "published"}),
         # an OpenImmo transfer that writes nothing: an empty full transfer and the deletion of an unknown object
         ("import_listings", {"xml": transfer([object_xml("X-1", 1, action="DELETE")], scope="TEIL")}),
@@ -285,16 +285,16 @@ def test_every_write_text_is_german(tmp_path: Path) -> None:
             seeker,
             SEARCH.spec,
             "save_search_order",
-            {"criteria": {"city": "Leipzig", "query": "Parkblick", "marketing_type": "buy"}, "approachable": True, "frequency": "sofort"},
+            {"criteria": {"city": "Leipzig", "query": "Parkblick", "marketing_type": "buy"}, "approachable": True, "frequency": "sofort", "request_id": request_key()},
         )["search_order_id"]
-        run(seeker, SEARCH.spec, "save_search_order", {"search_order_id": order, "frequency": "weekly", "name": "Leipzig mit Parkblick"})
+        run(seeker, SEARCH.spec, "save_search_order", {"request_id": request_key(), "search_order_id": order, "frequency": "weekly", "name": "Leipzig mit Parkblick"})
         run(seeker, SEARCH.spec, "update_search_order", {"search_order_id": order, "status": "paused"})
         run(seeker, SEARCH.spec, "update_search_order", {"search_order_id": order, "status": "active"})
         created = run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db, title="Wohnung mit Parkblick"), "request_id": "german-text-0001"})
         run(broker, BROKER.spec, "save_listing", {"fields": complete_fields(db, title="Wohnung mit Parkblick"), "request_id": "german-text-0001"})
         ref = created["listing_id"]
-        run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "version": 1, "fields": {"price": 250000, "title": "Ruhige Wohnung mit Parkblick"}})
-        run(broker, BROKER.spec, "save_listing", {"listing_id": ref, "fields": {"price": 250000}})
+        run(broker, BROKER.spec, "save_listing", {"request_id": request_key(), "listing_id": ref, "version": 1, "fields": {"price": 250000, "title": "Ruhige Wohnung mit Parkblick"}})
+        run(broker, BROKER.spec, "save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"price": 250000}})
         run(broker, BROKER.spec, "update_listing_status", {"listing_id": ref, "status": "published"})
         treffer = run(seeker, SEARCH.spec, "list_matches", {"search_order_id": order})["items"]
         assert treffer, "publishing made a Treffer for the fitting search"

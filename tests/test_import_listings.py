@@ -28,7 +28,7 @@ from shared.db.models import AuditEntry, Listing, Office, OfficeMember
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.demo.openimmo import object_xml, transfer
-from tests.conftest import Caller, LiveServer, make_context, seeded_database
+from tests.conftest import Caller, LiveServer, make_context, request_key, seeded_database
 from tests.test_broker_http import token_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openimmo"
@@ -495,7 +495,7 @@ def test_a_listing_changed_since_the_last_import_is_compared_and_the_next_run_pa
     call = broker(db)
     call("import_listings", {"xml": fixture("voll_drei.xml")})
     ref = refs(db)["W-101"]
-    call("save_listing", {"listing_id": ref, "fields": {"price": 399000}})
+    call("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"price": 399000}})
     call("update_listing_status", {"listing_id": refs(db)["H-202"], "status": "withdrawn"})
     again = call("import_listings", {"xml": fixture("voll_drei.xml")})
     assert outcomes(again) == [("W-101", "changed"), ("H-202", "unchanged"), ("W-303", "unchanged")]

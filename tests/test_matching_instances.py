@@ -19,7 +19,7 @@ from search_server.server import DEFINITION as SEARCH
 from shared.db.models import ListingEvent, Match, Proposal, SearchOrder
 from shared.db.session import Database
 from shared.matching.notify import Listener
-from tests.conftest import Caller, make_context, seeded_database
+from tests.conftest import Caller, make_context, request_key, seeded_database
 from tests.test_seeker_writes import SEEKERS, seeker_principal
 from tests.test_stock_writes import broker_principal, complete_fields
 
@@ -45,12 +45,12 @@ def test_two_instances_publishing_at_once_make_each_treffer_once(backend: str, t
         seeker = Caller(SEARCH, make_context(db), seeker_principal(db, SEEKERS[0].email))
         broker = Caller(BROKER, make_context(db), broker_principal(db, 1))
         orders = [
-            seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Zwillingsturm"}, "approachable": True})["search_order_id"],
-            seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Zwillingsturm", "min_rooms": 3}})["search_order_id"],
-            seeker("save_search_order", {"criteria": {"city": "Dresden", "query": "Zwillingsturm"}})["search_order_id"],  # fits none
+            seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "query": "Zwillingsturm"}, "approachable": True})["search_order_id"],
+            seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "query": "Zwillingsturm", "min_rooms": 3}})["search_order_id"],
+            seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Dresden", "query": "Zwillingsturm"}})["search_order_id"],  # fits none
         ]
         refs = [
-            broker("save_listing", {"fields": complete_fields(db, title=f"Wohnung {n} am Zwillingsturm", rooms=2 + n % 2)})["listing_id"]
+            broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title=f"Wohnung {n} am Zwillingsturm", rooms=2 + n % 2)})["listing_id"]
             for n in range(LISTINGS)
         ]
         heard: list[dict[str, Any]] = []

@@ -28,7 +28,7 @@ from sqlalchemy import func, select, update
 from contract.confirmations import CARD_URI
 from shared.db.models import Inquiry, InquiryMessage, PendingAction
 from tests.confirmation_helpers import open_inquiry, published_listing
-from tests.conftest import LiveServer, seeded_database
+from tests.conftest import LiveServer, request_key, seeded_database
 from tests.mcp_host import SANDBOX_CSPS, HostPage, host_site, sandbox_url  # noqa: F401  (the page's fixtures)
 from tests.test_confirmation_browser import BROKER_SCOPES, OWNER, SEEKER, SEEKER_SCOPES, Seeker, access_token, keep_screenshot, log_in_to_the_app
 from tests.test_docs_browser import Visit
@@ -110,7 +110,7 @@ def pending_status(server: LiveServer, ref: str) -> tuple[str, str | None]:
 def test_the_card_sends_once_on_the_click_and_a_repeat_changes_nothing(card: Any, server: LiveServer, tmp_path: Path) -> None:
     tab = card()
     text = "Guten Tag, ist die Wohnung noch frei? Ich würde sie gern am Samstag besichtigen. (Kartentest hell)"
-    draft = tab.show("draft_inquiry", {"listing_id": published(server), "message": text})
+    draft = tab.show("draft_inquiry", {"request_id": request_key(), "listing_id": published(server), "message": text})
     confirmation = draft["structuredContent"]["confirmation"]
     send = tab.frame.get_by_role("button", name="Senden")
     send.wait_for(state="visible")
@@ -166,7 +166,7 @@ def test_the_card_sends_once_on_the_click_and_a_repeat_changes_nothing(card: Any
 def test_the_card_in_dark_mode_discards_and_nothing_goes_out(card: Any, server: LiveServer, tmp_path: Path) -> None:
     tab = card(scheme="dark")
     text = "Guten Abend, ich hätte Interesse an einer Besichtigung. (Kartentest dunkel, wird verworfen)"
-    draft = tab.show("draft_inquiry", {"listing_id": published(server), "message": text}, theme="dark")
+    draft = tab.show("draft_inquiry", {"request_id": request_key(), "listing_id": published(server), "message": text}, theme="dark")
     discard = tab.frame.get_by_role("button", name="Verwerfen")
     discard.wait_for(state="visible")
     assert tab.frame.locator("html").get_attribute("data-theme") == "dark"
@@ -200,7 +200,7 @@ def test_an_error_result_shows_its_sentence_instead_of_loading_forever(card: Any
     tab = card(broker=True)
     with server.db.read_only() as session:  # type: ignore[attr-defined]
         foreign = session.scalar(select(Inquiry.ref).where(Inquiry.office_id != OWNER.office_id).limit(1))
-    result = tab.show("draft_reply", {"inquiry_id": foreign, "text": "Darf nicht vorbereitet werden."})
+    result = tab.show("draft_reply", {"request_id": request_key(), "inquiry_id": foreign, "text": "Darf nicht vorbereitet werden."})
     assert result["isError"] is True and "structuredContent" not in result
     title, said = tab.status()
     assert title == "Nicht vorbereitet" and said == result["content"][0]["text"]
@@ -211,7 +211,7 @@ def test_an_error_result_shows_its_sentence_instead_of_loading_forever(card: Any
 
 def test_a_draft_without_text_is_never_offered_for_sending(card: Any, server: LiveServer) -> None:
     """The server refuses such drafts now (tests/test_confirmations_http.py); a card of an older one offers no Senden."""
-    drafted = card(broker=True).show("draft_reply", {"inquiry_id": open_inquiry(server.db), "text": "Wird gleich geleert."})  # type: ignore[attr-defined]
+    drafted = card(broker=True).show("draft_reply", {"request_id": request_key(), "inquiry_id": open_inquiry(server.db), "text": "Wird gleich geleert."})  # type: ignore[attr-defined]
     blank = json.loads(json.dumps(drafted))
     blank["structuredContent"]["text"] = " \n "
     tab = card(broker=True)
@@ -226,7 +226,7 @@ def test_a_draft_without_text_is_never_offered_for_sending(card: Any, server: Li
 def test_a_card_shown_again_after_expiry_or_with_a_forged_token_sends_nothing(card: Any, server: LiveServer) -> None:
     tab = card()
     text = "Diese Nachricht darf nicht hinausgehen (gefälschtes Token, später abgelaufen)."
-    draft = tab.show("draft_inquiry", {"listing_id": published(server), "message": text})
+    draft = tab.show("draft_inquiry", {"request_id": request_key(), "listing_id": published(server), "message": text})
     forged = json.loads(json.dumps(draft))
     forged["_meta"]["athaus/confirmation"]["token"] = "gefaelscht-" + "x" * 32
     fake = card()
@@ -259,7 +259,7 @@ def test_end_to_end_inquiry_by_card_reply_in_the_web_app_across_both_servers(car
 
     question = "Guten Tag, ich möchte die Wohnung gern besichtigen. Geht es am Dienstagabend? (Ende-zu-Ende-Test)"
     tab = card()
-    tab.show("draft_inquiry", {"listing_id": listing, "message": question})
+    tab.show("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": question})
     tab.frame.get_by_role("button", name="Senden").click()
     tab.frame.locator(".status.done").wait_for(state="visible")
     inquiry_id = tab.calls("decide_confirmation")[0]["result"]["structuredContent"]["inquiry_id"]
@@ -272,7 +272,7 @@ def test_end_to_end_inquiry_by_card_reply_in_the_web_app_across_both_servers(car
     assert section["total"] == {entry["section"]: entry for entry in before["sections"]}["inquiries"]["total"] + 1
 
     answer = "Guten Tag, Dienstag um 18 Uhr passt. Wir treffen uns vor dem Haus. (Ende-zu-Ende-Test)"
-    reply = broker.call("draft_reply", {"inquiry_id": inquiry_id, "text": answer})["structuredContent"]
+    reply = broker.call("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry_id, "text": answer})["structuredContent"]
     confirmation_id = reply["confirmation"]["confirmation_id"]
     waiting = {e["section"]: e for e in broker.call("show_situation_report", {})["structuredContent"]["sections"]}["confirmations"]
     assert confirmation_id in [item["confirmation_id"] for item in waiting["items"]]

@@ -18,7 +18,7 @@ from shared.db.models import Listing
 from shared.db.session import Database
 from shared.german import number
 from shared.runtime.render import GERMAN_TIME
-from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
+from tests.conftest import Caller, FIXED_NOW, make_context, request_key, seeded_database
 from tests.test_broker_office import principal
 from tests.test_stock_writes import broker_principal, complete_fields
 
@@ -128,7 +128,7 @@ def test_a_republished_listing_carries_its_republication_date(writable: Database
         return Caller(BROKER, make_context(writable, now), broker_principal(writable, 1))
 
     first, later = FIXED_NOW, FIXED_NOW + dt.timedelta(days=3)
-    ref = broker_at(first)("save_listing", {"fields": complete_fields(writable)})["listing_id"]
+    ref = broker_at(first)("save_listing", {"request_id": request_key(), "fields": complete_fields(writable)})["listing_id"]
     broker_at(first)("update_listing_status", {"listing_id": ref, "status": "published"})
     broker_at(first + dt.timedelta(days=1))("update_listing_status", {"listing_id": ref, "status": "withdrawn"})
     broker_at(later)("update_listing_status", {"listing_id": ref, "status": "published"})

@@ -18,7 +18,7 @@ from shared.db.session import Database
 from shared.outbox.worker import SmtpMailer, deliver_due
 from shared.settings import Settings
 from tests.confirmation_helpers import APPS_META, SEEKER, card_of, click, principal_of, published_listing
-from tests.conftest import FIXED_NOW, Caller, make_context
+from tests.conftest import Caller, FIXED_NOW, make_context, request_key
 
 
 class Inbox:
@@ -62,7 +62,7 @@ def settings(db: Database, port: int, **changes: Any) -> Settings:
 def send_inquiry(db: Database) -> str:
     """A seeker's inquiry sent by the click; its inquiry number."""
     seeker = Caller(SEARCH, make_context(db), principal_of(db, SEEKER.email), APPS_META)
-    card = card_of(seeker.raw("draft_inquiry", {"listing_id": published_listing(db), "message": "Ist die Wohnung noch frei?"}))
+    card = card_of(seeker.raw("draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "Ist die Wohnung noch frei?"}))
     return str(seeker("decide_confirmation", click(card))["inquiry_id"])
 
 

@@ -39,7 +39,7 @@ SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"n": {"type": "integer"}, "x": {"type": ["number", "null"]}, "tree": {"$ref": "#/$defs/Node"}},
     "additionalProperties": False,
-    "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
+    "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}, "required": ["children"]}},
 }
 
 
@@ -48,9 +48,10 @@ SCHEMA: dict[str, Any] = {
     [
         {"n": 1}, {"n": 1.0}, {"n": 1.5}, {"n": True}, {"x": None}, {"x": 2}, {"x": "2"}, {"y": 1}, [],
         {"tree": {"children": [{"children": []}, {"children": [{"children": "nein"}]}]}}, {"tree": {"children": [{}]}},
+        {"tree": {"children": [{"children": []}]}}, {"tree": {}}, {"tree": []},
     ],
 )
-def test_integers_unions_closed_objects_and_recursive_definitions_decide_as_the_general_validator(value: Any) -> None:
+def test_integers_unions_closed_objects_required_fields_and_recursive_definitions_decide_as_the_general_validator(value: Any) -> None:
     check = OutputCheck(SCHEMA)
     assert check.compiled is not None
     assert check.compiled(value) == Draft202012Validator(SCHEMA).is_valid(value)

@@ -22,7 +22,7 @@ from search_server.server import DEFINITION as SEARCH
 from shared.db.models import Inquiry, InquiryMessage, Listing, OutboxMessage, PendingAction, Proposal, SearchOrder
 from shared.db.session import Database
 from tests.confirmation_helpers import APPS_META, OWNER, SEEKER, card_of, click, open_inquiry, open_proposal, principal_of, published_listing
-from tests.conftest import Caller, make_context
+from tests.conftest import Caller, make_context, request_key
 
 
 def raced(calls: list[Callable[[], Any]]) -> list[Any]:
@@ -56,7 +56,7 @@ def test_concurrent_saves_with_one_version_change_the_listing_once(scratch_db: D
     with scratch_db.read_only() as session:
         ref, version = session.execute(select(Listing.ref, Listing.version).where(Listing.office_id == 1).order_by(Listing.id).limit(1)).one()
     results = raced(
-        [lambda i=i: owner.raw("save_listing", {"listing_id": ref, "version": version, "fields": {"title": f"Gleichzeitig {i:02d}"}}) for i in range(20)]
+        [lambda i=i: owner.raw("save_listing", {"request_id": request_key(), "listing_id": ref, "version": version, "fields": {"title": f"Gleichzeitig {i:02d}"}}) for i in range(20)]
     )
     codes = [code_of(r) for r in results]
     assert sorted(codes) == ["CONFLICT"] * 19 + ["OK"], codes
@@ -72,13 +72,13 @@ def test_a_revision_racing_the_click_never_changes_what_was_sent(scratch_db: Dat
     outcomes: set[str] = set()
     for round_ in range(4):
         inquiry = open_inquiry(scratch_db)
-        drafted = owner.raw("draft_reply", {"inquiry_id": inquiry, "text": f"Erste Fassung {round_}"})
+        drafted = owner.raw("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry, "text": f"Erste Fassung {round_}"})
         card = card_of(drafted)
         ref = card["confirmation_id"]
         calls: list[Callable[[], Any]] = []
         for i in range(4):
             calls.append(lambda: owner.raw("decide_confirmation", click(card), APPS_META))
-            calls.append(lambda i=i: owner.raw("draft_reply", {"inquiry_id": inquiry, "text": f"Fassung {round_}.{i}", "confirmation_id": ref}))
+            calls.append(lambda i=i: owner.raw("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry, "text": f"Fassung {round_}.{i}", "confirmation_id": ref}))
         results = raced(calls)
         clicks, revisions = results[0::2], results[1::2]
         with scratch_db.read_only() as session:

@@ -20,7 +20,7 @@ from shared.auth.principal import Principal
 from shared.db.models import AuditEntry, ListingEvent, Match, Proposal, SearchOrder, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
-from tests.conftest import Caller, make_context, seeded_database
+from tests.conftest import Caller, make_context, request_key, seeded_database
 from tests.test_stock_writes import broker_principal, complete_fields, request_id
 
 SEEKERS = [a for a in DEMO_ACCOUNTS if a.kind == "seeker"]
@@ -76,7 +76,7 @@ def matches_of(db: Database, order_ref: str) -> list[tuple[str, str, dict[str, A
 def test_a_search_order_is_saved_with_criteria_as_the_catalog_reads_them(seeker: Caller, db: Database) -> None:
     saved = seeker(
         "save_search_order",
-        {"criteria": {"marketing_type": "Miete", "city": "leipzig", "min_rooms": 2, "features": ["Balkon"]}, "frequency": "wöchentlich"},
+        {"criteria": {"marketing_type": "Miete", "city": "leipzig", "min_rooms": 2, "features": ["Balkon"]}, "frequency": "wöchentlich", "request_id": request_key()},
     )
     assert (saved["result"], saved["status"], saved["frequency"], saved["approachable"], saved["replayed"]) == ("created", "active", "weekly", False, False)
     assert saved["criteria"]["city"] == "Leipzig" and saved["criteria"]["marketing_type"] == "rent" and saved["criteria"]["features"] == ["balcony"]
@@ -103,37 +103,37 @@ def test_a_retry_with_the_same_request_id_creates_one_search_order_and_a_new_one
 
 
 def test_a_change_names_what_changed_and_the_same_values_change_nothing(seeker: Caller) -> None:
-    ref = seeker("save_search_order", {"criteria": {"city": "Leipzig"}})["search_order_id"]
-    changed = seeker("save_search_order", {"search_order_id": ref, "approachable": True, "frequency": "sofort"})
+    ref = seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig"}})["search_order_id"]
+    changed = seeker("save_search_order", {"request_id": request_key(), "search_order_id": ref, "approachable": True, "frequency": "sofort"})
     assert (changed["result"], sorted(changed["changed_fields"]), changed["approachable"]) == ("changed", ["approachable", "frequency"], True)
-    same = seeker("save_search_order", {"search_order_id": ref, "approachable": True})
+    same = seeker("save_search_order", {"request_id": request_key(), "search_order_id": ref, "approachable": True})
     assert (same["result"], same["changed_fields"]) == ("unchanged", [])
 
 
 def test_bad_criteria_are_errors_naming_them(seeker: Caller) -> None:
-    code, text = seeker.error("save_search_order", {"criteria": {"city": "Xyzzyhausen"}})
+    code, text = seeker.error("save_search_order", {"request_id": request_key(), "criteria": {"city": "Xyzzyhausen"}})
     assert code == "INVALID_ARGUMENT" and "Xyzzyhausen" in text
-    code, text = seeker.error("save_search_order", {"criteria": {"query": "~ +"}})
+    code, text = seeker.error("save_search_order", {"request_id": request_key(), "criteria": {"query": "~ +"}})
     assert code == "INVALID_ARGUMENT" and "query" in text
-    code, text = seeker.error("save_search_order", {"name": "ohne Kriterien"})
+    code, text = seeker.error("save_search_order", {"request_id": request_key(), "name": "ohne Kriterien"})
     assert code == "INVALID_ARGUMENT" and "criteria" in text
 
 
 def test_pause_resume_and_end_and_an_ended_search_stays_ended(seeker: Caller) -> None:
-    ref = seeker("save_search_order", {"criteria": {"city": "Leipzig"}})["search_order_id"]
+    ref = seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig"}})["search_order_id"]
     assert seeker("update_search_order", {"search_order_id": ref, "status": "pausieren"})["status"] == "paused"
     assert seeker("update_search_order", {"search_order_id": ref, "status": "paused"})["result"] == "unchanged"
     assert seeker("update_search_order", {"search_order_id": ref, "status": "active"})["status"] == "active"
     assert seeker("update_search_order", {"search_order_id": ref, "status": "ended"})["status"] == "ended"
     code, text = seeker.error("update_search_order", {"search_order_id": ref, "status": "active"})
     assert code == "CONFLICT" and "save_search_order" in text
-    assert seeker.error("save_search_order", {"search_order_id": ref, "name": "wieder da"})[0] == "CONFLICT"
+    assert seeker.error("save_search_order", {"request_id": request_key(), "search_order_id": ref, "name": "wieder da"})[0] == "CONFLICT"
 
 
 def test_another_seekers_rows_are_not_found(seeker: Caller, other_seeker: Caller, db: Database) -> None:
-    ref = seeker("save_search_order", {"criteria": {"city": "Leipzig"}})["search_order_id"]
+    ref = seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig"}})["search_order_id"]
     assert other_seeker.error("update_search_order", {"search_order_id": ref, "status": "ended"})[0] == "NOT_FOUND"
-    assert other_seeker.error("save_search_order", {"search_order_id": ref, "name": "fremd"})[0] == "NOT_FOUND"
+    assert other_seeker.error("save_search_order", {"request_id": request_key(), "search_order_id": ref, "name": "fremd"})[0] == "NOT_FOUND"
     with db.read_only() as session:
         match = session.scalar(
             select(Match.ref).join(SearchOrder, Match.search_order_id == SearchOrder.id).join(User, User.id == SearchOrder.user_id)
@@ -149,7 +149,7 @@ def test_another_seekers_rows_are_not_found(seeker: Caller, other_seeker: Caller
 
 def test_without_the_write_right_the_seeker_tools_answer_missing_right(db: Database) -> None:
     reader = Caller(SEARCH, make_context(db), seeker_principal(db, SEEKERS[0].email, frozenset({"suche:konto"})))
-    assert reader.error("save_search_order", {"criteria": {}})[0] == "MISSING_RIGHT"
+    assert reader.error("save_search_order", {"request_id": request_key(), "criteria": {}})[0] == "MISSING_RIGHT"
     assert reader.error("update_match", {"match_id": "T-000001", "state": "seen"})[0] == "MISSING_RIGHT"
 
 
@@ -157,12 +157,12 @@ def test_without_the_write_right_the_seeker_tools_answer_missing_right(db: Datab
 
 
 def test_publishing_makes_a_treffer_for_a_fitting_search_once_and_none_for_others(seeker: Caller, other_seeker: Caller, broker: Caller, db: Database) -> None:
-    fitting = seeker("save_search_order", {"criteria": {"marketing_type": "buy", "city": "Leipzig", "query": "Wasserturmblick"}, "approachable": True})
-    elsewhere = seeker("save_search_order", {"criteria": {"marketing_type": "buy", "city": "Dresden", "query": "Wasserturmblick"}})
-    too_cheap = seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Wasserturmblick", "max_price": 100000}})
-    paused = other_seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Wasserturmblick"}})
+    fitting = seeker("save_search_order", {"request_id": request_key(), "criteria": {"marketing_type": "buy", "city": "Leipzig", "query": "Wasserturmblick"}, "approachable": True})
+    elsewhere = seeker("save_search_order", {"request_id": request_key(), "criteria": {"marketing_type": "buy", "city": "Dresden", "query": "Wasserturmblick"}})
+    too_cheap = seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "query": "Wasserturmblick", "max_price": 100000}})
+    paused = other_seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "query": "Wasserturmblick"}})
     other_seeker("update_search_order", {"search_order_id": paused["search_order_id"], "status": "paused"})
-    ref = broker("save_listing", {"fields": complete_fields(db, title="Altbauwohnung mit Wasserturmblick")})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Altbauwohnung mit Wasserturmblick")})["listing_id"]
     assert matches_of(db, fitting["search_order_id"]) == []  # a draft makes none
     key = request_id()
     published = broker("update_listing_status", {"listing_id": ref, "status": "published", "request_id": key})
@@ -188,18 +188,18 @@ def test_publishing_makes_a_treffer_for_a_fitting_search_once_and_none_for_other
 
 
 def test_a_price_drop_and_a_status_change_make_treffer_and_a_price_rise_none(seeker: Caller, broker: Caller, db: Database) -> None:
-    order = seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Kranichgarten"}})["search_order_id"]
-    saved = broker("save_listing", {"fields": complete_fields(db, title="Wohnung am Kranichgarten")})
+    order = seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "query": "Kranichgarten"}})["search_order_id"]
+    saved = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Wohnung am Kranichgarten")})
     ref = saved["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
-    assert broker("save_listing", {"listing_id": ref, "fields": {"price": 299000}})["matches_made"] == 0  # a rise
-    dropped = broker("save_listing", {"listing_id": ref, "fields": {"price": 259000}})
+    assert broker("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"price": 299000}})["matches_made"] == 0  # a rise
+    dropped = broker("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"price": 259000}})
     assert dropped["matches_made"] >= 1
     broker("update_listing_status", {"listing_id": ref, "status": "reserved"})
     kinds = [(kind, detail.get("old_price"), detail.get("new_price"), detail.get("new_status")) for kind, _, detail in matches_of(db, order)]
     assert kinds == [("new_listing", None, None, None), ("price_drop", 299000, 259000, None), ("status_change", None, None, "reserved")]
     # a reserved listing's price drop is no news for the catalog's searches (it is not published)
-    assert broker("save_listing", {"listing_id": ref, "fields": {"price": 249000}})["matches_made"] == 0
+    assert broker("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"price": 249000}})["matches_made"] == 0
 
 
 def test_a_new_search_has_no_new_matches_and_a_replay_of_its_creation_counts_those_made_since(seeker: Caller, broker: Caller, db: Database) -> None:
@@ -208,15 +208,15 @@ def test_a_new_search_has_no_new_matches_and_a_replay_of_its_creation_counts_tho
     arguments = {"criteria": {"city": "Leipzig", "query": "Nachzählgasse"}, "request_id": key}
     created = seeker("save_search_order", arguments)
     assert (created["result"], created["new_matches"]) == ("created", 0)
-    ref = broker("save_listing", {"fields": complete_fields(db, title="Wohnung in der Nachzählgasse")})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Wohnung in der Nachzählgasse")})["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
     again = seeker("save_search_order", arguments)
     assert (again["search_order_id"], again["result"], again["replayed"], again["new_matches"]) == (created["search_order_id"], "created", True, 1)
 
 
 def test_one_treffer_per_search_and_event_is_enforced_by_the_database(seeker: Caller, broker: Caller, db: Database) -> None:
-    order = seeker("save_search_order", {"criteria": {"city": "Leipzig", "query": "Einmalbrunnen"}})["search_order_id"]
-    ref = broker("save_listing", {"fields": complete_fields(db, title="Haus am Einmalbrunnen", property_type="house")})["listing_id"]
+    order = seeker("save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig", "query": "Einmalbrunnen"}})["search_order_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Haus am Einmalbrunnen", property_type="house")})["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
     with db.read_only() as session:
         match = session.scalar(select(Match).join(SearchOrder, Match.search_order_id == SearchOrder.id).where(SearchOrder.ref == order))

@@ -19,7 +19,7 @@ from search_server.server import DEFINITION as SEARCH
 from shared.auth.principal import Principal
 from shared.db.models import AuditEntry, IdempotencyKey, Listing, ListingStatusChange, OfficeMember, Place
 from shared.db.session import Database
-from tests.conftest import Caller, make_context, seeded_database
+from tests.conftest import Caller, make_context, request_key, seeded_database
 
 RESOURCE = "http://127.0.0.1:8000/makler/mcp"
 WRITE = frozenset({"makler:lesen", "makler:schreiben"})
@@ -94,7 +94,7 @@ def audit_rows(db: Database, ref: str) -> list[AuditEntry]:
 
 
 def test_a_draft_is_created_with_history_audit_and_search_terms(broker: Caller, public: Caller, db: Database) -> None:
-    saved = broker("save_listing", {"fields": complete_fields(db, title="Mondscheinvilla am Schlossgespenstpark")})
+    saved = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Mondscheinvilla am Schlossgespenstpark")})
     ref = saved["listing_id"]
     assert (saved["result"], saved["version"], saved["status"], saved["publishable"], saved["replayed"]) == ("created", 1, "draft", True, False)
     assert "title" in saved["changed_fields"] and "features" in saved["changed_fields"]
@@ -111,10 +111,10 @@ def test_a_draft_is_created_with_history_audit_and_search_terms(broker: Caller, 
 
 
 def test_a_change_raises_the_version_and_an_unchanged_save_does_not(broker: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
-    changed = broker("save_listing", {"listing_id": ref, "version": 1, "fields": {"price": 279000, "rooms": 3}})
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db)})["listing_id"]
+    changed = broker("save_listing", {"request_id": request_key(), "listing_id": ref, "version": 1, "fields": {"price": 279000, "rooms": 3}})
     assert (changed["result"], changed["version"], changed["changed_fields"]) == ("changed", 2, ["price"])
-    same = broker("save_listing", {"listing_id": ref, "version": 2, "fields": {"price": 279000}})
+    same = broker("save_listing", {"request_id": request_key(), "listing_id": ref, "version": 2, "fields": {"price": 279000}})
     assert (same["result"], same["version"], same["changed_fields"]) == ("unchanged", 2, [])
     assert [e.action for e in audit_rows(db, ref)] == ["listing.create", "listing.change"]
     assert audit_rows(db, ref)[1].before["price"] == 289000 and audit_rows(db, ref)[1].after["price"] == 279000
@@ -123,12 +123,12 @@ def test_a_change_raises_the_version_and_an_unchanged_save_does_not(broker: Call
 
 
 def test_a_stale_version_is_a_conflict_naming_what_changed_meanwhile(broker: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
-    broker("save_listing", {"listing_id": ref, "version": 1, "fields": {"price": 275000, "living_area": 80}})
-    code, text = broker.error("save_listing", {"listing_id": ref, "version": 1, "fields": {"title": "Neuer Titel für die Wohnung"}})
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db)})["listing_id"]
+    broker("save_listing", {"request_id": request_key(), "listing_id": ref, "version": 1, "fields": {"price": 275000, "living_area": 80}})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "listing_id": ref, "version": 1, "fields": {"title": "Neuer Titel für die Wohnung"}})
     assert code == "CONFLICT"
     assert "price" in text and "living_area" in text and "version 2" in text and "title" not in text.split("geändert:")[1].split(")")[0]
-    ok = broker("save_listing", {"listing_id": ref, "version": 2, "fields": {"title": "Neuer Titel für die Wohnung"}})
+    ok = broker("save_listing", {"request_id": request_key(), "listing_id": ref, "version": 2, "fields": {"title": "Neuer Titel für die Wohnung"}})
     assert (ok["result"], ok["version"]) == ("changed", 3)
 
 
@@ -154,27 +154,27 @@ def test_a_retry_with_the_same_request_id_changes_nothing_and_a_new_one_does(bro
 
 
 def test_errors_name_the_field_in_german(broker: Caller, db: Database) -> None:
-    code, text = broker.error("save_listing", {"fields": {"title": "Nur ein Titel"}})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "fields": {"title": "Nur ein Titel"}})
     assert code == "INVALID_ARGUMENT" and "marketing_type" in text and "postal_code" in text and "Zum Anlegen fehlt" in text
-    code, text = broker.error("save_listing", {"fields": complete_fields(db, living_area="ca. 85")})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "fields": complete_fields(db, living_area="ca. 85")})
     assert code == "INVALID_ARGUMENT" and "living_area" in text and "Zahl" in text
-    code, text = broker.error("save_listing", {"fields": complete_fields(db, postal_code="00000")})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "fields": complete_fields(db, postal_code="00000")})
     assert code == "INVALID_ARGUMENT" and "00000" in text and "latitude" in text
-    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
-    code, text = broker.error("save_listing", {"listing_id": ref, "fields": {"title": None}})
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db)})["listing_id"]
+    code, text = broker.error("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"title": None}})
     assert code == "INVALID_ARGUMENT" and "title" in text and "geleert" in text
-    code, text = broker.error("save_listing", {"listing_id": ref, "fields": {"price": 100000, "price_on_request": True}})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"price": 100000, "price_on_request": True}})
     assert code == "INVALID_ARGUMENT" and "price_on_request" in text
 
 
 def test_a_basement_floor_and_three_decimal_coordinates_are_saved_and_impossible_ones_are_not(broker: Caller, db: Database) -> None:
-    saved = broker("save_listing", {"fields": complete_fields(db, floor=-1, latitude=51.340, longitude=12.375)})
+    saved = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, floor=-1, latitude=51.340, longitude=12.375)})
     with db.read_only() as session:
         row = session.execute(select(Listing.floor, Listing.latitude, Listing.longitude).where(Listing.ref == saved["listing_id"])).one()
     assert tuple(row) == (-1, 51.34, 12.375)
-    code, text = broker.error("save_listing", {"listing_id": saved["listing_id"], "fields": {"floor": -1.5}})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "listing_id": saved["listing_id"], "fields": {"floor": -1.5}})
     assert (code, text) == ("INVALID_ARGUMENT", "Das Argument fields.floor muss eine ganze Zahl sein: bitte korrigieren und das Werkzeug erneut aufrufen.")
-    code, text = broker.error("save_listing", {"listing_id": saved["listing_id"], "fields": {"latitude": 12.375, "longitude": 51.34}})
+    code, text = broker.error("save_listing", {"request_id": request_key(), "listing_id": saved["listing_id"], "fields": {"latitude": 12.375, "longitude": 51.34}})
     assert code == "INVALID_ARGUMENT" and "latitude" in text and "47" in text
 
 
@@ -182,7 +182,7 @@ def test_another_offices_listing_is_not_found_and_nothing_changes(broker: Caller
     with db.read_only() as session:
         foreign = session.scalar(select(Listing).where(Listing.office_id == 2).order_by(Listing.id).limit(1))
         session.expunge_all()
-    code, _ = broker.error("save_listing", {"listing_id": foreign.ref, "fields": {"price": 1000}})
+    code, _ = broker.error("save_listing", {"request_id": request_key(), "listing_id": foreign.ref, "fields": {"price": 1000}})
     assert code == "NOT_FOUND"
     code, _ = broker.error("update_listing_status", {"listing_id": foreign.ref, "status": "withdrawn"})
     assert code == "NOT_FOUND"
@@ -194,17 +194,17 @@ def test_another_offices_listing_is_not_found_and_nothing_changes(broker: Caller
 
 def test_without_the_write_right_the_tools_answer_missing_right(db: Database) -> None:
     reader = Caller(BROKER, make_context(db), broker_principal(db, 1, frozenset({"makler:lesen"})))
-    for tool, arguments in (("save_listing", {"fields": {}}), ("update_listing_status", {"listing_id": "A-0000001", "status": "withdrawn"})):
+    for tool, arguments in (("save_listing", {"request_id": request_key(), "fields": {}}), ("update_listing_status", {"listing_id": "A-0000001", "status": "withdrawn"})):
         code, _ = reader.error(tool, arguments)
         assert code == "MISSING_RIGHT"
 
 
 def test_publishing_refuses_a_failing_listing_and_names_the_rules_then_publishes_it_fixed(broker: Caller, public: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db, photos=[], energy_status="missing")})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, photos=[], energy_status="missing")})["listing_id"]
     code, text = broker.error("update_listing_status", {"listing_id": ref, "status": "veröffentlicht"})
     assert code == "CONFLICT" and "Fotos" in text and "Energieausweis (GEG §87)" in text and "Titel" not in text
     assert public.error("get_listing", {"listing_id": ref})[0] == "NOT_FOUND"
-    fixed = broker("save_listing", {"listing_id": ref, "fields": complete_fields(db)})
+    fixed = broker("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": complete_fields(db)})
     assert fixed["publishable"] is True and set(fixed["changed_fields"]) == {"photos", "energy_status"}
     published = broker("update_listing_status", {"listing_id": ref, "status": "published", "version": fixed["version"]})
     assert (published["result"], published["old_status"], published["new_status"], published["in_catalog"]) == ("changed", "draft", "published", True)
@@ -212,7 +212,7 @@ def test_publishing_refuses_a_failing_listing_and_names_the_rules_then_publishes
 
 
 def test_a_withdrawn_listing_leaves_the_catalog_and_stays_in_the_stock(broker: Caller, public: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db, title="Zurückziehbare Wohnung am Kanal")})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Zurückziehbare Wohnung am Kanal")})["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
     assert [i["listing_id"] for i in public("search_listings", {"query": "Zurückziehbare"})["items"]] == [ref]
     withdrawn = broker("update_listing_status", {"listing_id": ref, "status": "withdrawn", "reason": "Eigentümer verkauft privat"})
@@ -228,7 +228,7 @@ def test_a_withdrawn_listing_leaves_the_catalog_and_stays_in_the_stock(broker: C
 
 
 def test_status_rules_sold_only_for_buy_and_draft_only_from_withdrawn(broker: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db)})["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
     code, text = broker.error("update_listing_status", {"listing_id": ref, "status": "let"})
     assert code == "CONFLICT" and "sold" in text
@@ -240,7 +240,7 @@ def test_status_rules_sold_only_for_buy_and_draft_only_from_withdrawn(broker: Ca
 
 
 def test_a_status_retry_with_the_same_request_id_changes_nothing(broker: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db)})["listing_id"]
     key = request_id()
     first = broker("update_listing_status", {"listing_id": ref, "status": "published", "request_id": key})
     broker("update_listing_status", {"listing_id": ref, "status": "reserved"})
@@ -251,7 +251,7 @@ def test_a_status_retry_with_the_same_request_id_changes_nothing(broker: Caller,
 
 
 def test_a_valuation_is_stored_for_a_listing_or_an_owner_lead_once_per_request_id(broker: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db)})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db)})["listing_id"]
     for_listing = broker("save_valuation", {"listing_id": ref, "value_low": 270000, "value_high": 295000, "comparables": ["A-0000001"], "request_id": request_id()})
     assert (for_listing["subject"], for_listing["listing_id"], for_listing["postal_code"], for_listing["comparables_count"]) == (
         "listing", ref, complete_fields(db)["postal_code"], 1
@@ -284,10 +284,10 @@ def test_a_valuation_needs_its_subject_and_an_ordered_range(broker: Caller, db: 
 
 
 def test_a_changed_text_is_found_by_its_new_words_and_no_longer_by_the_old(broker: Caller, public: Caller, db: Database) -> None:
-    ref = broker("save_listing", {"fields": complete_fields(db, title="Wohnung mit Gingkohof")})["listing_id"]
+    ref = broker("save_listing", {"request_id": request_key(), "fields": complete_fields(db, title="Wohnung mit Gingkohof")})["listing_id"]
     broker("update_listing_status", {"listing_id": ref, "status": "published"})
     assert [i["listing_id"] for i in public("search_listings", {"query": "Gingkohof"})["items"]] == [ref]
-    broker("save_listing", {"listing_id": ref, "fields": {"title": "Wohnung mit Lindenhof", "features": ["garden"]}})
+    broker("save_listing", {"request_id": request_key(), "listing_id": ref, "fields": {"title": "Wohnung mit Lindenhof", "features": ["garden"]}})
     assert public("search_listings", {"query": "Gingkohof"})["total"] == 0
     assert [i["listing_id"] for i in public("search_listings", {"query": "Lindenhof", "features": ["Garten"]})["items"]] == [ref]
     assert public("search_listings", {"query": "Lindenhof", "features": ["balcony"]})["total"] == 0

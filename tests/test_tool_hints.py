@@ -32,19 +32,19 @@ HINTS: dict[tuple[str, str], tuple[bool, bool, bool, bool, str]] = {
             "list_matches", "list_search_orders", "search", "fetch", "get_confirmation",
         )
     },
-    ("makler", "draft_reply"): (False, False, False, False, "legt einen Entwurf an (nichts geht hinaus); ohne request_id zweimal: zwei Entwürfe"),
+    ("makler", "draft_reply"): (False, False, True, False, "legt einen Entwurf an (nichts geht hinaus); request_id ist Pflicht, zweimal: derselbe Entwurf"),
     ("makler", "import_listings"): (False, True, True, True, "VOLL/DELETE ziehen zurück; dieselbe Übertragung zweimal ändert nichts; liest den Feed des Büros"),
-    ("makler", "save_listing"): (False, True, False, False, "null leert ein Feld; ohne request_id legt der zweite Aufruf ein zweites Objekt an"),
+    ("makler", "save_listing"): (False, True, True, False, "mit listing_id überschreibt, null leert ein Feld; request_id ist Pflicht, zweimal: ein Objekt"),
     ("makler", "save_valuation"): (False, False, True, False, "legt nur an; request_id ist Pflicht, also speichert derselbe Aufruf einmal"),
     ("makler", "update_listing_status"): (False, True, True, False, "zieht zurück / verkauft; derselbe Status zweimal ändert nichts mehr"),
     ("makler", "decide_confirmation"): (False, True, True, True, "sendet E-Mail oder verwirft; der zweite Klick führt nichts aus"),
     ("makler", "decide_proposal"): (False, True, True, True, "lehnt endgültig ab oder schickt das Exposé; zweimal: derselbe Entwurf, nichts doppelt"),
     ("makler", "send_reply"): (False, True, True, True, "sendet eine E-Mail an Suchende; ein zweites Mal geht nichts hinaus"),
-    ("suche", "save_search_order"): (False, False, False, False, "legt an oder ändert; ohne request_id legt der zweite Aufruf einen zweiten an"),
+    ("suche", "save_search_order"): (False, True, True, False, "mit search_order_id ersetzt es, was die Person festgelegt hat; request_id ist Pflicht"),
     ("suche", "update_match"): (False, False, True, False, "setzt nur eine umkehrbare Markierung; zweimal dieselbe ändert nichts"),
     ("suche", "update_search_order"): (False, True, True, False, "ended beendet endgültig; derselbe Status zweimal ändert nichts mehr"),
     ("suche", "decide_confirmation"): (False, True, True, True, "sendet die Anfrage per E-Mail oder verwirft; der zweite Klick führt nichts aus"),
-    ("suche", "draft_inquiry"): (False, False, False, False, "legt einen Entwurf an (nichts geht hinaus); ohne request_id zweimal: zwei Entwürfe"),
+    ("suche", "draft_inquiry"): (False, False, True, False, "legt einen Entwurf an (nichts geht hinaus); request_id ist Pflicht, zweimal: derselbe Entwurf"),
     ("suche", "send_inquiry"): (False, True, True, True, "sendet eine E-Mail an den Anbieter; ein zweites Mal geht nichts hinaus"),
 }
 
@@ -73,7 +73,7 @@ def test_every_creating_tool_takes_an_idempotency_key() -> None:
     for spec in creating:
         if spec.name == "import_listings":  # keyed by the transfer itself: each object's objektnr_extern
             continue
-        assert "request_id" in spec.input_model.model_fields, spec.name
+        assert spec.input_model.model_fields["request_id"].is_required(), spec.name
         assert "48 Stunden" in (spec.input_model.model_fields["request_id"].description or "")
 
 
@@ -85,6 +85,12 @@ def test_a_hint_set_per_tool_needs_its_reason_and_sending_stays_destructive() ->
         declare_tools(BROKER.name, [replace(base, destructive=False)])
     with pytest.raises(ContractError, match="reading tool"):
         declare_tools(BROKER.name, [replace(base, idempotent=False, hints_because="x")])
+    save = next(t for t in BROKER.tools if t.name == "save_valuation")
+    optional_key = save.input_model.model_fields["request_id"]
+    loose = type("LooseKey", (save.input_model,), {"__annotations__": {"request_id": str | None}, "request_id": None})
+    assert optional_key.is_required() and not loose.model_fields["request_id"].is_required()
+    with pytest.raises(ContractError, match="requires its request_id"):
+        declare_tools(BROKER.name, [replace(save, input_model=loose)])
     send = next(t for t in BROKER.tools if t.name == "send_reply")
     with pytest.raises(ContractError, match="outbound tool is destructive"):
         declare_tools(BROKER.name, [replace(send, destructive=False, hints_because="x")])

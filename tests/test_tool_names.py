@@ -27,7 +27,7 @@ from shared.demo import DEMO_ACCOUNTS
 from shared.demo.openimmo import object_xml, transfer
 from shared.runtime.definition import ServerDefinition
 from tests.confirmation_helpers import outbound_calls
-from tests.conftest import FIXED_NOW, Caller, make_context, seeded_database
+from tests.conftest import Caller, FIXED_NOW, make_context, request_key, seeded_database
 
 TOOL_LIKE = re.compile(r"\b(?:" + "|".join(sorted(VERB_EFFECTS)) + r")_[a-z]+(?:_[a-z]+)*\b")
 NOBODY = 990_001  # a signed-in user without any rows: the empty answers of every account list
@@ -164,9 +164,9 @@ def broker_calls(db: Database) -> list[tuple[str, dict[str, Any]]]:
         ("list_proposals", {}),
         ("list_proposals", {"listing_id": draft}),
         # the write side, called so that nothing is written to the shared demo catalog
-        ("save_listing", {"fields": {"title": "Nur ein Titel"}}),
-        ("save_listing", {"listing_id": foreign, "fields": {"price": 1000}}),
-        ("save_listing", {"listing_id": published, "version": 1, "fields": {}}),
+        ("save_listing", {"request_id": request_key(), "fields": {"title": "Nur ein Titel"}}),
+        ("save_listing", {"request_id": request_key(), "listing_id": foreign, "fields": {"price": 1000}}),
+        ("save_listing", {"request_id": request_key(), "listing_id": published, "version": 1, "fields": {}}),
         ("update_listing_status", {"listing_id": published, "status": "published"}),
         ("update_listing_status", {"listing_id": draft, "status": "sold"}),
         ("save_valuation", {"listing_id": foreign, "value_low": 1, "value_high": 2, "request_id": "tool-names-0001"}),
@@ -212,9 +212,9 @@ def search_calls(db: Database, user_id: int) -> list[tuple[Principal | None, str
         (me, "get_inquiry", {"inquiry_id": inquiry}),
         (nobody, "get_inquiry", {"inquiry_id": inquiry}),
         # the write side, called so that nothing is written to the shared demo catalog
-        (writer, "save_search_order", {"name": "ohne Kriterien"}),
-        (writer, "save_search_order", {"criteria": {"city": "Xyzzyhausen"}}),
-        (me, "save_search_order", {"criteria": {"city": "Leipzig"}}),
+        (writer, "save_search_order", {"request_id": request_key(), "name": "ohne Kriterien"}),
+        (writer, "save_search_order", {"request_id": request_key(), "criteria": {"city": "Xyzzyhausen"}}),
+        (me, "save_search_order", {"request_id": request_key(), "criteria": {"city": "Leipzig"}}),
         (writer, "update_search_order", {"search_order_id": "S-999999", "status": "paused"}),
         (writer, "update_match", {"match_id": "T-999999", "state": "seen"}),
     ]

@@ -25,7 +25,7 @@ from shared.db.models import Inquiry, Office, PendingAction, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
-from tests.conftest import Caller, make_context, seeded_database
+from tests.conftest import Caller, make_context, request_key, seeded_database
 
 BASE = "http://127.0.0.1:8000"
 RESOURCE = f"{BASE}/suche/mcp"
@@ -49,7 +49,7 @@ def draft(db: Database, email: str, message: str) -> dict[str, Any]:
     principal = Principal(user_id(db, email), "seeker", None, None, frozenset({"suche:konto", "suche:anfragen"}), RESOURCE)
     caller = Caller(SEARCH, make_context(db, now=dt.datetime.now(dt.UTC)), principal)
     listing = caller("search_listings", {"limit": 1})["items"][0]["listing_id"]
-    return caller("draft_inquiry", {"listing_id": listing, "message": message})
+    return caller("draft_inquiry", {"request_id": request_key(), "listing_id": listing, "message": message})
 
 
 def status_of(db: Database, confirmation_id: str) -> str:
@@ -235,7 +235,7 @@ def test_a_broker_confirms_a_reply_in_the_app_and_the_seeker_reads_it(db: Databa
     owner = broker(db, OWNER)
     inquiry_id = owner("search_inquiries", {"status": ["open"], "limit": 1})["items"][0]["inquiry_id"]
     text = "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Donnerstag um 17 Uhr? (Antwort aus der Web-App)"
-    drafted = owner("draft_reply", {"inquiry_id": inquiry_id, "text": text})
+    drafted = owner("draft_reply", {"request_id": request_key(), "inquiry_id": inquiry_id, "text": text})
     confirmation_id = drafted["confirmation"]["confirmation_id"]
 
     for account in (STAFF, OTHER_OWNER):  # the colleague and the other office see nothing of it

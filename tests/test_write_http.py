@@ -20,7 +20,7 @@ from shared.auth.tokens import mint_access_token
 from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
-from tests.conftest import LiveServer, seeded_database
+from tests.conftest import LiveServer, request_key, seeded_database
 from tests.test_stock_writes import complete_fields
 
 OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
@@ -48,7 +48,7 @@ def test_a_listing_saved_checked_fixed_and_published_is_found_by_a_saved_search(
 
         async def seeker_saves(client: Client) -> dict[str, Any]:
             criteria = {"marketing_type": "buy", "city": "Leipzig", "query": "Elsterflutbett"}
-            result = await client.call_tool("save_search_order", {"criteria": criteria, "approachable": True, "frequency": "sofort"})
+            result = await client.call_tool("save_search_order", {"request_id": request_key(), "criteria": criteria, "approachable": True, "frequency": "sofort"})
             schema = next(t.output_schema for t in (await client.list_tools()).tools if t.name == "save_search_order")
             jsonschema.validate(result.structured_content, schema)
             return result.structured_content
@@ -57,11 +57,11 @@ def test_a_listing_saved_checked_fixed_and_published_is_found_by_a_saved_search(
 
         async def broker_works(client: Client) -> dict[str, Any]:
             schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
-            saved = await client.call_tool("save_listing", {"fields": {**fields, "photos": []}})
+            saved = await client.call_tool("save_listing", {"request_id": request_key(), "fields": {**fields, "photos": []}})
             ref = saved.structured_content["listing_id"]
             checked = await client.call_tool("check_listing", {"listing_id": ref})
             refused = await client.call_tool("update_listing_status", {"listing_id": ref, "status": "published"})
-            fixed = await client.call_tool("save_listing", {"listing_id": ref, "version": 1, "fields": {"photos": fields["photos"]}})
+            fixed = await client.call_tool("save_listing", {"request_id": request_key(), "listing_id": ref, "version": 1, "fields": {"photos": fields["photos"]}})
             arguments = {"listing_id": ref, "status": "published", "version": 2, "request_id": "http-publish-0001"}
             published = await client.call_tool("update_listing_status", arguments)
             again = await client.call_tool("update_listing_status", arguments)

@@ -87,7 +87,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "list_inquiries": Example(lambda p: {"limit": 2}, SEEKER_LOGIN.email),
         "get_inquiry": Example(lambda p: {"inquiry_id": p.seeker_inquiry}, SEEKER_LOGIN.email),
         "draft_inquiry": Example(
-            lambda p: {"listing_id": p.published, "message": "Guten Tag, ist die Wohnung noch frei? Ich würde sie gern besichtigen.", "share": ["name", "email"]},
+            lambda p: {"listing_id": p.published, "message": "Guten Tag, ist die Wohnung noch frei? Ich würde sie gern besichtigen.", "share": ["name", "email"], "request_id": "beispiel-anfrage-0001"},
             SEEKER_LOGIN.email,
         ),
         "send_inquiry": Example(lambda p: {"confirmation_id": p.cards["draft_inquiry"]["confirmation_id"]}, SEEKER_LOGIN.email),
@@ -121,7 +121,7 @@ EXAMPLES: dict[ServerName, dict[str, Example]] = {
         "list_valuations": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
         "list_proposals": Example(lambda p: {"limit": 2}, BROKER_LOGIN.email),
         "draft_reply": Example(
-            lambda p: {"inquiry_id": p.office_inquiry, "text": "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Freitag um 17 Uhr zur Besichtigung?"},
+            lambda p: {"inquiry_id": p.office_inquiry, "text": "Guten Tag, die Wohnung ist noch frei. Passt Ihnen Freitag um 17 Uhr zur Besichtigung?", "request_id": "beispiel-antwort-0001"},
             BROKER_LOGIN.email,
         ),
         "send_reply": Example(lambda p: {"confirmation_id": p.cards["draft_reply"]["confirmation_id"]}, BROKER_LOGIN.email),

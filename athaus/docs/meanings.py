@@ -29,9 +29,9 @@ VERB_MEANINGS: dict[str, str] = {
 
 EFFECT_MEANINGS: dict[Effect, str] = {
     Effect.read: "liest nur und ändert nichts",
-    Effect.save: "legt an oder ändert; derselbe Aufruf zweimal ergibt denselben Stand",
+    Effect.save: "legt an oder ändert; request_id ist Pflicht, eine Wiederholung gibt das erste Ergebnis und legt nichts doppelt an",
     Effect.update: "ändert Bestehendes; derselbe Aufruf zweimal ergibt denselben Stand",
-    Effect.draft: "legt bei jedem Aufruf einen neuen Entwurf an; nichts verlässt Athaus",
+    Effect.draft: "legt einen Entwurf an; request_id ist Pflicht, eine Wiederholung gibt denselben Entwurf; nichts verlässt Athaus",
     Effect.outbound: "bereitet vor, was hinausgeht; der Klick eines Menschen führt es aus, ein Doppelklick nur einmal",
 }
 

@@ -128,9 +128,11 @@ def tools_page() -> str:
             "`openWorldHint` wird true, wo ein Werkzeug einen fremden Dienst fragt, etwa einen Import-Feed oder einen "
             "Geocoder; ein Entwurf tut das nie. Wo die Wirkung allein es nicht sagt, setzt ein Werkzeug "
             "`destructiveHint` und `idempotentHint` selbst und nennt auf seiner Seite den Grund: destruktiv ist, was "
-            "sendet, zurückzieht, beendet oder leert (etwa `save_listing`, dessen null ein Feld leert, oder "
-            "`import_listings` mit VOLL); idempotent ist ein Werkzeug nur, wenn derselbe Aufruf zweimal nicht mehr "
-            "ändert als einmal (`save_valuation` verlangt dafür request_id). Alle vier Hinweise werden immer "
+            "sendet, zurückzieht, beendet, leert oder überschreibt, was ein Mensch festgelegt hat (etwa `save_listing` "
+            "und `save_search_order` mit einer Nummer, oder `import_listings` mit VOLL); idempotent ist ein Werkzeug "
+            "nur, wenn derselbe Aufruf zweimal nicht mehr ändert als einmal. Darum verlangt jedes Werkzeug, das etwas "
+            "anlegt (`save_…`, `draft_…`), request_id: die Wiederholung nach einer Zeitüberschreitung gibt das erste "
+            "Ergebnis zurück statt einen zweiten Datensatz. Alle vier Hinweise werden immer "
             "ausdrücklich gesendet, denn die Vorgaben des Protokolls sind die unsicheren.",
             "",
             "### Wirkungen",

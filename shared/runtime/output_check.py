@@ -1,6 +1,6 @@
 """The check of every structuredContent against its tool's outputSchema, compiled once per tool.
 
-The compact output schemas (contract/wire.py) use a handful of keywords: `type`, `properties`, `items`,
+The compact output schemas (contract/wire.py) use a handful of keywords: `type`, `properties`, `required`, `items`,
 `additionalProperties`, `$ref` into `$defs`. For those the check is compiled into plain Python functions, about ten
 times cheaper than the general validator, which took a tenth of a search call's time. A schema with any other keyword
 is checked by `jsonschema` as before, and a result the compiled check refuses is checked by `jsonschema` again, so
@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 Check = Callable[[Any], bool]
-COMPILED_KEYWORDS = frozenset({"type", "properties", "items", "additionalProperties", "$ref", "$defs"})
+COMPILED_KEYWORDS = frozenset({"type", "properties", "required", "items", "additionalProperties", "$ref", "$defs"})
 
 
 def _is_integer(value: Any) -> bool:
@@ -68,6 +68,9 @@ def _compile(schema: Any, root: Mapping[str, Any], defs: dict[str, Check]) -> Ch
             return True
 
         checks.append(members)
+    if "required" in schema:
+        required = tuple(schema["required"])
+        checks.append(lambda value: not isinstance(value, dict) or all(name in value for name in required))
     if "items" in schema:
         each = _compile(schema["items"], root, defs)
         checks.append(lambda value: not isinstance(value, list) or all(each(item) for item in value))

@@ -23,6 +23,7 @@ _MESSAGES = {
     "int_parsing": "muss eine ganze Zahl sein",
     "int_type": "muss eine ganze Zahl sein",
     "int_from_float": "muss eine ganze Zahl sein",
+    "int_parsing_size": "ist zu groß",  # an integer argument sent as 1e30: far past every bound
     "float_parsing": "muss eine Zahl sein",
     "float_type": "muss eine Zahl sein",
     "finite_number": "muss eine endliche Zahl sein (nicht unendlich, nicht NaN)",
@@ -67,15 +68,22 @@ def _problem(detail: Any) -> tuple[str, str]:
             problem += f" (höchstens {_bound(ctx.get('le', ctx.get('lt')))})"
         elif kind == "string_pattern_mismatch" and field.endswith("listing_id"):
             problem += " (Inseratsnummer wie A-0000042)"
+        elif kind == "missing" and field == "request_id":
+            problem += " (ein neuer Idempotenzschlüssel je Auftrag, z. B. eine UUID; bei einer Wiederholung derselbe)"
         elif kind == "string_too_long":
             problem += f" (höchstens {ctx.get('max_length')} Zeichen)"
     return field, problem
 
 
+def problems_of(error: ValidationError) -> list[tuple[str, str]]:
+    """(field, what is wrong with it and what is allowed) for every problem, in German, as german_message says them."""
+    return [_problem(detail) for detail in error.errors()]
+
+
 def german_message(error: ValidationError) -> str:
     """Every problem in one answer, each with the field, what is wrong, what is allowed; then the next step. A caller
     that fixes one argument at a time would need as many calls as there are mistakes."""
-    problems = [_problem(detail) for detail in error.errors()]
+    problems = problems_of(error)
     sentences = [f"Das Argument {field} {problem}" if field else f"Die Angaben passen nicht zusammen: {problem}" for field, problem in problems]
     if len(sentences) == 1:
         return f"{sentences[0]}: bitte korrigieren und das Werkzeug erneut aufrufen."

@@ -29,6 +29,7 @@ from shared.db.session import Database
 from shared.settings import Settings
 from tests.confirmation_helpers import (
     APPS_EXTENSIONS,
+    CARD_HOST_CLIENT,
     BROKER_SCOPES,
     OTHER_OWNER,
     OTHER_SEEKER,
@@ -50,7 +51,8 @@ TOKENS: set[str] = set()
 
 @pytest.fixture(scope="module")
 def e2e(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Database]]:
-    with seeded_database(tmp_path_factory.mktemp("e2e"), "e2e") as db, LiveServer(db) as server:
+    # the tokens' client ("test") is listed as a card host: these sessions play a chat that shows the card
+    with seeded_database(tmp_path_factory.mktemp("e2e"), "e2e") as db, LiveServer(db, card_hosts=[CARD_HOST_CLIENT]) as server:
         yield server, db
 
 
@@ -58,7 +60,7 @@ def access_token(db: Database, email: str, server: str, scopes: frozenset[str]) 
     with db.unit_of_work() as session:
         user_id = session.scalar(select(User.id).where(User.email == email))
         resource = Settings().resource_url(server)
-        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=sorted(scopes)).access_token
+        return mint_access_token(session, user_id=user_id, client_id=CARD_HOST_CLIENT, resource=resource, scopes=sorted(scopes)).access_token
 
 
 def email_of(db: Database, user_id: int) -> str:

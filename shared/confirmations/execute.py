@@ -53,7 +53,8 @@ def not_from_a_card(confirmation_id: str, public_url: str) -> str:
     """The refusal of a click from a client that shows no card, naming where the person confirms."""
     return (
         "Ausgeführt wurde nichts: „Senden“ und „Verwerfen“ klickt ein Mensch, und dieser Client zeigt keine "
-        "Bestätigungskarte (er meldet die MCP-Apps-Erweiterung nicht). Bitte die Person bestätigen lassen: auf der "
+        "Bestätigungskarte (er ist nicht als Chat angemeldet, der sie zeigt, oder meldet die MCP-Apps-Erweiterung nicht). "
+        "Bitte die Person bestätigen lassen: auf der "
         f"Athaus-Bestätigungsseite {confirm_page_url(public_url, confirmation_id)} (im Browser bei Athaus angemeldet), in der "
         f"Web-App unter {public_url.rstrip('/')}{APP_PATH} oder in der Karte eines Chats, der sie zeigt."
     )

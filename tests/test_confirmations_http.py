@@ -151,12 +151,13 @@ def test_the_card_is_one_content_per_resource_and_only_the_card_sees_its_tools(e
         assert app.contents[0].text == chatgpt.contents[0].text and "decide_confirmation" in app.contents[0].text
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize("name", ["suche", "makler"])
-def test_both_servers_declare_the_mcp_apps_extension(e2e: tuple[LiveServer, Database], name: str) -> None:
-    """`server/discover` (2026-07-28) carries `extensions`; the 2025-11-25 schema has no such field, and the SDK
-    answers `initialize` in that schema."""
+def test_both_servers_declare_the_mcp_apps_extension(e2e: tuple[LiveServer, Database], name: str, mode: str) -> None:
+    """`server/discover` (2026-07-28) carries `extensions`; so does `initialize` (2025-11-25), whose schema lists no such
+    field but leaves capabilities open (shared/runtime/adapter.py, stating_extensions)."""
     server, db = e2e
-    capabilities = Session(server, db, SEEKER.email if name == "suche" else OWNER.email, name).capabilities("auto")
+    capabilities = Session(server, db, SEEKER.email if name == "suche" else OWNER.email, name).capabilities(mode)
     assert capabilities.extensions == {UI_EXTENSION: {"mimeTypes": [MCP_APP_MIME]}}
 
 

@@ -94,7 +94,7 @@ def account_of_token(session: Session, token: str) -> TokenHolder | None:
     if row is None:
         return None
     account = Account(user_id=row.user_id, email=row.email, name=row.name, kind=row.kind, office_id=row.office_id, office_role=row.role)
-    registered = (row.registration or {}).get("redirect_uris") if row.registration is not None else None
+    registered = row.registration.get("redirect_uris") if isinstance(row.registration, dict) else None
     redirect_uris = tuple(str(uri) for uri in registered) if isinstance(registered, list) else None
     return TokenHolder(access_grant(row), account, row.expires_at, redirect_uris)
 

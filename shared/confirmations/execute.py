@@ -107,7 +107,8 @@ def execute(
 ) -> Outcome:
     """Execute (send) or discard the pending action `confirmation_id` of `user_id`.
 
-    via="card" needs a request from a host that renders MCP Apps (`from_app_host`, refused before anything is read)
+    via="card" needs a request from a registered card host that declares MCP Apps (`from_app_host`, decided by
+    shared.runtime.hosts.shows_card; refused before anything is read)
     and the card's token; via="page"/"app" (Athaus's confirmation page, the web app's list) are authenticated by the
     web app's login and CSRF (token None); all three need the payload hash that was shown. via="no_click" is only for
     kinds the office allowed without a click. `app_url` is the deployment's public URL. How it was decided is

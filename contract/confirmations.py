@@ -15,7 +15,9 @@ bestaetigung-chatgpt.html` in the form of the ChatGPT Apps SDK (`text/html+skybr
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator
@@ -101,12 +103,48 @@ CARD = AppResourceSpec(
 )
 
 
+# What draws nothing on its own: spaces and line breaks (Z*), controls (Cc), format characters (Cf: zero-width space
+# U+200B, word joiner U+2060, soft hyphen U+00AD, BOM, bidi marks, tags), and the blank glyphs Unicode files as
+# letters, symbols or marks: Braille blank U+2800, the Hangul fillers, the combining grapheme joiner, Khmer's inherent
+# vowels, variation selectors. The card reads the same set (shared.confirmations.card puts it into its script).
+BLANK_CATEGORIES = ("Cc", "Cf", "Zs", "Zl", "Zp")
+BLANK_GLYPHS: tuple[tuple[int, int], ...] = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xE0100, 0xE01EF),
+)
+
+
+def is_blank(text: str) -> bool:
+    """True if `text` has no character a person can read (see BLANK_CATEGORIES and BLANK_GLYPHS)."""
+    return all(
+        char.isspace() or unicodedata.category(char) in BLANK_CATEGORIES or any(low <= ord(char) <= high for low, high in BLANK_GLYPHS)
+        for char in text
+    )
+
+
 def not_blank(value: object) -> object:
-    """A text that goes out has a character to read: one of only spaces and line breaks is refused (INVALID_ARGUMENT),
-    so no card can offer to send an empty message."""
-    if isinstance(value, str) and not value.strip():
-        raise ValueError("enthält nur Leerzeichen oder Zeilenumbrüche; bitte den Text schreiben, der hinausgehen soll")
+    """A text that goes out has a character to read: one of only spaces, line breaks or invisible characters is refused
+    (INVALID_ARGUMENT), so no card can offer to send an empty message."""
+    if isinstance(value, str) and is_blank(value):
+        raise ValueError(
+            "enthält nur Leerzeichen, Zeilenumbrüche oder unsichtbare Zeichen; bitte den Text schreiben, der hinausgehen soll"
+        )
     return value
+
+
+class Refusal(StrEnum):
+    """Why a click was refused with CONFLICT (`_meta["athaus/reason"]`): the card gives each its own heading."""
+
+    changed = "changed"  # the draft changed since the card showed it
+    listing_withdrawn = "listing_withdrawn"  # the listing is no longer published
+    inquiry_closed = "inquiry_closed"  # the inquiry was closed
+    proposal_decided = "proposal_decided"  # the proposal was decided meanwhile
 
 
 class ConfirmationBlock(ContractModel):

@@ -26,6 +26,8 @@ class ErrorCode(StrEnum):
 
 
 ERROR_META_KEY = "athaus/code"
+# Beside the code, where one code has several causes a program tells apart (the card's heading): `Refusal` values.
+REASON_META_KEY = "athaus/reason"
 
 
 class ToolFailure(Exception):
@@ -33,10 +35,11 @@ class ToolFailure(Exception):
 
     Raised by handlers and the domain rooms below them; only the runtime adapter turns it into a result."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, reason: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.reason = reason  # travels in _meta[REASON_META_KEY] of a tool's error result
 
 
 @dataclass(frozen=True)

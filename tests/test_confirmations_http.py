@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -279,19 +280,51 @@ def test_the_card_asks_for_the_current_state_and_never_gets_a_token(e2e: tuple[L
         assert Session(server, db, other, name).code("get_confirmation", ref) == "NOT_FOUND"
 
 
-@pytest.mark.parametrize("blank", [" \n ", "\t", "\u00a0 "])
-def test_a_message_of_only_whitespace_is_refused_and_nothing_is_drafted(e2e: tuple[LiveServer, Database], blank: str) -> None:
+BLANK_TEXTS = [
+    " \n ",
+    "\t",
+    "\u00a0 ",
+    "\u200b",  # zero-width space
+    "\u2060\u2060",  # word joiner
+    "\u00ad",  # soft hyphen
+    "\u2800 \u2800",  # Braille pattern blank
+    "\u200b\u2060\u00ad\u2800\ufeff\u200c\u200d\u200e\u3164\u115f\ufe0f\U000e0020\n",  # every kind at once
+]
+
+
+@pytest.mark.parametrize("blank", BLANK_TEXTS)
+def test_a_message_of_only_whitespace_or_invisible_characters_is_refused_and_nothing_is_drafted(
+    e2e: tuple[LiveServer, Database], blank: str
+) -> None:
+    """Both draft tools, new and revised: a text nobody can read is blank, refused with the same sentence."""
     server, db = e2e
     with db.read_only() as session:
         before = len(list(session.scalars(select(PendingAction.id))))
     seeker = Session(server, db, SEEKER.email, "suche")
-    assert seeker.code("draft_inquiry", {"listing_id": published_listing(db), "message": blank}) == "INVALID_ARGUMENT"
     office = Session(server, db, OWNER.email, "makler")
-    result = office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": blank})
-    assert result.is_error and result.meta["athaus/code"] == "INVALID_ARGUMENT"
-    assert "nur Leerzeichen" in result.content[0].text and "text" in result.content[0].text
+    waiting = card(office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": "Sichtbar.", "request_id": str(uuid.uuid4())}))["confirmation_id"]
+    for person, tool, arguments, field in (
+        (seeker, "draft_inquiry", {"listing_id": published_listing(db), "message": blank, "request_id": str(uuid.uuid4())}, "message"),
+        (office, "draft_reply", {"inquiry_id": open_inquiry(db), "text": blank, "request_id": str(uuid.uuid4())}, "text"),
+        (office, "draft_reply", {"inquiry_id": open_inquiry(db), "text": blank, "confirmation_id": waiting, "request_id": str(uuid.uuid4())}, "text"),
+    ):
+        result = person.call(tool, arguments)
+        assert result.is_error and result.meta["athaus/code"] == "INVALID_ARGUMENT", (tool, result)
+        assert result.content[0].text == (
+            f"Das Argument {field} ist ungültig (enthält nur Leerzeichen, Zeilenumbrüche oder unsichtbare Zeichen; bitte den "
+            "Text schreiben, der hinausgehen soll): bitte korrigieren und das Werkzeug erneut aufrufen."
+        )
     with db.read_only() as session:
-        assert len(list(session.scalars(select(PendingAction.id)))) == before
+        assert len(list(session.scalars(select(PendingAction.id)))) == before + 1
+        assert session.scalar(select(PendingAction.payload).where(PendingAction.ref == waiting))["text"] == "Sichtbar."
+
+
+@pytest.mark.parametrize("text", ["Ja\u200b.", "\u2800\u2800Gern\u00ad geschehen", "\u200b\U0001f44d"])
+def test_a_message_with_a_visible_character_beside_invisible_ones_is_drafted_as_written(e2e: tuple[LiveServer, Database], text: str) -> None:
+    server, db = e2e
+    office = Session(server, db, OWNER.email, "makler")
+    drafted = office.call("draft_reply", {"inquiry_id": open_inquiry(db), "text": text, "request_id": str(uuid.uuid4())})
+    assert not drafted.is_error and drafted.structured_content["text"] == text
 
 
 def test_no_token_in_any_content_or_structured_content(e2e: tuple[LiveServer, Database]) -> None:

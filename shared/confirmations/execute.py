@@ -12,7 +12,7 @@ from typing import Literal
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from contract.confirmations import APP_PATH, OutboundResult, confirm_page_url
+from contract.confirmations import APP_PATH, OutboundResult, Refusal, confirm_page_url
 from contract.envelope import PageVisit, WithMeta
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
@@ -143,6 +143,7 @@ def execute(
             ErrorCode.CONFLICT,
             f"Der Entwurf {action.ref} hat sich geändert, seit die Karte ihn gezeigt hat; nichts ist hinausgegangen. "
             "Bitte die neue Fassung in der neuesten Karte oder in der Web-App prüfen und dort klicken.",
+            Refusal.changed,
         )
     values = {"status": "sent" if decision is Decision.send else "discarded", "decision": decision.value, "via": via, "executed_at": now}
     # The claim holds only for the payload that was checked: a revision committed since (same condition on status)
@@ -159,6 +160,7 @@ def execute(
             raise ToolFailure(
                 ErrorCode.CONFLICT,
                 f"Der Entwurf {action.ref} wurde eben geändert; nichts ist hinausgegangen. Bitte die neue Fassung prüfen und dort klicken.",
+                Refusal.changed,
             )
         return _outcome(session, action, now, app_url, replayed=True)
     inquiry_ref = run(session, action, now) if decision is Decision.send else None

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from contract.confirmations import Refusal
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import SHARED_PROFILE_LABELS, InquiryStatus, MessageAuthor, PendingActionKind, ProposalStatus
 from shared import german
@@ -92,7 +93,7 @@ def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_r
             ErrorCode.NOT_FOUND, "Diese Anfrage gibt es bei deinem Büro nicht: bitte die Anfragenummer prüfen oder mit search_inquiries suchen."
         )
     if inquiry.status == InquiryStatus.closed.value:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {inquiry_ref} ist geschlossen: eine Antwort geht nicht mehr hinaus.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {inquiry_ref} ist geschlossen: eine Antwort geht nicht mehr hinaus.", Refusal.inquiry_closed)
     assert inquiry.office_name is not None and inquiry.author_name is not None and inquiry.listing_ref is not None
     seeker_name = (inquiry.shared_profile or {}).get("name") or "die/der Suchende (Name nicht freigegeben)"
     return {
@@ -116,7 +117,7 @@ def proposal_payload(session: Session, *, office_id: int, proposal_ref: str, mes
     if proposal is None:
         raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Vorschlag {proposal_ref} gibt es bei deinem Büro nicht: list_proposals nennt die offenen.")
     if proposal.status != ProposalStatus.open.value:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
     listing = session.get(Listing, proposal.listing_id)
     order = session.get(SearchOrder, proposal.search_order_id)
     office = session.get(Office, office_id)
@@ -169,7 +170,7 @@ def _send_inquiry(session: Session, action: PendingAction, payload: dict[str, An
         if inquiry is not None and inquiry.status == InquiryStatus.closed.value:
             inquiry = None
     if listing is None or (inquiry is None and listing.status != PUBLISHED):
-        raise ToolFailure(ErrorCode.CONFLICT, "Das Inserat ist nicht mehr veröffentlicht: die Anfrage geht nicht hinaus. Bitte ein anderes Inserat wählen.")
+        raise ToolFailure(ErrorCode.CONFLICT, "Das Inserat ist nicht mehr veröffentlicht: die Anfrage geht nicht hinaus. Bitte ein anderes Inserat wählen.", Refusal.listing_withdrawn)
     if inquiry is None:
         inquiry = Inquiry(
             ref=f"tmp-{action.ref}",
@@ -207,7 +208,7 @@ def _send_inquiry(session: Session, action: PendingAction, payload: dict[str, An
 def _send_reply(session: Session, action: PendingAction, payload: dict[str, Any], now: dt.datetime) -> str:
     inquiry = session.scalar(select(Inquiry).where(Inquiry.ref == payload["inquiry_id"], Inquiry.office_id == action.office_id))
     if inquiry is None or inquiry.status == InquiryStatus.closed.value:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {payload['inquiry_id']} ist inzwischen geschlossen: die Antwort geht nicht hinaus.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {payload['inquiry_id']} ist inzwischen geschlossen: die Antwort geht nicht hinaus.", Refusal.inquiry_closed)
     session.add(InquiryMessage(inquiry_id=inquiry.id, author=MessageAuthor.office.value, author_user_id=action.user_id, body=payload["text"], created_at=now))
     inquiry.status = InquiryStatus.answered.value
     inquiry.last_message_at = now
@@ -230,20 +231,20 @@ def _send_reply(session: Session, action: PendingAction, payload: dict[str, Any]
 def _accept_proposal(session: Session, action: PendingAction, payload: dict[str, Any], now: dt.datetime) -> None:
     proposal = session.scalar(select(Proposal).where(Proposal.ref == payload["proposal_id"], Proposal.office_id == action.office_id))
     if proposal is None or proposal.status != ProposalStatus.open.value:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {payload['proposal_id']} ist inzwischen entschieden: list_proposals zeigt seinen Status.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {payload['proposal_id']} ist inzwischen entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
     listing = session.get(Listing, proposal.listing_id)
     order = session.get(SearchOrder, proposal.search_order_id)
     office = session.get(Office, proposal.office_id)
     assert listing is not None and order is not None and office is not None
     if listing.status != PUBLISHED:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Das Objekt {listing.ref} ist nicht mehr veröffentlicht: das Exposé geht nicht hinaus.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Das Objekt {listing.ref} ist nicht mehr veröffentlicht: das Exposé geht nicht hinaus.", Refusal.listing_withdrawn)
     updated = session.execute(
         Proposal.__table__.update()
         .where(Proposal.id == proposal.id, Proposal.status == ProposalStatus.open.value)
         .values(status=ProposalStatus.accepted.value, decided_at=now)
     )
     if updated.rowcount != 1:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal.ref} ist inzwischen entschieden: list_proposals zeigt seinen Status.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal.ref} ist inzwischen entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
     detail: dict[str, Any] = {"office": office.name}
     if payload.get("text"):
         detail["note"] = payload["text"]
@@ -296,7 +297,7 @@ def reject_proposal(session: Session, *, office_id: int, proposal_ref: str, now:
         .values(status=ProposalStatus.rejected.value, decided_at=now)
     )
     if updated.rowcount != 1:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.")
+        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
     session.execute(
         PendingAction.__table__.update()
         .where(

@@ -28,7 +28,7 @@ from opentelemetry.trace import INVALID_SPAN
 from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, PageVisit, Tally, WithMeta
-from contract.errors import ERROR_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
+from contract.errors import ERROR_META_KEY, REASON_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
 from contract.confirmations import MCP_APP_MIME, SKYBRIDGE_MIME, UI_EXTENSION, UI_EXTENSION_SETTINGS
 from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
@@ -226,7 +226,7 @@ class ToolRunner:
             return error_result(ErrorCode.INPUT_REQUIRED, needed.question.message)
         except Exception as error:
             failure = failure_of(error, self.budgets[spec.name])
-            return error_result(failure.code, failure.message)
+            return error_result(failure.code, failure.message, **({REASON_META_KEY: failure.reason} if failure.reason else {}))
 
     async def _execute(
         self, spec: ToolSpec, arguments: dict[str, Any], context: ToolContext

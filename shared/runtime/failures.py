@@ -51,6 +51,7 @@ T = TypeVar("T")
 class Failure:
     code: ErrorCode
     message: str
+    reason: str | None = None  # ToolFailure.reason: which cause of the code, for programs (the card's heading)
 
 
 def _timed_out(error: BaseException) -> bool:
@@ -77,7 +78,7 @@ def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
     """The code and German sentence for `error`; logs the detail (with traceback when it is unexpected)."""
     failure: Failure
     if isinstance(error, ToolFailure):
-        return Failure(error.code, error.message)
+        return Failure(error.code, error.message, error.reason)
     if isinstance(error, ValidationError):
         return Failure(ErrorCode.INVALID_ARGUMENT, german_message(error))
     if isinstance(error, sa_exc.OperationalError) and _timed_out(error):

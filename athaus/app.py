@@ -47,6 +47,7 @@ from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
 from shared.runtime.edge import AcceptedHosts, Edge, HostCheck
 from shared.runtime.failures import in_worker
+from shared.runtime.sessions import DeclaredSessions
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
@@ -71,7 +72,7 @@ def tool_context(settings: Settings, db: Database) -> ToolContext:
 
 
 def auth_secret(settings: Settings, db: Database) -> str:
-    """Signs pending authorization requests, login sessions and CSRF tokens; shared by all instances."""
+    """Signs pending authorization requests, login sessions, CSRF tokens and MCP session ids; shared by all instances."""
     if settings.secret_key is not None:
         return settings.secret_key
     with db.unit_of_work() as session:
@@ -137,6 +138,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     resolver = token_resolver(settings, db)
     origins = OriginPolicy(settings.allowed_origins)
     managers: list[StreamableHTTPSessionManager] = []
+    secret = auth_secret(settings, db)  # signs sign-in state and the 2025-11-25 session ids alike (one key per purpose)
     mcp_endpoints: dict[str, Cors] = {}
     routers: list[APIRouter] = []
     cross_origin: dict[str, tuple[str, ...]] = {}
@@ -152,8 +154,10 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
             for json_form in (not settings.stream_responses, False)
         )
         managers += [as_json, as_stream]
+        # What a 2025-11-25 client declared at initialize travels in its signed session id (shared/runtime/sessions.py).
+        transport = ProgressAwareTransport(StreamableHTTPASGIApp(as_json), StreamableHTTPASGIApp(as_stream))
         endpoint = BearerAuthentication(
-            ProgressAwareTransport(StreamableHTTPASGIApp(as_json), StreamableHTTPASGIApp(as_stream)),
+            DeclaredSessions(transport, server=name.value, secret=secret),
             server=name,
             settings=settings,
             resolver=resolver,
@@ -169,14 +173,13 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     routers.append(resource_metadata)
     cross_origin.update(resource_paths)
     if settings.oauth_issuer is None:
-        secret = auth_secret(settings, db)
         authorization_server = AuthorizationServer(settings, db, secret)
         sign_in_pages = SignInPages(authorization_server, secret)
         # Sign-up, reset and invitations only with the built-in server: an external one owns its accounts' passwords.
         routers += [authorization_server.router(), sign_in_pages.router(), AccountPages(sign_in_pages).router()]
         cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
-    webapp = WebApp(settings, db, auth_secret(settings, db), now=context.now)
+    webapp = WebApp(settings, db, secret, now=context.now)
     routers += [webapp.router(), PeoplePages(webapp).router()]  # the owner's staff list, everyone's "Meine Daten"
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))

@@ -68,6 +68,12 @@ class Settings(BaseSettings):
         default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         description="Origin header values the MCP endpoints accept; requests without Origin are allowed.",
     )
+    card_hosts: list[str] = Field(
+        default=[],
+        description="OAuth clients that show the confirmation card besides the built-in ChatGPT and Claude: exact "
+        "redirect URIs (every one a client registered must be listed or built in), Client ID Metadata Document URLs, or "
+        "client_ids (shared/auth/card_hosts.py).",
+    )
     openapi: bool | None = Field(
         default=None,
         description="Serve the OpenAPI document of the HTTP endpoints at /openapi.json; unset: only in development mode.",

@@ -28,11 +28,17 @@ APPS_META = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.m
 # The same declared by the official client (2026-07-28 sends it with every request): Client(extensions=APPS_EXTENSIONS).
 APPS_EXTENSIONS = [advertise("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})]
 
+# The client id the live tests mint their tokens for; a test that plays a chat showing the card lists it as a card host
+# (LiveServer(db, card_hosts=[CARD_HOST_CLIENT]), ATHAUS_CARD_HOSTS), since declaring the extension alone gets no token.
+CARD_HOST_CLIENT = "test"
+
 BROKER_SCOPES = frozenset({"makler:lesen", "makler:schreiben", "makler:senden"})
 SEEKER_SCOPES = frozenset({"suche:konto", "suche:konto.schreiben", "suche:anfragen"})
 
 
-def principal_of(db: Database, email: str, scopes: frozenset[str] | None = None) -> Principal:
+def principal_of(db: Database, email: str, scopes: frozenset[str] | None = None, *, card_host: bool = True) -> Principal:
+    """The demo login `email` as a caller; connected through a client registered as a card host unless `card_host` is
+    False (shared/auth/card_hosts.py: only then does a declared MCP Apps host get the card's token)."""
     with db.read_only() as session:
         user = session.scalar(select(User).where(User.email == email))
         assert user is not None
@@ -44,6 +50,7 @@ def principal_of(db: Database, email: str, scopes: frozenset[str] | None = None)
             office_role=membership.role if membership else None,
             scopes=scopes if scopes is not None else (BROKER_SCOPES if membership else SEEKER_SCOPES),
             resource="test",
+            card_host=card_host,
         )
 
 

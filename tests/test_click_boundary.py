@@ -4,10 +4,12 @@ protocol eras, on a demo catalog of its own (SQLite, or PostgreSQL with ATHAUS_T
 Bypass attempts, each refused with CONFIRMATION_INVALID and a German next step naming Athaus's page of the draft and
 the web app, nothing sent:
 - a plain client (no MCP Apps capability) drafts: no token in `_meta`, the page URL in text and structuredContent;
-- the same client calls decide_confirmation with the token and hash copied out of another call's `_meta` (a host that
-  renders the card got them): refused, for draft_inquiry, draft_reply and decide_proposal(accept), in both eras;
-- with the capability declared (2026-07-28: the client's extension, sent per request; 2025-11-25: the same `_meta`
-  key), or ChatGPT's markers, the card's click works and the record and the answer say "in der Bestätigungskarte";
+- a client that is not registered as a card host declares the extension (2026-07-28: per request; 2025-11-25: at
+  initialize, carried by its session id) and ChatGPT's `openai/…` keys: the same, no token, the page URL;
+- such clients call decide_confirmation with the token and hash copied out of a card host's `_meta`: refused, for
+  draft_inquiry, draft_reply and decide_proposal(accept), in both eras, whatever they declare;
+- a client registered as a card host (ATHAUS_CARD_HOSTS lists it here) that declares the extension, or sends ChatGPT's
+  markers, gets the token, and the card's click works; the record and the answer say "in der Bestätigungskarte";
 - the MCP Inspector CLI (2.x, ATHAUS_INSPECTOR_CLI naming its binary) with a copied token: refused the same way;
 - Athaus's own page /app/bestaetigungen/C-… (login, CSRF) executes; the record and the tool's answer say
   "auf der Athaus-Bestätigungsseite"."""
@@ -40,19 +42,20 @@ from tests.conftest import LiveServer, request_key, seeded_database
 
 ERAS = ["legacy", "2026-07-28"]
 CHATGPT_META = {"openai/locale": "de-DE", "openai/userAgent": "ChatGPT/1.0"}
+HOST = "card-host"  # a client the operator lists as a card host (ATHAUS_CARD_HOSTS); "boundary" is any other client
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Database]]:
-    with seeded_database(tmp_path_factory.mktemp("boundary"), "boundary") as db, LiveServer(db) as server:
+    with seeded_database(tmp_path_factory.mktemp("boundary"), "boundary") as db, LiveServer(db, card_hosts=[HOST]) as server:
         yield server, db
 
 
-def bearer(db: Database, email: str, server: str) -> str:
+def bearer(db: Database, email: str, server: str, client: str = "boundary") -> str:
     scopes = SEEKER_SCOPES if server == "suche" else BROKER_SCOPES
     with db.unit_of_work() as session:
         user_id = session.scalar(select(User.id).where(User.email == email))
-        return mint_access_token(session, user_id=user_id, client_id="boundary", resource=Settings().resource_url(server), scopes=sorted(scopes)).access_token
+        return mint_access_token(session, user_id=user_id, client_id=client, resource=Settings().resource_url(server), scopes=sorted(scopes)).access_token
 
 
 def call(
@@ -68,13 +71,11 @@ def call(
     elicit: Any = None,
 ) -> types.CallToolResult:
     """One tool call with the official client. `apps`: the client declares the MCP Apps extension (2026-07-28: as a
-    client extension, which the client sends per request; 2025-11-25 keeps capabilities in initialize, which a
-    stateless server never sees, so the same `_meta` key is sent with the call). `elicit`: the client's elicitation
-    callback (the official client then declares form and URL mode)."""
-    extensions = [advertise(UI_EXTENSION, dict(UI_EXTENSION_SETTINGS))] if apps and mode != "legacy" else None
+    client extension, which the client sends per request; 2025-11-25: in its capabilities at initialize, which the
+    server's session id carries to the call). `elicit`: the client's elicitation callback (the official client then
+    declares form and URL mode)."""
+    extensions = [advertise(UI_EXTENSION, dict(UI_EXTENSION_SETTINGS))] if apps else None
     request_meta = dict(meta or {})
-    if apps and mode == "legacy":
-        request_meta.update(APPS_META)
 
     async def run() -> types.CallToolResult:
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
@@ -109,33 +110,42 @@ def drafts(db: Database) -> list[tuple[str, str, str, dict[str, Any]]]:
     ]
 
 
+def assert_page_link_only(result: types.CallToolResult) -> str:
+    """A draft's answer to a client that gets no card: no token in `_meta`, the page in text and structure; its id."""
+    assert not result.is_error, result.content[0].text
+    block = result.structured_content["confirmation"]
+    ref = block["confirmation_id"]
+    assert "token" not in (result.meta or {}).get(CONFIRMATION_META_KEY, {})
+    assert block["confirm_url"] == page_url(ref) and block["confirmed_via"] is None
+    assert page_url(ref) in result.content[0].text
+    return str(ref)
+
+
 @pytest.mark.parametrize("mode", ERAS)
 def test_a_client_without_the_card_gets_no_token_and_cannot_click(live: tuple[LiveServer, Database], mode: str) -> None:
     server_, db = live
     for server, email, tool, arguments in drafts(db):
-        token = bearer(db, email, server)
-        plain = call(server_, token, server, tool, arguments, mode=mode)
-        assert not plain.is_error, plain.content[0].text
-        block = plain.structured_content["confirmation"]
-        ref = block["confirmation_id"]
-        # no token for a client that shows no card; the page where the person confirms, in text and structure
-        assert "token" not in (plain.meta or {}).get(CONFIRMATION_META_KEY, {})
-        assert block["confirm_url"] == page_url(ref) and block["confirmed_via"] is None
-        assert page_url(ref) in plain.content[0].text
+        token, host = bearer(db, email, server), bearer(db, email, server, HOST)
+        # a plain client, and the same client saying it is a card host (the extension and ChatGPT's keys): the page only
+        ref = assert_page_link_only(call(server_, token, server, tool, arguments, mode=mode))
+        show = ("send_reply" if tool == "draft_reply" else ("send_inquiry" if tool == "draft_inquiry" else tool))
+        shown_args = {"confirmation_id": ref} if tool != "decide_proposal" else arguments
+        assert assert_page_link_only(call(server_, token, server, show, shown_args, mode=mode, apps=True, meta=CHATGPT_META)) == ref
         # a token copied out of the `_meta` a card host got (the model saw it, or the user pasted it)
-        shown = call(server_, token, server, "send_reply" if tool == "draft_reply" else ("send_inquiry" if tool == "draft_inquiry" else tool),
-                     {"confirmation_id": ref} if tool != "decide_proposal" else arguments, mode=mode, apps=True)
-        card = dict(shown.meta[CONFIRMATION_META_KEY])
+        card = dict(call(server_, host, server, show, shown_args, mode=mode, apps=True).meta[CONFIRMATION_META_KEY])
         assert card["confirmation_id"] == ref and len(card["token"]) > 16
         before = outbox(db)
-        for decision in ("send", "discard"):
-            refused = call(server_, token, server, "decide_confirmation", click(card, decision), mode=mode)
+        for decision, claims in (("send", {}), ("discard", {"apps": True, "meta": CHATGPT_META})):
+            refused = call(server_, token, server, "decide_confirmation", click(card, decision), mode=mode, **claims)  # type: ignore[arg-type]
             assert refused.is_error and refused.meta["athaus/code"] == "CONFIRMATION_INVALID", refused
             text = refused.content[0].text
             assert page_url(ref) in text and "/app/" in text and "Ausgeführt wurde nichts" in text
+        # the card host that does not declare the extension in this session is refused as well
+        undeclared = call(server_, host, server, "decide_confirmation", click(card), mode=mode)
+        assert undeclared.is_error and undeclared.meta["athaus/code"] == "CONFIRMATION_INVALID"
         assert outbox(db) == before and recorded(db, ref) == ("pending", None)
-        # the card's click, from a host that declares MCP Apps, works: once, recorded and said as the card's
-        clicked = call(server_, token, server, "decide_confirmation", click(card), mode=mode, apps=True)
+        # the card's click, from a registered card host that declares MCP Apps, works: once, recorded and said as the card's
+        clicked = call(server_, host, server, "decide_confirmation", click(card), mode=mode, apps=True)
         assert not clicked.is_error, clicked.content[0].text
         assert clicked.structured_content["confirmation"]["status"] == "sent"
         assert clicked.structured_content["confirmation"]["confirmed_via"] == "card"
@@ -143,13 +153,18 @@ def test_a_client_without_the_card_gets_no_token_and_cannot_click(live: tuple[Li
         assert recorded(db, ref) == ("sent", "card") and outbox(db) == before + 1
 
 
-def test_chatgpt_markers_count_as_a_card_host(live: tuple[LiveServer, Database]) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+def test_chatgpt_markers_count_only_from_a_registered_card_host(live: tuple[LiveServer, Database], mode: str) -> None:
     server_, db = live
-    token = bearer(db, SEEKER.email, "suche")
-    drafted = call(server_, token, "suche", "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": "ChatGPT-Karte"}, mode="2026-07-28", meta=CHATGPT_META)
+    stranger = bearer(db, SEEKER.email, "suche")
+    assert_page_link_only(call(server_, stranger, "suche", "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": f"Kein ChatGPT {mode}"}, mode=mode, meta=CHATGPT_META))
+    host = bearer(db, SEEKER.email, "suche", HOST)
+    drafted = call(server_, host, "suche", "draft_inquiry", {"request_id": request_key(), "listing_id": published_listing(db), "message": f"ChatGPT-Karte {mode}"}, mode=mode, meta=CHATGPT_META)
     card = dict(drafted.meta[CONFIRMATION_META_KEY])
     assert "token" in card
-    clicked = call(server_, token, "suche", "decide_confirmation", click(card), mode="legacy", meta=CHATGPT_META)
+    refused = call(server_, stranger, "suche", "decide_confirmation", click(card), mode=mode, meta=CHATGPT_META)
+    assert refused.is_error and refused.meta["athaus/code"] == "CONFIRMATION_INVALID"
+    clicked = call(server_, host, "suche", "decide_confirmation", click(card), mode=mode, meta=CHATGPT_META)
     assert not clicked.is_error and recorded(db, card["confirmation_id"]) == ("sent", "card")
 
 
@@ -190,7 +205,7 @@ def test_the_mcp_inspector_cli_is_refused_too(live: tuple[LiveServer, Database])
     server_, db = live
     for server, email, tool, arguments in drafts(db)[:2]:
         token = bearer(db, email, server)
-        card = dict(call(server_, token, server, tool, arguments, mode="2026-07-28", apps=True).meta[CONFIRMATION_META_KEY])
+        card = dict(call(server_, bearer(db, email, server, HOST), server, tool, arguments, mode="2026-07-28", apps=True).meta[CONFIRMATION_META_KEY])
         before = outbox(db)
         argv = [
             os.environ["ATHAUS_INSPECTOR_CLI"], "--cli", "--transport", "http", "--server-url", f"{server_.base_url}/{server}/mcp",
@@ -246,7 +261,7 @@ def test_a_client_that_opens_pages_is_offered_the_athaus_page_and_nothing_goes_o
         assert outbox(db) == before and recorded(db, ref) == ("pending", None)
         declined = call(server_, token, server, *send, mode="2026-07-28", elicit=answering("decline"))
         assert declined.structured_content["outcome"].startswith("Die Person hat abgelehnt, die Athaus-Bestätigungsseite zu öffnen; nichts ist hinausgegangen.")
-        # 2025-11-25 keeps client capabilities in initialize, which the stateless server never sees: no offer, the page in the text
+        # 2025-11-25 declares elicitation only at initialize (the session id carries the MCP Apps extension alone): no offer, the page in the text
         legacy = call(server_, token, server, *send, mode="legacy", elicit=answering("accept"))
         assert len(offered) == 2 and page_url(ref) in legacy.content[0].text
         assert outbox(db) == before and recorded(db, ref) == ("pending", None)

@@ -33,7 +33,7 @@ from shared.auth.tokens import mint_access_token
 from shared.db.models import User
 from shared.demo import DEMO_ACCOUNTS
 from shared.settings import Settings
-from tests.confirmation_helpers import APPS_EXTENSIONS
+from tests.confirmation_helpers import APPS_EXTENSIONS, CARD_HOST_CLIENT
 from tests.conftest import LiveServer, request_key, seeded_database
 from tests.test_docs_browser import Visit, browser  # noqa: F401  (the module's Chromium fixture)
 
@@ -47,7 +47,8 @@ BROKER_SCOPES = ["makler:lesen", "makler:schreiben", "makler:senden"]
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The app over real HTTP on a demo catalog of its own (the clicks write to it)."""
-    with seeded_database(tmp_path_factory.mktemp("cards"), "cards") as db, LiveServer(db) as live:
+    # the tokens' client is listed as a card host (ATHAUS_CARD_HOSTS): these tabs play a chat that shows the card
+    with seeded_database(tmp_path_factory.mktemp("cards"), "cards") as db, LiveServer(db, card_hosts=[CARD_HOST_CLIENT]) as live:
         live.db = db  # type: ignore[attr-defined]
         yield live
 
@@ -62,7 +63,7 @@ def access_token(server: LiveServer, email: str, endpoint: str, scopes: list[str
     with server.db.unit_of_work() as session:  # type: ignore[attr-defined]
         user_id = session.scalar(select(User.id).where(User.email == email))
         resource = Settings().resource_url(endpoint)
-        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=scopes).access_token
+        return mint_access_token(session, user_id=user_id, client_id=CARD_HOST_CLIENT, resource=resource, scopes=scopes).access_token
 
 
 def wire(result: Any) -> dict[str, Any]:

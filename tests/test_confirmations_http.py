@@ -30,6 +30,7 @@ from shared.db.session import Database
 from shared.settings import Settings
 from tests.confirmation_helpers import (
     APPS_EXTENSIONS,
+    CARD_HOST_CLIENT,
     BROKER_SCOPES,
     OTHER_OWNER,
     OTHER_SEEKER,
@@ -51,7 +52,8 @@ TOKENS: set[str] = set()
 
 @pytest.fixture(scope="module")
 def e2e(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Database]]:
-    with seeded_database(tmp_path_factory.mktemp("e2e"), "e2e") as db, LiveServer(db) as server:
+    # the tokens' client ("test") is listed as a card host: these sessions play a chat that shows the card
+    with seeded_database(tmp_path_factory.mktemp("e2e"), "e2e") as db, LiveServer(db, card_hosts=[CARD_HOST_CLIENT]) as server:
         yield server, db
 
 
@@ -59,7 +61,7 @@ def access_token(db: Database, email: str, server: str, scopes: frozenset[str]) 
     with db.unit_of_work() as session:
         user_id = session.scalar(select(User.id).where(User.email == email))
         resource = Settings().resource_url(server)
-        return mint_access_token(session, user_id=user_id, client_id="test", resource=resource, scopes=sorted(scopes)).access_token
+        return mint_access_token(session, user_id=user_id, client_id=CARD_HOST_CLIENT, resource=resource, scopes=sorted(scopes)).access_token
 
 
 def email_of(db: Database, user_id: int) -> str:
@@ -150,12 +152,13 @@ def test_the_card_is_one_content_per_resource_and_only_the_card_sees_its_tools(e
         assert app.contents[0].text == chatgpt.contents[0].text and "decide_confirmation" in app.contents[0].text
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize("name", ["suche", "makler"])
-def test_both_servers_declare_the_mcp_apps_extension(e2e: tuple[LiveServer, Database], name: str) -> None:
-    """`server/discover` (2026-07-28) carries `extensions`; the 2025-11-25 schema has no such field, and the SDK
-    answers `initialize` in that schema."""
+def test_both_servers_declare_the_mcp_apps_extension(e2e: tuple[LiveServer, Database], name: str, mode: str) -> None:
+    """`server/discover` (2026-07-28) carries `extensions`; so does `initialize` (2025-11-25), whose schema lists no such
+    field but leaves capabilities open (shared/runtime/adapter.py, stating_extensions)."""
     server, db = e2e
-    capabilities = Session(server, db, SEEKER.email if name == "suche" else OWNER.email, name).capabilities("auto")
+    capabilities = Session(server, db, SEEKER.email if name == "suche" else OWNER.email, name).capabilities(mode)
     assert capabilities.extensions == {UI_EXTENSION: {"mimeTypes": [MCP_APP_MIME]}}
 
 

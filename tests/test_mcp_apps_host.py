@@ -27,7 +27,7 @@ from sqlalchemy import func, select, update
 
 from contract.confirmations import CARD_URI
 from shared.db.models import Inquiry, InquiryMessage, PendingAction
-from tests.confirmation_helpers import open_inquiry, published_listing
+from tests.confirmation_helpers import CARD_HOST_CLIENT, open_inquiry, published_listing
 from tests.conftest import LiveServer, request_key, seeded_database
 from tests.mcp_host import SANDBOX_CSPS, HostPage, host_site, sandbox_url  # noqa: F401  (the page's fixtures)
 from tests.test_confirmation_browser import BROKER_SCOPES, OWNER, SEEKER, SEEKER_SCOPES, Seeker, access_token, keep_screenshot, log_in_to_the_app
@@ -38,7 +38,8 @@ from tests.test_docs_browser import browser  # noqa: F401  (the module's Chromiu
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The app over real HTTP on a demo catalog of its own (the clicks write to it)."""
-    with seeded_database(tmp_path_factory.mktemp("host"), "host") as db, LiveServer(db) as live:
+    # the tokens' client is listed as a card host (ATHAUS_CARD_HOSTS): these tabs play a chat that shows the card
+    with seeded_database(tmp_path_factory.mktemp("host"), "host") as db, LiveServer(db, card_hosts=[CARD_HOST_CLIENT]) as live:
         live.db = db  # type: ignore[attr-defined]
         yield live
 

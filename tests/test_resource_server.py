@@ -251,6 +251,7 @@ def test_the_principal_carries_user_office_role_rights_and_resource(athaus_serve
             "scopes": ["makler:lesen", "makler:senden"],
             "resource": settings.resource_url("makler"),
             "client_id": "test",
+            "card_host": False,  # a client named "test" with no registration: not a host that shows the card
         },
     )
     token = mint(accounts_db, settings, SEEKER, "suche", ["suche:konto"])
@@ -425,6 +426,7 @@ def test_an_external_jwt_becomes_a_principal(accounts_db: Database, issuer: Issu
         "scopes": ["suche:anfragen", "suche:konto"],
         "resource": settings.resource_url("suche"),
         "client_id": "chatgpt-connector",
+        "card_host": False,  # an external server's client id counts only when ATHAUS_CARD_HOSTS lists it
     }
 
 

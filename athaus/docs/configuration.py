@@ -48,6 +48,14 @@ SETTING_MEANINGS: dict[str, str] = {
         "JSON-Liste der `Origin`-Kopfzeilen, die die MCP-Endpunkte annehmen; andere bekommen HTTP 403. Anfragen ohne "
         "`Origin` (Server-zu-Server, etwa von ChatGPT oder Claude) gehen immer durch."
     ),
+    "card_hosts": (
+        "JSON-Liste weiterer OAuth-Clients, die die Bestätigungskarte zeigen, neben den eingebauten ChatGPT und Claude: "
+        "Redirect-Adressen (genau so, wie der Client sie registriert; jede seiner Adressen muss eingebaut oder hier "
+        "genannt sein), Adressen von Client-Metadaten-Dokumenten oder Client-IDs (etwa eines externen "
+        "Autorisierungsservers). Nur ein solcher Client bekommt das Token der Karte und kann mit „Senden“ oder "
+        "„Verwerfen“ in der Karte etwas auslösen; jeder andere bekommt die Adresse der Athaus-Bestätigungsseite, "
+        "was immer er über sich sagt."
+    ),
     "openapi": (
         "Das OpenAPI-Dokument der HTTP-Endpunkte (OAuth, Anmeldeseiten, Web-App, Zustand; nicht die MCP-Endpunkte) "
         "unter `/openapi.json` ausliefern. Ohne Angabe nur im Entwicklungsmodus; im Betrieb nur, wenn ausdrücklich "

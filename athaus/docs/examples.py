@@ -262,7 +262,8 @@ def _principal(db: Database, settings: Settings, server: ServerName, login: str 
     if account is None:
         raise ExampleFailed(f"the demo data has no login {login}")
     resource = settings.resource_url(server.value)
-    return build_principal(account, allowed_scopes(account, server), server, resource, client_id="athaus-docs")
+    # the examples show what a chat that shows the card gets (app_host_meta), so the caller is registered as such a host
+    return build_principal(account, allowed_scopes(account, server), server, resource, client_id="athaus-docs", card_host=True)
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from contract.rights import Right, ServerName
 from contract.servers import SERVERS
 from shared.auth import throttle
 from shared.auth.passwords import hash_password, verify_password
-from shared.auth.models import IssuedToken, OAuthGrant
+from shared.auth.models import IssuedToken, OAuthClient, OAuthGrant
 from shared.auth.principal import Principal
 from shared.auth.tokens import AccessGrant, access_grant, valid_access_token
 from shared.db.models import OfficeMember, User, utcnow
@@ -69,17 +69,34 @@ def account_of(session: Session, user: User | None) -> Account | None:
     )
 
 
-def account_of_token(session: Session, token: str) -> tuple[AccessGrant, Account, dt.datetime] | None:
-    """The grant behind a valid access token, its user's account and when the token expires, in one statement."""
+@dataclass(frozen=True)
+class TokenHolder:
+    """What a valid access token stands for: its grant, its user's account, when it expires, and the redirect URIs its
+    OAuth client registered (None: no registration stored here, as for a metadata document's client)."""
+
+    access: AccessGrant
+    account: Account
+    expires_at: dt.datetime
+    redirect_uris: tuple[str, ...] | None
+
+
+def account_of_token(session: Session, token: str) -> TokenHolder | None:
+    """The grant behind a valid access token, its user's account, its expiry and its client's registration, in one
+    statement."""
     row = session.execute(
-        valid_access_token(token, IssuedToken.expires_at, User.email, User.name, User.kind, OfficeMember.office_id, OfficeMember.role)
+        valid_access_token(
+            token, IssuedToken.expires_at, User.email, User.name, User.kind, OfficeMember.office_id, OfficeMember.role, OAuthClient.registration
+        )
         .join(User, User.id == OAuthGrant.user_id)
         .outerjoin(OfficeMember, OfficeMember.user_id == User.id)
+        .outerjoin(OAuthClient, OAuthClient.client_id == OAuthGrant.client_id)
     ).one_or_none()
     if row is None:
         return None
     account = Account(user_id=row.user_id, email=row.email, name=row.name, kind=row.kind, office_id=row.office_id, office_role=row.role)
-    return access_grant(row), account, row.expires_at
+    registered = row.registration.get("redirect_uris") if isinstance(row.registration, dict) else None
+    redirect_uris = tuple(str(uri) for uri in registered) if isinstance(registered, list) else None
+    return TokenHolder(access_grant(row), account, row.expires_at, redirect_uris)
 
 
 # What a token stands for is read from these tables: a committed write to any of them (a revocation, a rotated token,
@@ -141,8 +158,11 @@ def account_by_email(session: Session, email: str) -> Account | None:
     return account_of(session, session.scalar(select(User).where(func.lower(User.email) == email.strip().lower())))
 
 
-def build_principal(account: Account, scopes: Iterable[str], server: ServerName, resource: str, client_id: str | None) -> Principal:
-    """The caller behind a valid token; rights the account may no longer hold (e.g. it left its office) are dropped."""
+def build_principal(
+    account: Account, scopes: Iterable[str], server: ServerName, resource: str, client_id: str | None, *, card_host: bool = False
+) -> Principal:
+    """The caller behind a valid token; rights the account may no longer hold (e.g. it left its office) are dropped.
+    `card_host`: the token's client is registered as a host that shows the confirmation card (shared.auth.card_hosts)."""
     return Principal(
         user_id=account.user_id,
         kind=account.kind,
@@ -151,6 +171,7 @@ def build_principal(account: Account, scopes: Iterable[str], server: ServerName,
         scopes=frozenset(scopes) & allowed_scopes(account, server),
         resource=resource,
         client_id=client_id,
+        card_host=card_host,
     )
 
 

@@ -23,6 +23,7 @@ import jwt
 
 from contract.rights import ServerName
 from shared.auth.access import account_by_email, build_principal
+from shared.auth.card_hosts import CardHosts
 from shared.auth.principal import Principal
 from shared.db.session import Database
 from shared.identity import user_agent
@@ -75,6 +76,7 @@ class JwtTokenResolver:
         self.settings = settings
         self.db = db
         self.keys = keys
+        self.card_hosts = CardHosts.listing(settings.card_hosts)
 
     async def principal(self, token: str, server: ServerName) -> Principal | None:
         claims = await self._claims(token, self.settings.resource_url(server.value))
@@ -110,4 +112,5 @@ class JwtTokenResolver:
         resource = self.settings.resource_url(server.value)
         with self.db.read_only() as session:
             account = account_by_email(session, email)
-        return build_principal(account, scopes, server, resource, client_id) if account else None
+        card_host = self.card_hosts.recognises(client_id)  # an external server's tokens name only the client
+        return build_principal(account, scopes, server, resource, client_id, card_host=card_host) if account else None

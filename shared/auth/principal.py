@@ -17,3 +17,6 @@ class Principal:
     scopes: frozenset[str]
     resource: str  # the MCP server URL the token is bound to (RFC 8707)
     client_id: str | None = None
+    # the token's OAuth client is registered as a host that shows the confirmation card (shared/auth/card_hosts.py):
+    # only then may a call get the card's token or make the card's click
+    card_host: bool = False

@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.rights import ServerName
 from shared.auth.challenge import NOTHING, RightsMap, challenge_header, peek_body
+from shared.auth.card_hosts import CardHosts
 from shared.auth.access import ACCESS_CHANGED, SERVER_TITLES, account_of_token, build_principal, server_scopes, watch_access_changes
 from shared.auth.principal import PRINCIPAL_SCOPE_KEY, Principal
 from shared.auth.tokens import DEVELOPMENT_CLIENT_ID, digest
@@ -95,6 +96,7 @@ class StoredTokenResolver:
         self.settings = settings
         self.db = db
         self.cache = PrincipalCache(self.PRINCIPAL_SECONDS if cache_seconds is None else cache_seconds)
+        self.card_hosts = CardHosts.listing(settings.card_hosts)
         watch_access_changes(db, self.cache.clear)
         subscribe(self._heard)
 
@@ -113,14 +115,15 @@ class StoredTokenResolver:
         resource = self.settings.resource_url(server.value)
         with self.db.read_only() as session:
             found = account_of_token(session, token)
-        if found is None or found[0].resource != resource:
+        if found is None or found.access.resource != resource:
             return None
-        access, account, expires_at = found
+        access = found.access
         if access.client_id == DEVELOPMENT_CLIENT_ID and not self.settings.development:
             log.info(json.dumps({"event": "development_token_refused", "server": server.value}))
             return None
-        principal = build_principal(account, access.scopes, server, resource, access.client_id)
-        self.cache.put(key, principal, generation, (expires_at - utcnow()).total_seconds())
+        card_host = self.card_hosts.recognises(access.client_id, found.redirect_uris)
+        principal = build_principal(found.account, access.scopes, server, resource, access.client_id, card_host=card_host)
+        self.cache.put(key, principal, generation, (found.expires_at - utcnow()).total_seconds())
         return principal
 
 

@@ -53,7 +53,8 @@ def not_from_a_card(confirmation_id: str, public_url: str) -> str:
     """The refusal of a click from a client that shows no card, naming where the person confirms."""
     return (
         "Ausgeführt wurde nichts: „Senden“ und „Verwerfen“ klickt ein Mensch, und dieser Client zeigt keine "
-        "Bestätigungskarte (er meldet die MCP-Apps-Erweiterung nicht). Bitte die Person bestätigen lassen: auf der "
+        "Bestätigungskarte (er ist nicht als Chat angemeldet, der sie zeigt, oder meldet die MCP-Apps-Erweiterung nicht). "
+        "Bitte die Person bestätigen lassen: auf der "
         f"Athaus-Bestätigungsseite {confirm_page_url(public_url, confirmation_id)} (im Browser bei Athaus angemeldet), in der "
         f"Web-App unter {public_url.rstrip('/')}{APP_PATH} oder in der Karte eines Chats, der sie zeigt."
     )
@@ -106,7 +107,8 @@ def execute(
 ) -> Outcome:
     """Execute (send) or discard the pending action `confirmation_id` of `user_id`.
 
-    via="card" needs a request from a host that renders MCP Apps (`from_app_host`, refused before anything is read)
+    via="card" needs a request from a registered card host that declares MCP Apps (`from_app_host`, decided by
+    shared.runtime.hosts.shows_card; refused before anything is read)
     and the card's token; via="page"/"app" (Athaus's confirmation page, the web app's list) are authenticated by the
     web app's login and CSRF (token None); all three need the payload hash that was shown. via="no_click" is only for
     kinds the office allowed without a click. `app_url` is the deployment's public URL. How it was decided is

@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -40,9 +40,10 @@ from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
 from shared.runtime.render import render
-from shared.runtime.hosts import client_capabilities, opens_pages, renders_apps
+from shared.runtime.hosts import client_capabilities, opens_pages, shows_card
 from shared.runtime.output_check import OutputCheck
 from shared.runtime.read_cache import ReadCache, cache_key
+from shared.runtime.sessions import DECLARED_SCOPE_KEY
 from shared.runtime.validation import declared_text_caps, german_message, unstorable_text
 from shared.telemetry.metrics import TOOL_CALLS, TOOL_SECONDS
 from shared.telemetry.tracing import caller_fields, tracer, tracing_on
@@ -150,7 +151,9 @@ class ToolRunner:
         meta: Mapping[str, Any] | None,
         caller: Principal | None = None,
         progress: ProgressReporter | None = None,
+        declared: Collection[str] = (),
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """`declared`: the extensions the client declared at `initialize` (2025-11-25, carried by its session id)."""
         spec = self.specs.get(params.name)
         if spec is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unbekanntes Werkzeug {params.name!r}; tools/list nennt alle.")
@@ -176,7 +179,7 @@ class ToolRunner:
                     params,
                     meta,
                     replace(
-                        self.context, caller=caller, progress=progress, app_host=renders_apps(meta), opens_pages=opens_pages(meta),
+                        self.context, caller=caller, progress=progress, app_host=shows_card(meta, declared, caller), opens_pages=opens_pages(meta),
                         page_answers=_page_answers(params),
                     ),
                 )
@@ -304,7 +307,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         meta = ctx.meta.model_dump(by_alias=True) if isinstance(ctx.meta, BaseModel) else ctx.meta
-        return await runner.call(params, meta, caller_of(ctx), progress_reporter(ctx))
+        return await runner.call(params, meta, caller_of(ctx), progress_reporter(ctx), declared_of(ctx))
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=templates)
@@ -424,7 +427,24 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
     )
     if server.apps:  # the card is an MCP App: both eras see the extension in the server's capabilities
         mcp_server.extensions[UI_EXTENSION] = dict(UI_EXTENSION_SETTINGS)
+        mcp_server.middleware.append(stating_extensions(mcp_server.extensions))
     return mcp_server
+
+
+def stating_extensions(extensions: Mapping[str, dict[str, Any]]) -> Callable[..., Awaitable[Any]]:
+    """A server middleware that states `extensions` in the 2025-11-25 `initialize` result as well. The SDK answers
+    `initialize` in that revision's schema, which lists no `extensions`, and drops them; the revision's capabilities are
+    "not a closed set" (any server may state its own), and MCP Apps hosts and the TypeScript SDK read them from
+    `capabilities.extensions` in either revision (2026-07-28 states them in `server/discover` by itself)."""
+
+    async def stating(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        result = await call_next(ctx)
+        capabilities = result.get("capabilities") if ctx.method == "initialize" and isinstance(result, dict) else None
+        if isinstance(capabilities, dict) and "extensions" not in capabilities:
+            capabilities["extensions"] = {name: dict(settings) for name, settings in extensions.items()}
+        return result
+
+    return stating
 
 
 def declares_param_headers(input_schema: Mapping[str, Any]) -> bool:
@@ -471,6 +491,13 @@ def progress_reporter(ctx: Any) -> ProgressReporter | None:
             log.warning("progress notification not sent", exc_info=True)
 
     return send
+
+
+def declared_of(ctx: Any) -> frozenset[str]:
+    """The extensions the client declared at `initialize` (2025-11-25), carried by its session id (sessions.py)."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None) or {}
+    return scope.get(DECLARED_SCOPE_KEY) or frozenset()
 
 
 def caller_of(ctx: Any) -> Principal | None:

@@ -31,8 +31,9 @@ class ToolContext:
     now: Callable[[], dt.datetime] = field(default=utc_now)
     caller: Principal | None = None  # set per call by the runtime after the right check
     progress: ProgressReporter | None = None  # set per call by the runtime; see report_progress
-    # set per call by the runtime: the request comes from a host that renders MCP Apps (shared/runtime/hosts.py);
-    # only then does a result carry the card's token, and only then does the card's click execute
+    # set per call by the runtime: the caller's client is registered as a card host and the request (or its 2025-11-25
+    # session) declares MCP Apps (shared/runtime/hosts.py, shows_card); only then does a result carry the card's token,
+    # and only then does the card's click execute
     app_host: bool = False
     # set per call by the runtime: the client declared URL-mode elicitation in this request (2026-07-28), and its
     # answers to earlier ones (PageVisit.key → accept, decline or cancel), sent with the retry

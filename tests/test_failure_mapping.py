@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import psycopg
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -106,6 +107,9 @@ SQL_ERROR = sa_exc.ProgrammingError(
         (sa_exc.PendingRollbackError("This Session's transaction has been rolled back"), ErrorCode.SOURCE_UNAVAILABLE),
         (sa_exc.InvalidRequestError("Object is already attached to session 3"), ErrorCode.INTERNAL),
         (RuntimeError("anything else"), ErrorCode.INTERNAL),
+        # two writers met: a conflict, never "the database is not reachable" (issue 30)
+        (sa_exc.OperationalError("UPDATE proposals", {}, psycopg.errors.DeadlockDetected("deadlock detected")), ErrorCode.CONFLICT),
+        (sa_exc.OperationalError("UPDATE proposals", {}, psycopg.errors.SerializationFailure("could not serialize")), ErrorCode.CONFLICT),
     ],
 )
 def test_failure_of_keeps_the_detail_in_the_log(error: Exception, code: ErrorCode, caplog: pytest.LogCaptureFixture) -> None:

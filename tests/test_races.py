@@ -148,3 +148,43 @@ def test_one_idempotency_key_from_many_threads_makes_one(scratch_db: Database) -
         assert session.scalar(select(func.count()).select_from(PendingAction).where(PendingAction.subject_ref == listing)) == 1
         named = select(func.count()).select_from(SearchOrder).where(SearchOrder.ref == saved[0].structured_content["search_order_id"])
         assert session.scalar(named) == 1
+
+
+ROUNDS = 20
+
+
+def test_a_reject_racing_the_click_of_its_acceptance_leaves_one_winner_and_tells_the_loser(scratch_db: Database) -> None:
+    """Issue 30: the click claimed the draft and then wanted the proposal, the reject held the proposal and then wanted
+    the draft: PostgreSQL broke the deadlock in 20 of 20 rounds and the loser read "Die Datenbank ist gerade nicht
+    erreichbar". Both now take the proposal first; the loser is told which way the proposal went."""
+    owner = Caller(BROKER, make_context(scratch_db), principal_of(scratch_db, OWNER.email), APPS_META)
+    proposal, _seeker = open_proposal(scratch_db)
+    accepted = f"Der Vorschlag {proposal} wurde inzwischen angenommen und das Exposé verschickt; ablehnen geht nicht mehr. list_proposals zeigt seinen Status."
+    rejected = f"Der Vorschlag {proposal} wurde inzwischen abgelehnt; das Exposé ist nicht hinausgegangen. list_proposals zeigt seinen Status."
+    winners: list[str] = []
+    for _ in range(ROUNDS):
+        card = card_of(owner.raw("decide_proposal", {"proposal_id": proposal, "decision": "accept", "message": "Passt gut."}))
+        clicked, reject = raced(
+            [
+                lambda: owner.raw("decide_confirmation", click(card)),
+                lambda: owner.raw("decide_proposal", {"proposal_id": proposal, "decision": "reject"}),
+            ]
+        )
+        with scratch_db.read_only() as session:
+            status = session.scalar(select(Proposal.status).where(Proposal.ref == proposal))
+            draft = session.scalar(select(PendingAction.status).where(PendingAction.ref == card["confirmation_id"]))
+            sent = session.scalar(select(func.count()).select_from(OutboxMessage).where(OutboxMessage.pending_action_id == select(PendingAction.id).where(PendingAction.ref == card["confirmation_id"]).scalar_subquery()))
+        if status == "accepted":
+            winners.append("click")
+            assert (code_of(clicked), clicked.structured_content["confirmation"]["status"]) == ("OK", "sent")
+            assert (code_of(reject), reject.content[0].text) == ("CONFLICT", accepted)
+            assert (draft, sent) == ("sent", 1)
+        else:
+            winners.append("reject")
+            assert status == "rejected"
+            assert (code_of(reject), reject.structured_content["outcome"]) == ("OK", f"Vorschlag {proposal} abgelehnt; das gilt sofort, ohne Klick. Die/der Suchende erfährt nichts davon.")
+            assert (code_of(clicked), clicked.content[0].text) == ("CONFLICT", rejected)
+            assert (draft, sent) == ("discarded", 0)
+        with scratch_db.unit_of_work() as session:  # open again for the next round
+            session.execute(Proposal.__table__.update().where(Proposal.ref == proposal).values(status="open", decided_at=None))
+    assert len(winners) == ROUNDS  # which side wins each round is the scheduler's; both are checked above

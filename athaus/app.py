@@ -47,6 +47,7 @@ from shared.runtime.adapter import build_server
 from shared.runtime.context import ToolContext
 from shared.runtime.edge import AcceptedHosts, Edge, HostCheck
 from shared.runtime.failures import in_worker
+from shared.runtime.response_headers import EveryResponseHeaders
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
@@ -219,6 +220,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         lifespan=lifespan,
         middleware=[
             Middleware(Telemetry),  # outermost: the request id and span cover the edge's own answers (413, 503) too
+            Middleware(EveryResponseHeaders),  # nosniff on every response, the host check's and the edge's own too
             Middleware(HostCheck, hosts=hosts, bind_port=settings.port),
             Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds),
             Middleware(CrossOrigin, policy=origins, paths=cross_origin),

@@ -2,7 +2,7 @@
 a connector's sign-in, the confirmation link that creates the account and continues to the consent page, "Passwort
 vergessen" and the new password from its link, and the invitation link of an office.
 
-Same look, CSRF check (signed double submit on the /oauth cookie), bounded forms and throttle as the login: every form
+Same look, CSRF check (signed double submit on the sign-in CSRF cookie), bounded forms and throttle as the login: every form
 that hashes a password counts its attempt before the hash (`shared.auth.throttle`), and sign-up and reset answer the
 same whether or not the address has an account. Bad input is answered with the German reason on the same form, with
 what was typed kept, except passwords. A link from an e-mail is only used by the button on its page (a POST), so a
@@ -233,7 +233,7 @@ class AccountPages:
         nonce, csrf_token = self.pages._csrf_pair(request)
         if request.method != "POST":
             return Visit(None, csrf_token, nonce)
-        if not request.cookies.get(CSRF_COOKIE):
+        if not self.pages.cookies.read(request, CSRF_COOKIE):
             return _csrf_refused()
         form: FormData | None = await _bounded_form(request)
         if form is None:

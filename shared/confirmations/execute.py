@@ -129,8 +129,8 @@ def execute(
         )
     # What the execution writes besides the draft is locked before the draft is claimed (the one lock order of
     # shared/confirmations/kinds.py), then the draft is read afresh: a reject that won the race has discarded it.
-    lock_subject(session, action)
-    session.refresh(action)
+    if lock_subject(session, action):
+        session.refresh(action)
     if decision is Decision.send and (why := discarded_with_subject(action)):
         raise ToolFailure(ErrorCode.CONFLICT, why)
     if action.status in ("sent", "discarded"):

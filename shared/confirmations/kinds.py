@@ -130,11 +130,14 @@ def locked_proposal(session: Session, *, office_id: int, proposal_ref: str) -> P
     )
 
 
-def lock_subject(session: Session, action: PendingAction) -> None:
+def lock_subject(session: Session, action: PendingAction) -> bool:
     """Before a click claims `action`: lock the row its execution writes besides the draft (a proposal), in the one
-    order of `locked_proposal`. Replies and inquiries need none: no writer holds an inquiry while it waits for a draft."""
+    order of `locked_proposal`; whether it locked one. Replies and inquiries need none: no writer holds an inquiry
+    while it waits for a draft."""
     if action.kind == PendingActionKind.decide_proposal.value and action.office_id is not None:
         locked_proposal(session, office_id=action.office_id, proposal_ref=action.subject_ref)
+        return True
+    return False
 
 
 def discarded_with_subject(action: PendingAction) -> str | None:

@@ -20,7 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from fastapi import APIRouter, FastAPI
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from athaus.dispatch import McpPaths
@@ -31,7 +31,7 @@ from athaus.servers import DEFINITIONS
 from athaus.transport import ProgressAwareTransport
 from shared.auth.challenge import RightsMap
 from contract.rights import ServerName
-from shared.auth.cors import Cors, CrossOrigin, OriginPolicy
+from shared.auth.cors import WRONG_ORIGIN, Cors, CrossOrigin, OriginPolicy, SameOrigin
 from shared.auth.external import JwksKeys, JwtTokenResolver
 from shared.auth.resource import BearerAuthentication, StoredTokenResolver, TokenResolver, protected_resource_router
 from shared.auth.server import CROSS_ORIGIN, AuthorizationServer
@@ -48,6 +48,7 @@ from shared.runtime.context import ToolContext
 from shared.runtime.edge import AcceptedHosts, Edge, HostCheck
 from shared.runtime.failures import in_worker
 from shared.runtime.sessions import DeclaredSessions
+from shared.runtime.response_headers import EveryResponseHeaders
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
 from shared.secrets import ensure_secret
 from shared.settings import Settings
@@ -57,6 +58,7 @@ from shared.telemetry.asgi import Telemetry
 from shared.telemetry.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from shared.telemetry.metrics import exposition, operator_may_read
 from shared.web.consent import SignInPages
+from shared.web.pages import error_page
 from shared.webapp.app import WebApp
 from shared.webapp.people import PeoplePages
 
@@ -222,7 +224,12 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         lifespan=lifespan,
         middleware=[
             Middleware(Telemetry),  # outermost: the request id and span cover the edge's own answers (413, 503) too
+            Middleware(EveryResponseHeaders),  # nosniff on every response, the host check's and the edge's own too
             Middleware(HostCheck, hosts=hosts, bind_port=settings.port),
+            # every state-changing request from another site: 403 before its body is read (the MCP endpoints: the SDK)
+            Middleware(
+                SameOrigin, public_url=settings.public_url, policy=origins, cross_origin=cross_origin, skip=mcp_endpoints, refusal=wrong_origin
+            ),
             Middleware(Edge, max_body_bytes=settings.max_request_bytes, deadline_seconds=settings.call_deadline_seconds),
             Middleware(CrossOrigin, policy=origins, paths=cross_origin),
             Middleware(McpPaths, endpoints=mcp_endpoints),  # innermost: an MCP call skips FastAPI's routing (athaus/dispatch.py)
@@ -250,6 +257,13 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     if docs_site:
         app.mount("/docs", StaticFiles(directory=SITE_DIR, html=True), name="docs")
     return app
+
+
+def wrong_origin(to_an_endpoint: bool) -> Response:
+    """The refusal of a request from another site: the OAuth error form at an endpoint, a page at a form."""
+    if to_an_endpoint:
+        return JSONResponse({"error": "invalid_request", "error_description": WRONG_ORIGIN}, status_code=403)
+    return error_page("Anfrage abgelehnt", WRONG_ORIGIN, 403)
 
 
 OPENAPI_PATH = "/openapi.json"

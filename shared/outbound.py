@@ -1,9 +1,10 @@
 """Every request this server makes to an address someone else named (a client's metadata document, an office's feed),
 without becoming a proxy into the private network (SSRF).
 
-The host is resolved first; if any address it resolves to is not global (loopback, private, link-local, shared,
-reserved, multicast, and the same hidden in IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 IPv6 forms, the
-local-use NAT64 prefix), nothing is fetched. The resolver is the system's, so every notation of an address (`127.1`,
+The host is resolved first; if any address it resolves to is not global unicast (the one list below, `NOT_GLOBAL_V4`
+and `NOT_GLOBAL_V6`: loopback, private, link-local, shared, documentation, reserved, multicast, site-local, SRv6, and
+the same hidden in IPv4-mapped, IPv4-compatible, 6to4, Teredo or NAT64 IPv6 forms), nothing is fetched; a name that
+does not resolve is `unresolved` (its own log event), not a refused address. The resolver is the system's, so every notation of an address (`127.1`,
 `2130706433`, `0x7f000001`, `0177.0.0.1`, `[::ffff:127.0.0.1]`) and every name that resolves to a private address is
 judged by the address it means. The connection then goes to exactly the address that was checked (the hostname stays
 in the URL, so TLS verifies the certificate and SNI for the name): a second resolution cannot swap it (DNS rebinding).
@@ -32,41 +33,95 @@ import httpx
 from shared.identity import user_agent
 
 FETCH_SECONDS = 5.0
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
-IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # SIIT (RFC 2765): ::ffff:0:127.0.0.1 is 127.0.0.1
-NOT_GLOBAL_V6 = (
-    ipaddress.ip_network("::/96"),  # IPv4-compatible (deprecated): ::127.0.0.1
-    ipaddress.ip_network("64:ff9b:1::/48"),  # local-use NAT64 (RFC 8215)
-)
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 lookup = anyio.getaddrinfo  # the system resolver (tests stand in names of their own here)
 log = logging.getLogger("athaus.outbound")
 
+# The one list of what is not global unicast, for every outbound fetch (client metadata documents, feeds): IANA's
+# IPv4 and IPv6 special-purpose address registries (every block not "globally reachable"), the IPv4 blocks IANA keeps
+# outside them, and what the registry of IPv6 space does not assign as unicast. Written out rather than left to
+# `ipaddress.is_global` alone, whose lists differ between Python versions and miss deprecated and recent blocks
+# (fec0::/10, 3fff::/20, 5f00::/16 passed). Both must agree that an address is global.
+NOT_GLOBAL_V4 = tuple(
+    ipaddress.ip_network(block)
+    for block in (
+        "0.0.0.0/8",  # this network (RFC 791)
+        "10.0.0.0/8",  # private (RFC 1918)
+        "100.64.0.0/10",  # shared address space, carrier-grade NAT (RFC 6598)
+        "127.0.0.0/8",  # loopback
+        "169.254.0.0/16",  # link-local, cloud metadata services
+        "172.16.0.0/12",  # private
+        "192.0.0.0/24",  # IETF protocol assignments (RFC 6890), its anycast exceptions included: no server to fetch from
+        "192.0.2.0/24",  # documentation TEST-NET-1
+        "192.31.196.0/24",  # AS112-v4 (RFC 7535): DNS sinks
+        "192.52.193.0/24",  # AMT (RFC 7450)
+        "192.88.99.0/24",  # 6to4 relay anycast (deprecated, RFC 7526)
+        "192.168.0.0/16",  # private
+        "192.175.48.0/24",  # direct delegation AS112 (RFC 7534)
+        "198.18.0.0/15",  # benchmarking (RFC 2544)
+        "198.51.100.0/24",  # documentation TEST-NET-2
+        "203.0.113.0/24",  # documentation TEST-NET-3
+        "224.0.0.0/4",  # multicast
+        "240.0.0.0/4",  # reserved, and 255.255.255.255 limited broadcast
+    )
+)
+GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")  # the only IPv6 space IANA assigns as global unicast
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # well-known NAT64 (RFC 6052): as global as the IPv4 address it carries
+NOT_GLOBAL_V6 = tuple(
+    ipaddress.ip_network(block)
+    for block in (
+        "2001::/23",  # IETF protocol assignments (RFC 2928): Teredo, benchmarking, ORCHID, AMT, AS112, DRIP
+        "2001:db8::/32",  # documentation (RFC 3849)
+        "2620:4f:8000::/48",  # direct delegation AS112 (RFC 7534)
+        "3fff::/20",  # documentation (RFC 9637)
+        "3ffe::/16",  # the former 6bone (RFC 3701), returned and unassigned
+    )
+)
+# Outside 2000::/3 and refused by it, named here so the list reads whole: ::/128, ::1, ::/96 (IPv4-compatible),
+# ::ffff:0:0/96 (IPv4-mapped), ::ffff:0:0:0/96 (SIIT), 64:ff9b:1::/48 (local-use NAT64), 100::/64 (discard),
+# 5f00::/16 (SRv6 SIDs, RFC 9602), fc00::/7 (unique local), fe80::/10 (link-local), fec0::/10 (site-local,
+# deprecated), ff00::/8 (multicast). 6to4 (2002::/16) is judged by the IPv4 address it carries.
+
 
 def address_is_global(text: str) -> bool:
+    """Is `text` a global unicast address: outside every block of the lists above (and `is_global` agrees), an IPv6
+    address inside 2000::/3 (or the well-known NAT64 prefix), an address carried inside (6to4, NAT64) global too."""
     try:
         address = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
         return False
-    if isinstance(address, ipaddress.IPv6Address):
-        if any(address in network for network in NOT_GLOBAL_V6):
-            return False
-        embedded = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
-        if embedded is None and (address in NAT64 or address in IPV4_TRANSLATED):
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None and not address_is_global(str(embedded)):
-            return False
-    return address.is_global and not address.is_multicast
+    if isinstance(address, ipaddress.IPv4Address):
+        return address.is_global and not any(address in network for network in NOT_GLOBAL_V4)
+    if address in NAT64:
+        return address_is_global(str(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)))
+    if address not in GLOBAL_UNICAST_V6 or any(address in network for network in NOT_GLOBAL_V6):
+        return False
+    if address.sixtofour is not None and not address_is_global(str(address.sixtofour)):
+        return False
+    return address.is_global
+
+
+class Unresolved(Exception):
+    """The name did not resolve (no such name, or the resolver did not answer): not a verdict on an address."""
 
 
 async def resolve_global(host: str, port: int) -> str | None:
-    """The address to connect to, if `host` resolves and every address it resolves to is global."""
+    """The address to connect to, if every address `host` resolves to is global; None if one is not.
+
+    Raises Unresolved when the name does not resolve at all: a resolver outage is not a private address."""
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return None  # loopback by definition (RFC 6761), whatever this machine's resolver makes of it
     try:
         infos = await lookup(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError, ValueError):
-        return None
+    except (UnicodeError, ValueError):
+        return None  # not a name at all (an empty label, one too long): judged like a bad address
+    except OSError as failure:
+        raise Unresolved(type(failure).__name__) from None
     addresses = sorted({str(info[4][0]) for info in infos})
-    if not addresses or not all(address_is_global(address) for address in addresses):
+    if not addresses:
+        raise Unresolved("no addresses")
+    if not all(address_is_global(address) for address in addresses):
         return None
     return addresses[0]
 
@@ -105,8 +160,8 @@ class Fetched:
 class FetchRefused(Exception):
     """Not fetched: the URL names a host that is not to be fetched from, or the fetch failed.
 
-    `kind` says which for the caller (`refused`: not https or not a global address, `timeout`, `unreachable`,
-    `redirects`: more than allowed); the message is for the log only."""
+    `kind` says which for the caller (`refused`: not https or not a global address, `unresolved`: the name did not
+    resolve, `timeout`, `unreachable`, `redirects`: more than allowed); the message is for the log only."""
 
     def __init__(self, kind: str, reason: str) -> None:
         super().__init__(reason)
@@ -144,7 +199,10 @@ async def fetch_public(
         with anyio.fail_after(timeout):
             for hop in range(redirects + 1):
                 host, port = _target(url, allow_http=allow_http)
-                address = await resolve_global(host, port)
+                try:
+                    address = await resolve_global(host, port)
+                except Unresolved as unresolved:
+                    raise FetchRefused("unresolved", f"the name did not resolve: {unresolved}") from None
                 if address is None:
                     raise FetchRefused("refused", "host does not resolve to global addresses only")
                 async with (
@@ -163,7 +221,11 @@ async def fetch_public(
                     return fetched
             raise AssertionError("unreachable")  # pragma: no cover
     except FetchRefused as refused:
-        _log_failure(purpose, refused.kind, host, status)
+        if refused.kind == "unresolved":
+            # its own event: an operator tells a resolver outage (or a typo in a name) from a refused address
+            log.warning(json.dumps({"event": "outbound_unresolved", "purpose": purpose, "host": host, "detail": str(refused)}))
+        else:
+            _log_failure(purpose, refused.kind, host, status)
         raise
     except (TimeoutError, httpx.TimeoutException):
         _log_failure(purpose, "timeout", host, status)

@@ -60,7 +60,7 @@ def test_logging_out_ends_the_session_on_the_server(db: Database) -> None:
         page = http.get("/app/").text
         assert http.post("/app/abmelden", data={"csrf_token": csrf(page)}).status_code == 303
     with client(db) as replay:  # the old cookie, kept by someone else
-        replay.cookies.set("athaus_app_sitzung", cookie, path="/app")
+        replay.cookies.set("athaus_app_sitzung", cookie, path="/")
         answer = replay.get("/app/")
         assert answer.status_code == 303 and answer.headers["location"] == "/app/anmelden"
 

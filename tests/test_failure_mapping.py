@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import psycopg
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -106,6 +107,9 @@ SQL_ERROR = sa_exc.ProgrammingError(
         (sa_exc.PendingRollbackError("This Session's transaction has been rolled back"), ErrorCode.SOURCE_UNAVAILABLE),
         (sa_exc.InvalidRequestError("Object is already attached to session 3"), ErrorCode.INTERNAL),
         (RuntimeError("anything else"), ErrorCode.INTERNAL),
+        # two writers met: a conflict, never "the database is not reachable" (issue 30)
+        (sa_exc.OperationalError("UPDATE proposals", {}, psycopg.errors.DeadlockDetected("deadlock detected")), ErrorCode.CONFLICT),
+        (sa_exc.OperationalError("UPDATE proposals", {}, psycopg.errors.SerializationFailure("could not serialize")), ErrorCode.CONFLICT),
     ],
 )
 def test_failure_of_keeps_the_detail_in_the_log(error: Exception, code: ErrorCode, caplog: pytest.LogCaptureFixture) -> None:
@@ -165,3 +169,26 @@ class _NoRequest:
 
     meta = None
     request = None
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (sa_exc.OperationalError("UPDATE proposals", {}, psycopg.errors.DeadlockDetected("deadlock detected")), 409, "CONFLICT"),
+        (sa_exc.OperationalError("SELECT 1", {}, Exception("connection refused")), 503, "SOURCE_UNAVAILABLE"),
+    ],
+)
+def test_the_edge_answers_two_writers_that_met_as_a_conflict_not_an_outage(error: Exception, status: int, code: str) -> None:
+    """A web app form whose transaction lost to another writer: 409 with the retry sentence, never "nicht erreichbar"."""
+    from starlette.testclient import TestClient
+
+    from shared.runtime.edge import Edge
+    from shared.runtime.failures import CONCURRENT_MESSAGE, UNAVAILABLE_MESSAGE
+
+    async def failing(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            raise error
+
+    http = TestClient(Edge(failing, max_body_bytes=1000, deadline_seconds=10), raise_server_exceptions=False)  # no lifespan
+    answer = http.post("/app/bestaetigungen", data={"a": "1"})
+    assert (answer.status_code, answer.json()) == (status, {"error": code, "message": CONCURRENT_MESSAGE if status == 409 else UNAVAILABLE_MESSAGE})

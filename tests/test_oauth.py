@@ -47,6 +47,7 @@ from shared.db.migrate import upgrade
 from shared.db.models import Office, OfficeMember, User, utcnow
 from shared.db.session import Database
 from shared.settings import Settings
+from tests.test_webapp import set_cookies
 from tests.conftest import LiveServer, _free_port, _fresh_database_url
 
 PASSWORD = "Dachgeschoss-mit-Blick-7"
@@ -548,13 +549,11 @@ def test_pages_forbid_framing_and_set_safe_cookies(athaus_server: OAuthServer) -
     assert login.status_code == 200 and "Bei Athaus anmelden" in login.text and "E-Mail-Adresse" in login.text
     assert login.headers["x-frame-options"] == "DENY"
     assert "frame-ancestors 'none'" in login.headers["content-security-policy"]
-    csrf_cookie = login.headers["set-cookie"]
-    assert "athaus_csrf=" in csrf_cookie and "HttpOnly" in csrf_cookie and "SameSite=lax" in csrf_cookie
-    assert "Secure" not in csrf_cookie  # plain http on loopback in development
+    # plain http on loopback in development: not Secure (it would never come back), so without the __Host- prefix
+    assert set_cookies(login) == {"athaus_csrf": {"httponly": "", "path": "/", "samesite": "lax"}}
     response = browser.http.post(f"{athaus_server.base_url}/oauth/anmelden", data={**form_fields(login.text), "email": BROKER, "password": PASSWORD})
     assert response.status_code == 303
-    session_cookie = response.headers["set-cookie"]
-    assert "athaus_sitzung=" in session_cookie and "HttpOnly" in session_cookie and "SameSite=lax" in session_cookie
+    assert set_cookies(response) == {"athaus_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax"}}
     consent = browser.follow(response)
     assert consent.headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in consent.headers["content-security-policy"]
 
@@ -565,8 +564,12 @@ def test_cookies_are_secure_outside_local_development(accounts_db: Database) -> 
         client = http.post("/register", json={"redirect_uris": [CHATGPT_REDIRECT]}).json()
         _, challenge = pkce()
         login = http.get(authorization_url("", client, challenge, resource=settings.resource_url("makler")), follow_redirects=True)
-    assert login.status_code == 200 and "Bei Athaus anmelden" in login.text
-    assert "Secure" in login.headers["set-cookie"] and "HttpOnly" in login.headers["set-cookie"]
+        assert login.status_code == 200 and "Bei Athaus anmelden" in login.text
+        assert set_cookies(login) == {"__Host-athaus_csrf": {"httponly": "", "path": "/", "samesite": "lax", "secure": ""}}
+        # the prefixed cookie is the one read: the form goes through with it
+        response = http.post("/oauth/anmelden", data={**form_fields(login.text), "email": BROKER, "password": PASSWORD}, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    assert set_cookies(response) == {"__Host-athaus_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax", "secure": ""}}
 
 
 @pytest.mark.parametrize("page", ["/oauth/anmelden", "/oauth/zustimmung"])

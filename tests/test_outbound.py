@@ -173,6 +173,120 @@ def test_the_client_metadata_fetch_is_the_same_fetch() -> None:
     assert anyio.run(attempt) == "redirects"
 
 
+# Every block of the one list (shared/outbound.py), each at its edges, and beside it an address just outside that
+# passes: the check refuses the block, not its neighbourhood. The first five passed before issue 30.
+NOT_GLOBAL_AND_NEIGHBOUR = [
+    ("fec0::1", "2a00:1450:4001::1"),  # site-local (deprecated)
+    ("fed0::1", "2a00:1450:4001::1"),
+    ("feff::1", "2a00:1450:4001::1"),
+    ("3fff::1", "3fef:ffff::1"),  # documentation (RFC 9637)
+    ("3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", "3fff:1000::1"),
+    ("5f00::1", "2a03:2880::1"),  # SRv6 SIDs
+    ("5f00:ffff::1", "2c0f:f248::1"),
+    ("2001:db8::1", "2001:dc8::1"),  # documentation
+    ("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db9::1"),
+    ("2001::1", "2001:200::1"),  # IETF protocol assignments (Teredo and others)
+    ("2001:1ff:ffff::1", "2001:200::1"),
+    ("2620:4f:8000::1", "2620:4f:8001::1"),  # AS112
+    ("3ffe::1", "3fef::1"),  # the former 6bone
+    ("fc00::1", "2606:4700::1111"),  # unique local
+    ("fe80::1", "2606:4700::1111"),  # link-local
+    ("ff0e::1", "2606:4700::1111"),  # multicast, global scope
+    ("100::1", "2606:4700::1111"),  # discard
+    ("1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2000::1"),  # below 2000::/3
+    ("4000::1", "3fef::1"),  # above it
+    ("2002:a00:1::", "2002:5db8:d70e::"),  # 6to4 of 10.0.0.1 / of 93.184.215.14
+    ("64:ff9b::a00:1", "64:ff9b::808:808"),  # NAT64 of 10.0.0.1 / of 8.8.8.8
+    ("100.64.0.1", "100.63.255.255"),  # shared address space
+    ("100.127.255.255", "100.128.0.0"),
+    ("0.0.0.1", "1.0.0.0"),
+    ("10.255.255.255", "11.0.0.0"),
+    ("127.255.255.254", "128.0.0.1"),
+    ("169.254.169.254", "169.253.255.255"),
+    ("172.31.255.255", "172.32.0.0"),
+    ("192.0.0.9", "192.0.1.1"),
+    ("192.0.2.1", "192.0.3.1"),
+    ("192.31.196.1", "192.31.197.1"),
+    ("192.52.193.1", "192.52.194.1"),
+    ("192.88.99.1", "192.88.100.1"),
+    ("192.168.255.255", "192.169.0.0"),
+    ("192.175.48.1", "192.175.49.1"),
+    ("198.18.0.1", "198.17.255.255"),
+    ("198.19.255.255", "198.20.0.0"),
+    ("198.51.100.1", "198.51.101.1"),
+    ("203.0.113.1", "203.0.114.1"),
+    ("224.0.0.1", "223.255.255.255"),
+    ("240.0.0.1", "223.255.255.254"),
+    ("255.255.255.255", "93.184.215.14"),
+]
+
+
+@pytest.mark.parametrize(("refused", "passing"), NOT_GLOBAL_AND_NEIGHBOUR)
+def test_every_range_that_is_not_global_unicast_is_refused_and_its_neighbour_passes(refused: str, passing: str) -> None:
+    assert (address_is_global(refused), address_is_global(passing)) == (False, True)
+
+
+@pytest.mark.parametrize("address", ["fec0::1", "fed0::1", "feff::1", "3fff::1", "5f00::1", "2001:db8::1", "100.64.0.1"])
+def test_the_metadata_document_and_the_feed_fetch_nothing_from_them(address: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through both fetches: a name resolving to the address is refused before any request."""
+    import socket
+
+    from shared import outbound
+
+    async def lookup(host: Any, port: Any, **options: Any) -> Any:
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [(family, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    monkeypatch.setattr(outbound, "lookup", lookup)
+
+    async def metadata() -> str:
+        try:
+            await fetch_public("https://client.example/client.json", max_bytes=100)
+        except FetchRefused as refused:
+            return refused.kind
+        return "fetched"
+
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
+        anything = mock.route().respond(200, content=b"<openimmo/>")
+        assert (anyio.run(metadata), production_fetch(FEED_URL)) == ("refused", REFUSED)
+    assert not anything.called
+
+
+def test_a_feed_host_that_does_not_resolve_is_source_unavailable_with_its_own_log_event(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A resolver outage (or a mistyped name) is not a private address (issue 30: it was told "nicht auf eine
+    öffentliche https-Adresse"); an empty answer is the same."""
+    import socket
+
+    from shared import outbound
+
+    answers: dict[str, Any] = {"feed.example.org": socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"), "mirror.example.org": []}
+
+    async def lookup(host: Any, port: Any, **options: Any) -> Any:
+        answer = answers[host]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(outbound, "lookup", lookup)
+    unresolved = (
+        "SOURCE_UNAVAILABLE",
+        "Der Name der Feed-Adresse des Büros ließ sich nicht auflösen (DNS); nichts wurde geändert: bitte später erneut "
+        "versuchen, die Feed-Adresse des Büros prüfen oder die Übertragung als xml übergeben.",
+    )
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock, caplog.at_level(logging.WARNING, "athaus.outbound"):
+        anything = mock.route().respond(200, content=b"<openimmo/>")
+        assert production_fetch(FEED_URL) == unresolved
+        assert production_fetch("https://mirror.example.org/feed.xml") == unresolved
+    assert not anything.called
+    events = [json.loads(record.getMessage()) for record in caplog.records if record.name == "athaus.outbound"]
+    assert [(e["event"], e["purpose"], e["host"]) for e in events] == [
+        ("outbound_unresolved", "openimmo_feed", "feed.example.org"),
+        ("outbound_unresolved", "openimmo_feed", "mirror.example.org"),
+    ]
+
+
 def test_hidden_private_forms_the_standard_library_calls_global_are_refused() -> None:
     for address in ("::7f00:1", "::a9fe:a9fe", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808", "::ffff:0:7f00:1", "::ffff:0:a00:1"):
         assert not address_is_global(address), address

@@ -6,7 +6,10 @@ default, PostgreSQL with ATHAUS_TEST_DATABASE_URL), each thread its own unit of 
 - Revising a draft while it is clicked: what went out is exactly the stored payload of the sent draft, a revision
   after the click is CONFLICT.
 - A reject and accepts of one proposal at once: no accept draft is left waiting on the rejected proposal.
-- Idempotency keys under concurrency: the same draft_inquiry / save_search_order key from 8 threads makes one."""
+- Idempotency keys under concurrency: the same draft_inquiry / save_search_order key from 8 threads makes one.
+- Issue 30: a reject racing the click of its acceptance (20 rounds; it deadlocked on PostgreSQL every time, and the
+  loser read that the database was unreachable): one wins, the loser is told which way the proposal went. Send and
+  discard of one draft clicked at once: one decides, the other is answered with that decision."""
 
 from __future__ import annotations
 
@@ -148,3 +151,70 @@ def test_one_idempotency_key_from_many_threads_makes_one(scratch_db: Database) -
         assert session.scalar(select(func.count()).select_from(PendingAction).where(PendingAction.subject_ref == listing)) == 1
         named = select(func.count()).select_from(SearchOrder).where(SearchOrder.ref == saved[0].structured_content["search_order_id"])
         assert session.scalar(named) == 1
+
+
+ROUNDS = 20
+
+
+def test_a_reject_racing_the_click_of_its_acceptance_leaves_one_winner_and_tells_the_loser(scratch_db: Database) -> None:
+    """Issue 30: the click claimed the draft and then wanted the proposal, the reject held the proposal and then wanted
+    the draft: PostgreSQL broke the deadlock in 20 of 20 rounds and the loser read "Die Datenbank ist gerade nicht
+    erreichbar". Both now take the proposal first; the loser is told which way the proposal went."""
+    owner = Caller(BROKER, make_context(scratch_db), principal_of(scratch_db, OWNER.email), APPS_META)
+    proposal, _seeker = open_proposal(scratch_db)
+    accepted = f"Der Vorschlag {proposal} wurde inzwischen angenommen und das Exposé verschickt; ablehnen geht nicht mehr. list_proposals zeigt seinen Status."
+    rejected = f"Der Vorschlag {proposal} wurde inzwischen abgelehnt; das Exposé ist nicht hinausgegangen. list_proposals zeigt seinen Status."
+    winners: list[str] = []
+    for _ in range(ROUNDS):
+        card = card_of(owner.raw("decide_proposal", {"proposal_id": proposal, "decision": "accept", "message": "Passt gut."}))
+        clicked, reject = raced(
+            [
+                lambda: owner.raw("decide_confirmation", click(card)),
+                lambda: owner.raw("decide_proposal", {"proposal_id": proposal, "decision": "reject"}),
+            ]
+        )
+        with scratch_db.read_only() as session:
+            status = session.scalar(select(Proposal.status).where(Proposal.ref == proposal))
+            draft = session.scalar(select(PendingAction.status).where(PendingAction.ref == card["confirmation_id"]))
+            sent = session.scalar(select(func.count()).select_from(OutboxMessage).where(OutboxMessage.pending_action_id == select(PendingAction.id).where(PendingAction.ref == card["confirmation_id"]).scalar_subquery()))
+        if status == "accepted":
+            winners.append("click")
+            assert (code_of(clicked), clicked.structured_content["confirmation"]["status"]) == ("OK", "sent")
+            assert (code_of(reject), reject.content[0].text) == ("CONFLICT", accepted)
+            assert (draft, sent) == ("sent", 1)
+        else:
+            winners.append("reject")
+            assert status == "rejected"
+            assert (code_of(reject), reject.structured_content["outcome"]) == ("OK", f"Vorschlag {proposal} abgelehnt; das gilt sofort, ohne Klick. Die/der Suchende erfährt nichts davon.")
+            assert (code_of(clicked), clicked.content[0].text) == ("CONFLICT", rejected)
+            assert (draft, sent) == ("discarded", 0)
+        with scratch_db.unit_of_work() as session:  # open again for the next round
+            session.execute(Proposal.__table__.update().where(Proposal.ref == proposal).values(status="open", decided_at=None))
+    assert len(winners) == ROUNDS  # which side wins each round is the scheduler's; both are checked above
+
+
+def test_send_and_discard_of_one_draft_clicked_at_once_decide_it_once(scratch_db: Database) -> None:
+    """The other pair that takes the same row: both clicks claim the draft with one conditional UPDATE, so one decides
+    and the other is told, as a replay, what was decided; never an error, never both."""
+    owner = Caller(BROKER, make_context(scratch_db), principal_of(scratch_db, OWNER.email), APPS_META)
+    decided: list[str] = []
+    inquiry = open_inquiry(scratch_db)
+    for round_ in range(ROUNDS // 2):
+        card = card_of(owner.raw("draft_reply", {"inquiry_id": inquiry, "text": f"Antwort {round_}", "request_id": f"race-send-discard-{round_:04d}"}))
+        send, discard = raced(
+            [lambda: owner.raw("decide_confirmation", click(card)), lambda: owner.raw("decide_confirmation", click(card, "discard"))]
+        )
+        assert (code_of(send), code_of(discard)) == ("OK", "OK")
+        with scratch_db.read_only() as session:
+            status = session.scalar(select(PendingAction.status).where(PendingAction.ref == card["confirmation_id"]))
+            mails = session.scalar(select(func.count()).select_from(OutboxMessage).where(OutboxMessage.pending_action_id == select(PendingAction.id).where(PendingAction.ref == card["confirmation_id"]).scalar_subquery()))
+        assert (status, mails) in {("sent", 1), ("discarded", 0)}
+        loser = discard if status == "sent" else send
+        shown = {r.structured_content["confirmation"]["status"] for r in (send, discard)}
+        assert shown == {status}
+        replay = " Schon vorher gesendet; nichts wurde doppelt gesendet." if status == "sent" else "; nichts ist hinausgegangen."
+        assert loser.structured_content["outcome"].endswith(replay)
+        decided.append(status)
+        with scratch_db.unit_of_work() as session:  # open again for the next round's draft
+            session.execute(Inquiry.__table__.update().where(Inquiry.ref == inquiry).values(status="open"))
+    assert len(decided) == ROUNDS // 2

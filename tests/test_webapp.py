@@ -150,7 +150,7 @@ def test_a_form_without_a_valid_csrf_token_executes_nothing(db: Database, case: 
         token = form["csrf_token"]
         form["csrf_token"] = ("y" if token[0] == "x" else "x") + token[1:]  # another first character, always
     else:
-        browser.cookies.delete("athaus_app_csrf", domain="127.0.0.1", path="/app")
+        browser.cookies.delete("athaus_app_csrf", domain="127.0.0.1", path="/")
     answer = browser.post("/app/bestaetigungen", data=form)
     assert answer.status_code == 403
     assert "Formular abgelehnt" in answer.text and "es wurde nichts ausgeführt" in answer.text
@@ -200,16 +200,28 @@ def test_cookies_and_headers(db: Database) -> None:
         assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
         assert response.headers["cache-control"] == "no-store"
     answer = browser.post("/app/anmelden", data={"csrf_token": hidden(login.text, "csrf_token"), "email": SEEKER.email, "password": SEEKER.password})
-    session_cookie = next(c for c in answer.headers.get_list("set-cookie") if c.startswith("athaus_app_sitzung="))
-    assert "HttpOnly" in session_cookie and "SameSite=lax" in session_cookie and "Path=/app" in session_cookie
-    assert "Secure" not in session_cookie  # plain http on loopback in development: a Secure cookie would never come back
+    # plain http on loopback in development: no Secure (it would never come back), so no __Host- prefix either
+    assert set_cookies(answer)["athaus_app_sitzung"] == {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax"}
+    assert set_cookies(login)["athaus_app_csrf"] == {"httponly": "", "path": "/", "samesite": "lax"}
 
     secure = client(db, public_url="https://athaus.example")
     form = secure.get("/app/anmelden")
-    csrf_cookie = next(c for c in form.headers.get_list("set-cookie") if c.startswith("athaus_app_csrf="))
-    assert "Secure" in csrf_cookie and "HttpOnly" in csrf_cookie
+    assert set_cookies(form) == {"__Host-athaus_app_csrf": {"httponly": "", "path": "/", "samesite": "lax", "secure": ""}}
     answer = secure.post("/app/anmelden", data={"csrf_token": hidden(form.text, "csrf_token"), "email": SEEKER.email, "password": SEEKER.password})
-    assert "Secure" in next(c for c in answer.headers.get_list("set-cookie") if c.startswith("athaus_app_sitzung="))
+    assert set_cookies(answer) == {"__Host-athaus_app_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax", "secure": ""}}
+    assert secure.get("/app/").status_code == 200  # the prefixed cookies are the ones read
+    out = secure.post("/app/abmelden", data={"csrf_token": hidden(secure.get("/app/").text, "csrf_token")})
+    assert set_cookies(out)["__Host-athaus_app_sitzung"]["path"] == "/" and set_cookies(out)["__Host-athaus_app_sitzung"]["max-age"] == "0"
+
+
+def set_cookies(response: Any) -> dict[str, dict[str, str]]:
+    """The cookies a response sets: name → its attributes (lower-cased names, flags as ""), without the value."""
+    cookies = {}
+    for header in response.headers.get_list("set-cookie"):
+        name_value, *attributes = (part.strip() for part in header.split(";"))
+        fields = dict((a.split("=", 1) + [""])[:2] for a in attributes)
+        cookies[name_value.split("=", 1)[0]] = {key.lower(): value for key, value in fields.items() if key.lower() != "expires"}
+    return cookies
 
 
 def test_german_throughout(db: Database) -> None:

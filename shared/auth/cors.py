@@ -14,7 +14,8 @@ family, so a requested `Mcp-Param-…` is granted by name); 2025-11-25 sends `Mc
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import Response
@@ -128,3 +129,73 @@ def allowed_headers(requested: str | None) -> str:
         if name.lower().startswith(PARAM_HEADER_PREFIX) and re.fullmatch(r"[A-Za-z0-9-]{1,100}", name):
             names.append(name)
     return ", ".join(names)
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+WRONG_ORIGIN = (
+    "Diese Anfrage kam von einer fremden Seite (Origin) und wurde nicht ausgeführt. Bitte das Formular auf der "
+    "Athaus-Seite selbst öffnen und dort absenden."
+)
+
+
+def _origin_parts(url: str) -> tuple[str, int] | None:
+    """(host, port) of an origin or a URL, the port defaulted by scheme; None when it is not one (`null`)."""
+    try:
+        parts = urlsplit(url)
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return None
+    if not host or parts.scheme not in ("http", "https"):
+        return None
+    return host, port or (443 if parts.scheme == "https" else 80)
+
+
+class SameOrigin:
+    """ASGI middleware: every state-changing request (any method but GET, HEAD, OPTIONS) that names an `Origin` must
+    come from this deployment, or else it is 403 before its body is read (README: "other origins get 403").
+
+    This deployment is the public URL's origin and the host the request was sent to (the `Host` header, which the
+    host check in front has already accepted; compared by host and port, since a proxy may end TLS before it). The
+    paths of `cross_origin` (token, registration, revocation: browser-based MCP clients call them with fetch) also
+    accept the origins of ATHAUS_ALLOWED_ORIGINS, as their CORS grant does. The MCP endpoints (`skip`) are checked by
+    the MCP SDK with the same list.
+
+    A request without `Origin` passes: the token endpoint, registration and revocation are called by servers and
+    native clients that send none, and a browser sends one with every POST (a form of another site cannot leave it
+    out). `Origin: null` (a sandboxed frame, a data: URL, a redirect across origins) is not this deployment and is
+    refused; the pages say `Referrer-Policy: same-origin`, under which a browser names the real origin on their own
+    forms (under `no-referrer` it would send `null`)."""
+
+    def __init__(
+        self, app: ASGIApp, *, public_url: str, policy: OriginPolicy, cross_origin: Iterable[str], skip: Iterable[str], refusal: Callable[[bool], Response]
+    ) -> None:
+        self.app = app
+        self.public = _origin_parts(public_url)
+        self.policy = policy
+        self.cross_origin = frozenset(cross_origin)
+        self.skip = frozenset(skip)
+        self.refusal = refusal  # the answer (True: to a JSON endpoint of cross_origin, False: to a page's form)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        origin = headers.get("origin")
+        path = route_path(scope)
+        if origin is None or path in self.skip or self._own(origin, headers.get("host", "")):
+            await self.app(scope, receive, send)
+            return
+        if path in self.cross_origin and self.policy.allows(origin):
+            await self.app(scope, receive, send)
+            return
+        await self.refusal(path in self.cross_origin)(scope, receive, send)
+
+    def _own(self, origin: str, host: str) -> bool:
+        parts = _origin_parts(origin)
+        if parts is None:
+            return False
+        if parts == self.public:
+            return True
+        # the host the request was sent to, its port defaulted by the origin's scheme
+        return bool(host) and parts == _origin_parts(f"{urlsplit(origin).scheme}://{host}")

@@ -16,7 +16,7 @@ from contract.confirmations import APP_PATH, OutboundResult, Refusal, confirm_pa
 from contract.envelope import PageVisit, WithMeta
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import ConfirmationStatus, Decision, PendingActionKind
-from shared.confirmations.kinds import run
+from shared.confirmations.kinds import discarded_with_subject, lock_subject, run
 from shared.confirmations.store import card_result, outcome_text, status_of
 from shared.confirmations.tokens import payload_hash, token_matches
 from shared.db.models import Inquiry, Office, OfficeMember, OutboxMessage, PendingAction
@@ -129,6 +129,12 @@ def execute(
             ErrorCode.CONFIRMATION_REQUIRED,
             f"Diese Tat braucht den Klick eines Menschen: bitte auf der Athaus-Bestätigungsseite {confirm_page_url(app_url, action.ref)} bestätigen.",
         )
+    # What the execution writes besides the draft is locked before the draft is claimed (the one lock order of
+    # shared/confirmations/kinds.py), then the draft is read afresh: a reject that won the race has discarded it.
+    if lock_subject(session, action):
+        session.refresh(action)
+    if decision is Decision.send and (why := discarded_with_subject(action)):
+        raise ToolFailure(ErrorCode.CONFLICT, why)
     if action.status in ("sent", "discarded"):
         return _outcome(session, action, now, app_url, replayed=True)
     if action.status == "expired" or action.expires_at <= now:

@@ -110,14 +110,52 @@ def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_r
     }
 
 
+def decided(proposal_ref: str, status: str) -> str:
+    """The refusal of a decision on a proposal that is no longer open, saying which way it went."""
+    if status == ProposalStatus.accepted.value:
+        return f"Der Vorschlag {proposal_ref} wurde inzwischen angenommen und das Exposé verschickt; ablehnen geht nicht mehr. list_proposals zeigt seinen Status."
+    if status == ProposalStatus.rejected.value:
+        return f"Der Vorschlag {proposal_ref} wurde inzwischen abgelehnt; das Exposé ist nicht hinausgegangen. list_proposals zeigt seinen Status."
+    return f"Der Vorschlag {proposal_ref} ist inzwischen entschieden: list_proposals zeigt seinen Status."
+
+
+def locked_proposal(session: Session, *, office_id: int, proposal_ref: str) -> Proposal | None:
+    """The office's proposal, locked for this transaction (PostgreSQL FOR UPDATE; SQLite's unit of work holds the
+    write lock already) and read afresh.
+
+    Lock order: every writer of a proposal and of its accept drafts takes the proposal first, then the drafts
+    (`proposal_payload`, `reject_proposal`, and the click through `lock_subject`). A click that claimed the draft first
+    and a reject that updated the proposal first waited on each other: a deadlock in 20 of 20 rounds on PostgreSQL."""
+    return session.scalar(
+        select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id).with_for_update().execution_options(populate_existing=True)
+    )
+
+
+def lock_subject(session: Session, action: PendingAction) -> bool:
+    """Before a click claims `action`: lock the row its execution writes besides the draft (a proposal), in the one
+    order of `locked_proposal`; whether it locked one. Replies and inquiries need none: no writer holds an inquiry
+    while it waits for a draft."""
+    if action.kind == PendingActionKind.decide_proposal.value and action.office_id is not None:
+        locked_proposal(session, office_id=action.office_id, proposal_ref=action.subject_ref)
+        return True
+    return False
+
+
+def discarded_with_subject(action: PendingAction) -> str | None:
+    """Why a draft was discarded without a click (its proposal was rejected), for the person who clicks „Senden“ on it."""
+    if action.kind == PendingActionKind.decide_proposal.value and action.status == "discarded" and not action.via:
+        return decided(action.subject_ref, ProposalStatus.rejected.value)
+    return None
+
+
 def proposal_payload(session: Session, *, office_id: int, proposal_ref: str, message: str | None) -> tuple[Proposal, dict[str, Any]]:
-    # Locked (PostgreSQL FOR UPDATE; SQLite's unit of work holds the write lock already): a reject and accepts of one
-    # proposal run one after the other, so no accept draft is left waiting on a rejected proposal.
-    proposal = session.scalar(select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id).with_for_update().execution_options(populate_existing=True))
+    # Locked: a reject and accepts of one proposal run one after the other, so no accept draft is left waiting on a
+    # rejected proposal.
+    proposal = locked_proposal(session, office_id=office_id, proposal_ref=proposal_ref)
     if proposal is None:
         raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Vorschlag {proposal_ref} gibt es bei deinem Büro nicht: list_proposals nennt die offenen.")
     if proposal.status != ProposalStatus.open.value:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
+        raise ToolFailure(ErrorCode.CONFLICT, decided(proposal_ref, proposal.status), Refusal.proposal_decided)
     listing = session.get(Listing, proposal.listing_id)
     order = session.get(SearchOrder, proposal.search_order_id)
     office = session.get(Office, office_id)
@@ -229,9 +267,10 @@ def _send_reply(session: Session, action: PendingAction, payload: dict[str, Any]
 
 
 def _accept_proposal(session: Session, action: PendingAction, payload: dict[str, Any], now: dt.datetime) -> None:
+    # locked already (`lock_subject`, before the draft was claimed)
     proposal = session.scalar(select(Proposal).where(Proposal.ref == payload["proposal_id"], Proposal.office_id == action.office_id))
     if proposal is None or proposal.status != ProposalStatus.open.value:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {payload['proposal_id']} ist inzwischen entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
+        raise ToolFailure(ErrorCode.CONFLICT, decided(payload["proposal_id"], proposal.status if proposal else ""), Refusal.proposal_decided)
     listing = session.get(Listing, proposal.listing_id)
     order = session.get(SearchOrder, proposal.search_order_id)
     office = session.get(Office, proposal.office_id)
@@ -244,7 +283,8 @@ def _accept_proposal(session: Session, action: PendingAction, payload: dict[str,
         .values(status=ProposalStatus.accepted.value, decided_at=now)
     )
     if updated.rowcount != 1:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal.ref} ist inzwischen entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
+        session.refresh(proposal)
+        raise ToolFailure(ErrorCode.CONFLICT, decided(proposal.ref, proposal.status), Refusal.proposal_decided)
     detail: dict[str, Any] = {"office": office.name}
     if payload.get("text"):
         detail["note"] = payload["text"]
@@ -287,8 +327,9 @@ def run(session: Session, action: PendingAction, now: dt.datetime) -> str | None
 
 
 def reject_proposal(session: Session, *, office_id: int, proposal_ref: str, now: dt.datetime) -> Proposal:
-    """Reject an open proposal at once (nothing goes out); waiting accept drafts for it are discarded."""
-    proposal = session.scalar(select(Proposal).where(Proposal.ref == proposal_ref, Proposal.office_id == office_id))
+    """Reject an open proposal at once (nothing goes out); waiting accept drafts for it are discarded (the proposal
+    first, then its drafts: the order of `locked_proposal`)."""
+    proposal = locked_proposal(session, office_id=office_id, proposal_ref=proposal_ref)
     if proposal is None:
         raise ToolFailure(ErrorCode.NOT_FOUND, f"Einen Vorschlag {proposal_ref} gibt es bei deinem Büro nicht: list_proposals nennt die offenen.")
     updated = session.execute(
@@ -297,7 +338,8 @@ def reject_proposal(session: Session, *, office_id: int, proposal_ref: str, now:
         .values(status=ProposalStatus.rejected.value, decided_at=now)
     )
     if updated.rowcount != 1:
-        raise ToolFailure(ErrorCode.CONFLICT, f"Der Vorschlag {proposal_ref} ist schon entschieden: list_proposals zeigt seinen Status.", Refusal.proposal_decided)
+        session.refresh(proposal)
+        raise ToolFailure(ErrorCode.CONFLICT, decided(proposal_ref, proposal.status), Refusal.proposal_decided)
     session.execute(
         PendingAction.__table__.update()
         .where(

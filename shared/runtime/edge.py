@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shared.db import deadline
-from shared.runtime.failures import database_unreachable
+from shared.runtime.failures import CONCURRENT_MESSAGE, concurrent_write, database_unreachable
 
 log = logging.getLogger("athaus.edge")
 
@@ -76,6 +76,11 @@ class Edge:
             with deadline.within(self.deadline_seconds, own=True):
                 await self.app(scope, replay, watched_send)
         except Exception as error:
+            if concurrent_write(error):
+                log.warning(json.dumps({"event": "concurrent_write", "path": scope.get("path"), "detail": str(error)[:300]}))
+                if not started:
+                    await self._answer(scope, send, 409, CONCURRENT_MESSAGE, None)
+                return
             if not database_unreachable(error):
                 raise
             log.warning(json.dumps({"event": "database_unavailable", "path": scope.get("path"), "detail": str(error)[:300]}))
@@ -84,7 +89,7 @@ class Edge:
 
     async def _answer(self, scope: Scope, send: Send, status: int, message: str, retry_after: int | None) -> None:
         """A German answer: a JSON-RPC error on the MCP endpoints (code in data like every other error), JSON elsewhere."""
-        code = "SOURCE_UNAVAILABLE" if status == 503 else "INVALID_ARGUMENT"
+        code = {503: "SOURCE_UNAVAILABLE", 409: "CONFLICT"}.get(status, "INVALID_ARGUMENT")
         body: dict[str, Any]
         if _is_mcp(scope):
             body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600 if status == 413 else -32603, "message": message, "data": {"athaus/code": code}}}

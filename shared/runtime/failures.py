@@ -27,6 +27,12 @@ log = logging.getLogger("athaus.calls")
 
 INTERNAL_MESSAGE = "Beim Ausführen ist ein interner Fehler aufgetreten; bitte in einigen Minuten erneut versuchen."
 UNAVAILABLE_MESSAGE = "Die Datenbank ist gerade nicht erreichbar; bitte in einer Minute erneut versuchen."
+CONCURRENT_MESSAGE = (
+    "Eine gleichzeitige Änderung derselben Daten kam dazwischen; nichts wurde geändert. Bitte den Stand neu abrufen und "
+    "erneut versuchen."
+)
+# PostgreSQL's deadlock_detected and serialization_failure: two writers met, the database is well
+CONCURRENT_SQLSTATES = ("40P01", "40001")
 TIME_BUDGET_MESSAGE = (
     "Die Anfrage hat länger gedauert als die erlaubten {seconds} Sekunden und wurde abgebrochen: bitte enger fragen "
     "(weniger Suchwörter, einen Ort oder eine Preisspanne) oder später erneut versuchen."
@@ -62,8 +68,16 @@ def _timed_out(error: BaseException) -> bool:
     return name == "QueryCanceled" or (name == "OperationalError" and "interrupted" in str(orig))
 
 
+def concurrent_write(error: BaseException) -> bool:
+    """The database gave up one of two writers that waited on each other (a lock order the code should not have; each
+    pair of actions takes its rows in one order, shared/confirmations/kinds.py): a conflict, never an outage."""
+    return getattr(getattr(error, "orig", None), "sqlstate", None) in CONCURRENT_SQLSTATES
+
+
 def database_unreachable(error: BaseException) -> bool:
     """The database cannot be reached or dropped the connection (down, restarting, hung, pool exhausted)."""
+    if concurrent_write(error):
+        return False
     if isinstance(error, sa_exc.TimeoutError | sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.DisconnectionError):
         return True
     if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
@@ -81,7 +95,9 @@ def failure_of(error: BaseException, deadline_seconds: float) -> Failure:
         return Failure(error.code, error.message, error.reason)
     if isinstance(error, ValidationError):
         return Failure(ErrorCode.INVALID_ARGUMENT, german_message(error))
-    if isinstance(error, sa_exc.OperationalError) and _timed_out(error):
+    if concurrent_write(error):
+        failure = Failure(ErrorCode.CONFLICT, CONCURRENT_MESSAGE)
+    elif isinstance(error, sa_exc.OperationalError) and _timed_out(error):
         failure = Failure(ErrorCode.TIME_BUDGET_EXCEEDED, TIME_BUDGET_MESSAGE.format(seconds=f"{deadline_seconds:g}".replace(".", ",")))
     elif isinstance(error, deadline.DeadlineExceeded) or database_unreachable(error):
         failure = Failure(ErrorCode.SOURCE_UNAVAILABLE, UNAVAILABLE_MESSAGE)

@@ -77,6 +77,13 @@ def _failure(kind: str, timeout: float) -> ToolFailure:
             "Die Feed-Adresse des Büros (oder eine Weiterleitung von ihr) zeigt nicht auf eine öffentliche https-Adresse; "
             "nichts wurde geändert: " + NEXT_STEP,
         )
+    if kind == "unresolved":
+        # a name that does not resolve says nothing about its address: the resolver may be down, or the name mistyped
+        return ToolFailure(
+            ErrorCode.SOURCE_UNAVAILABLE,
+            "Der Name der Feed-Adresse des Büros ließ sich nicht auflösen (DNS); nichts wurde geändert: bitte später "
+            "erneut versuchen, die Feed-Adresse des Büros prüfen oder die Übertragung als xml übergeben.",
+        )
     if kind == "redirects":
         return ToolFailure(
             ErrorCode.SOURCE_UNAVAILABLE,

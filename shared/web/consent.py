@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from contract.rights import ServerName
 from shared.auth import tokens
 from shared.auth.passwords import hashing
-from shared.auth.sessions import open_session, session_user
+from shared.auth.sessions import CookiePolicy, open_session, session_user
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights, sign_in
 from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.models import UsedAuthorizationRequest
@@ -47,9 +47,8 @@ from shared.web.pages import (
     too_many_attempts,
 )
 
-SESSION_COOKIE = "athaus_sitzung"
+SESSION_COOKIE = "athaus_sitzung"  # names before the prefix (shared.auth.sessions.CookiePolicy)
 CSRF_COOKIE = "athaus_csrf"
-COOKIE_PATH = "/oauth"
 SESSION_TTL_SECONDS = 12 * 3600
 FORM_MAX_BYTES = 16 * 1024
 
@@ -76,9 +75,7 @@ class SignInPages:
     def __init__(self, server: AuthorizationServer, secret: str) -> None:
         self.server = server
         self.csrf = Signer(secret, "web-csrf")
-        public = urlsplit(server.settings.public_url)
-        # Secure cookies would never come back over plain http, which only a local development setup uses.
-        self.secure_cookies = not (server.settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
+        self.cookies = CookiePolicy.of(server.settings.public_url, server.settings.development)
 
     def router(self) -> APIRouter:
         """The authorization endpoint, login and consent as FastAPI routes: the pending request, the CSRF check and
@@ -93,7 +90,7 @@ class SignInPages:
 
         async def signed_in(request: Request) -> Account | None:
             """The account of the sign-in session cookie, if it is valid and the account still exists."""
-            return await anyio.to_thread.run_sync(self._account, request.cookies.get(SESSION_COOKIE))
+            return await anyio.to_thread.run_sync(self._account, self.cookies.read(request, SESSION_COOKIE))
 
         # No CORS on the authorization endpoint: a browser navigates there, scripts have no business calling it.
         @router.get(AUTHORIZATION_PATH, summary="Autorisierungsanfrage (OAuth 2.1, PKCE, RFC 8707)")
@@ -206,7 +203,7 @@ class SignInPages:
         FORM_MAX_BYTES: these forms are a few hundred bytes."""
         form = None
         if request.method == "POST":
-            if not request.cookies.get(CSRF_COOKIE):
+            if not self.cookies.read(request, CSRF_COOKIE):
                 return _csrf_refused()
             form = await _bounded_form(request)
             if form is None:
@@ -269,11 +266,11 @@ class SignInPages:
 
     def _csrf_pair(self, request: Request) -> tuple[str, str]:
         """The cookie nonce (kept if the browser has a valid one) and the form token bound to it."""
-        nonce = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+        nonce = self.cookies.read(request, CSRF_COOKIE) or secrets.token_urlsafe(32)
         return nonce, self.csrf.mac(nonce)
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
-        nonce, sent = request.cookies.get(CSRF_COOKIE), SignInForm.of(form).csrf_token
+        nonce, sent = self.cookies.read(request, CSRF_COOKIE), SignInForm.of(form).csrf_token
         return nonce is not None and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce).encode())
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
@@ -281,9 +278,7 @@ class SignInPages:
         return response
 
     def _set_cookie(self, response: Response, name: str, value: str, max_age: int | None) -> None:
-        response.set_cookie(
-            name, value, max_age=max_age, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax"
-        )
+        self.cookies.set(response, name, value, max_age)
 
 
 class SignInForm(FormModel):

@@ -23,7 +23,9 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the pages' own forms, which
+    # the origin check (shared/auth/cors.py SameOrigin) cannot tell from a sandboxed frame of another site
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 

@@ -17,7 +17,7 @@ import re
 import secrets
 from collections.abc import Callable
 from typing import Literal
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import anyio.to_thread
 from starlette.datastructures import FormData
@@ -26,12 +26,11 @@ from fastapi import APIRouter, Depends
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from contract.errors import ToolFailure
-from shared.auth.clients import LOOPBACK_HOSTS
 from shared.auth.signing import Signer
 from shared.auth.access import Account, account_of, sign_in
 from shared.auth.passwords import hashing
 from contract.confirmations import CONFIRM_PAGE_PATH, CONFIRMATION_ID_PATTERN
-from shared.auth.sessions import close_session, open_session, session_user
+from shared.auth.sessions import CookiePolicy, close_session, open_session, session_user
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, one_for_page, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
 from shared.db.models import User
@@ -53,9 +52,8 @@ from shared.webapp.pages import (
     login_page,
 )
 
-SESSION_COOKIE = "athaus_app_sitzung"
+SESSION_COOKIE = "athaus_app_sitzung"  # names before the prefix (shared.auth.sessions.CookiePolicy)
 CSRF_COOKIE = "athaus_app_csrf"
-COOKIE_PATH = "/app"
 SESSION_TTL_SECONDS = 12 * 3600
 NOTICE_TTL_SECONDS = 300
 
@@ -82,9 +80,7 @@ class WebApp:
         self.now = now
         self.csrf = Signer(secret, "app-csrf")
         self.notices = Signer(secret, "app-notice")
-        public = urlsplit(settings.public_url)
-        # Secure cookies would never come back over plain http, which only a local development setup uses.
-        self.secure_cookies = not (settings.development and public.scheme == "http" and public.hostname in LOOPBACK_HOSTS)
+        self.cookies = CookiePolicy.of(settings.public_url, settings.development)
 
     def router(self) -> APIRouter:
         """The web app's routes: the CSRF-checked form and the signed-in account are dependencies, each form a
@@ -118,7 +114,7 @@ class WebApp:
 
         @router.post(LOGOUT_PATH, openapi_extra=CsrfForm.openapi_body(), summary="Abmelden")
         async def logout(request: Request, form: FormData = Depends(checked_form)) -> Response:
-            await anyio.to_thread.run_sync(self._close_session, request.cookies.get(SESSION_COOKIE))
+            await anyio.to_thread.run_sync(self._close_session, self.cookies.read(request, SESSION_COOKIE))
             return self.logout()
 
         @router.get(CONFIRM_PAGE_PATH + "{confirmation_id}", summary="Eine Bestätigung: was hinausgeht, Senden oder Verwerfen")
@@ -144,7 +140,7 @@ class WebApp:
 
     async def signed_in(self, request: Request) -> Account | None:
         """The account of a live server-side session, if the account still exists."""
-        return await anyio.to_thread.run_sync(self._user, request.cookies.get(SESSION_COOKIE))
+        return await anyio.to_thread.run_sync(self._user, self.cookies.read(request, SESSION_COOKIE))
 
     async def account(self, request: Request) -> Account | None:
         """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
@@ -197,7 +193,7 @@ class WebApp:
 
     def logout(self) -> Response:
         response = see_other(self._with_notice(LOGIN_PATH, "logged_out", ""))
-        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax")
+        self.cookies.delete(response, SESSION_COOKIE)
         return response
 
     async def decide(self, user_id: int | None, form: DecisionForm) -> Response:
@@ -280,11 +276,11 @@ class WebApp:
 
     def _csrf_pair(self, request: Request) -> tuple[str, str]:
         """The cookie nonce (kept if the browser has one) and the form token bound to it."""
-        nonce = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+        nonce = self.cookies.read(request, CSRF_COOKIE) or secrets.token_urlsafe(32)
         return nonce, self.csrf.mac(nonce)
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
-        nonce, sent = request.cookies.get(CSRF_COOKIE), CsrfForm.of(form).csrf_token
+        nonce, sent = self.cookies.read(request, CSRF_COOKIE), CsrfForm.of(form).csrf_token
         return bool(nonce) and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce or "").encode())
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
@@ -292,7 +288,7 @@ class WebApp:
         return response
 
     def _set_cookie(self, response: Response, name: str, value: str, max_age: int | None) -> None:
-        response.set_cookie(name, value, max_age=max_age, path=COOKIE_PATH, secure=self.secure_cookies, httponly=True, samesite="lax")
+        self.cookies.set(response, name, value, max_age)
 
     def _with_notice(self, path: str, kind: str, confirmation_id: str) -> str:
         return f"{path}?meldung={self.notices.dumps({'k': kind, 'c': confirmation_id}, NOTICE_TTL_SECONDS)}"

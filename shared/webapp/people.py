@@ -21,7 +21,7 @@ from shared.auth.access import Account
 from shared.german import date_text
 from shared.routing import FormModel, HeadRoute
 from shared.web.pages import secured, see_other
-from shared.webapp.app import SESSION_COOKIE, COOKIE_PATH, WebApp
+from shared.webapp.app import SESSION_COOKIE, WebApp
 from shared.webapp.pages import LOGIN_PATH, MY_DATA_PATH, STAFF_PATH, Notice, error_page, header_of, notice_html, page
 
 INVITE_PATH = f"{STAFF_PATH}/einladen"
@@ -183,7 +183,7 @@ class PeoplePages:
         except ToolFailure as failure:
             return error_page("Nicht gelöscht", failure.message, FAILURE_STATUS.get(failure.code.value, 400))
         response = see_other(self.app._with_notice(LOGIN_PATH, "done", "Dein Konto ist gelöscht. " + KEPT_FOR_OFFICES))
-        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, secure=self.app.secure_cookies, httponly=True, samesite="lax")
+        self.app.cookies.delete(response, SESSION_COOKIE)
         return response
 
     # ---- data --------------------------------------------------------------------------------------------------

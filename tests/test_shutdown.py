@@ -59,7 +59,7 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
                         return
                     name = f"Abschaltung {n}-{i}"
                     call = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "save_search_order", "arguments": {
-                        "name": name, "criteria": {"marketing_type": "rent", "city": "Leipzig", "max_price": 900 + i}}}}
+                        "request_id": f"abschaltung-{n}-{i}", "name": name, "criteria": {"marketing_type": "rent", "city": "Leipzig", "max_price": 900 + i}}}}
                     try:
                         result = http.post(f"{base}/suche/mcp", json=call).json()["result"]
                     except (httpx.HTTPError, ValueError, KeyError):

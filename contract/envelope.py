@@ -30,6 +30,7 @@ class ReasonCode(StrEnum):
     SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
     VISIBILITY_RESTRICTED = "VISIBILITY_RESTRICTED"
     TOTAL_NOT_COUNTED = "TOTAL_NOT_COUNTED"
+    NOT_UNDERSTOOD = "NOT_UNDERSTOOD"  # a part of a typed line (the connectors' `search`) was not read as meant
 
 
 class WarningCode(StrEnum):

@@ -44,6 +44,7 @@ RENT_BELOW = 5_000  # an amount of money under this is a rent; from BUY_FROM a p
 BUY_FROM = 30_000
 # Words that are small towns too: a place only after "in", "bei" and the like.
 COMMON_WORDS = frozenset({"lage", "hof", "haar", "lauf", "senden", "weiden", "linden", "wald", "berg", "bad", "mitte", "halle"})
+ADJECTIVE_GUARD = 100_000  # a town smaller than this after an inflected adjective ("ruhiger Lage") is the noun
 CONNECTIVES = frozenset("ab bis unter max maximal mind mindestens min hoechstens ueber von um zwischen ca circa etwa und".split())
 
 PlaceOf = Callable[[str], "PlaceMatch | Namesakes | None"]
@@ -280,7 +281,7 @@ class _Reader:
         """Single words of the tables; returns whether a warm-rent word and a rent word stood on their own."""
         warm = rent = False
         for index, t in enumerate(self.tokens):
-            if t.role:
+            if t.role or t.typed.startswith("("):  # "Frankfurt (Oder)": a qualifier of a place
                 continue
             previous = self.tokens[index - 1].key if index else ""
             if (kind := W.lookup(W.PROPERTY_WORDS, t.key)) is not None:
@@ -366,7 +367,7 @@ class _Reader:
             run = self.tokens[i : i + width]
             if len(run) < width or any(t.role is not None or t.segment != run[0].segment or t.key.isdigit() for t in run):
                 continue
-            if run[-1].key in STOP_WORDS:
+            if run[-1].key in STOP_WORDS and not run[-1].typed.startswith("("):
                 continue
             typed = " ".join(t.typed for t in run)
             found = self.place_of(typed)
@@ -403,7 +404,15 @@ class _Reader:
         before = self.tokens[index - 1] if index else None
         if len(run) == 1 and before is not None and before.segment == run[0].segment and before.key in {"mit", "ohne"}:
             return False
-        if len(run) == 1 and before is not None and before.role is None and before.typed[:1].islower() and before.key not in STOP_WORDS:
+        if (
+            len(run) == 1
+            and before is not None
+            and before.role is None
+            and before.typed[:1].islower()
+            and before.key not in STOP_WORDS
+            and before.key.endswith(("e", "er", "en", "es", "em"))
+            and size < ADJECTIVE_GUARD
+        ):
             return False  # "ruhiger Lage": an adjective before it
         if isinstance(found, Namesakes) and any(p.residents == 0 for p in found.candidates) and size < TOWN:
             return False
@@ -436,6 +445,9 @@ class _Reader:
         name = found.name
         district = district or found.district
         radius = None
+        after = self.tokens.index(run[-1]) + 1
+        if (cue is None or cue.role != "near") and after < len(self.tokens) and self.tokens[after].role == "near":
+            cue = self.tokens[after]  # "Stuttgart und Umgebung"
         if self.radius is not None:
             radius = self.radius.low
         elif cue is not None and cue.role == "near":

@@ -42,7 +42,10 @@ _POST = (
 
 def _amount(name: str) -> str:
     unit = rf"(?P<{name}r>{_ROOMS})|(?P<{name}a>{_AREA})|(?P<{name}k>{_KM})"
-    return rf"(?P<{name}>{_NUM})(?P<{name}p>\+)?\s*(?P<{name}m>{_MULT})?\s*(?P<{name}c>{_CUR})?\s*(?:{unit})?"
+    return (
+        rf"(?:(?P<{name}q>€|eur(?:o)?)\s*)?(?P<{name}>{_NUM})(?P<{name}p>\+)?\s*(?P<{name}m>{_MULT})?\s*(?P<{name}c>{_CUR})?"
+        rf"\s*(?:{unit})?"
+    )
 
 
 def _pattern(separator: str) -> re.Pattern[str]:
@@ -119,8 +122,8 @@ def _two_things(match: re.Match[str]) -> bool:
     """'60 m² bis 700 €': two quantities side by side, not one range."""
     if match.group("b") is None:
         return False
-    first = _unit(match, "a") or ("money" if match.group("ac") else None)
-    second = _unit(match, "b") or ("money" if match.group("bc") else None)
+    first = _unit(match, "a") or ("money" if match.group("ac") or match.group("aq") else None)
+    second = _unit(match, "b") or ("money" if match.group("bc") or match.group("bq") else None)
     return first is not None and second is not None and first != second
 
 
@@ -128,7 +131,7 @@ def _read(match: re.Match[str]) -> Quantity | None:
     pre, post, bound = _norm(match.group("pre")), _norm(match.group("post")), _norm(match.group("bound"))
     ranged = match.group("b") is not None
     unit = _unit(match, "a") or (_unit(match, "b") if ranged else None)
-    money_said = any(match.group(g) for g in ("am", "ac")) or (ranged and any(match.group(g) for g in ("bm", "bc")))
+    money_said = any(match.group(g) for g in ("aq", "am", "ac")) or (ranged and any(match.group(g) for g in ("bq", "bm", "bc")))
     marks = {pre, post} - {""}
     money_mark = marks & (_WARM | _COLD | _RENT | _BUY | _MONEY)
     if unit is None:

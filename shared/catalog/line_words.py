@@ -42,7 +42,7 @@ PROPERTY_WORDS: dict[str, Kind] = {
     "erdgeschosswohnung": Kind(_FLAT, "Erdgeschoss"), "egwohnung": Kind(_FLAT, "Erdgeschoss"),
     "etagenwohnung": Kind(_FLAT, "Etagenwohnung"), "altbauwohnung": Kind(_FLAT, "Altbau"),
     "neubauwohnung": Kind(_FLAT, "Neubau"), "loft": Kind(_FLAT, "Loft"), "souterrainwohnung": Kind(_FLAT, "Souterrain"),
-    "gartenwohnung": Kind(_FLAT, "Garten"),
+    "gartenwohnung": Kind(_FLAT, "Garten"), "ferienwohnung": Kind(_FLAT, "Ferienwohnung"),
     # houses
     "haus": Kind(_HOUSE), "haeuser": Kind(_HOUSE), "eigenheim": Kind(_HOUSE),
     "einfamilienhaus": Kind(_HOUSE, "Einfamilienhaus"), "efh": Kind(_HOUSE, "Einfamilienhaus"),
@@ -118,7 +118,7 @@ PHRASES: dict[tuple[str, ...], tuple[str, str]] = {
     ("katze", "erlaubt"): ("feature", "pets_allowed"), ("katzen", "erlaubt"): ("feature", "pets_allowed"),
     ("haustiere", "gestattet"): ("feature", "pets_allowed"), ("tierhaltung", "erlaubt"): ("feature", "pets_allowed"),
     ("haustiere", "willkommen"): ("feature", "pets_allowed"), ("hund", "ok"): ("feature", "pets_allowed"),
-    ("gaeste", "wc"): ("feature", "guest_wc"),
+    ("gaeste", "wc"): ("feature", "guest_wc"), ("kueche", "bad"): ("filler", ""), ("kueche", "diele", "bad"): ("filler", ""),
     ("zur", "miete"): ("marketing", "rent"), ("zu", "mieten"): ("marketing", "rent"),
     ("zum", "kauf"): ("marketing", "buy"), ("zu", "kaufen"): ("marketing", "buy"), ("zum", "kaufen"): ("marketing", "buy"),
     ("ich", "suche"): ("filler", ""), ("wir", "suchen"): ("filler", ""), ("zeig", "mir"): ("filler", ""),
@@ -129,7 +129,7 @@ PHRASES: dict[tuple[str, ...], tuple[str, str]] = {
     ("nah", "bei"): ("near", "10"), ("im", "raum"): ("near", "20"), ("raum",): ("near", "20"), ("grossraum",): ("near", "25"),
     ("im", "grossraum"): ("near", "25"), ("umgebung",): ("near", "20"), ("umgebung", "von"): ("near", "20"),
     ("in", "der", "umgebung", "von"): ("near", "20"), ("und", "umgebung"): ("near", "20"), ("rund", "um"): ("near", "20"),
-    ("umland",): ("near", "20"), ("im", "umland", "von"): ("near", "20"), ("region",): ("near", "25"),
+    ("umland",): ("near", "20"), ("landkreis",): ("near", "25"), ("im", "landkreis"): ("near", "25"), ("kreis",): ("near", "25"), ("im", "umland", "von"): ("near", "20"), ("region",): ("near", "25"),
     ("im", "umkreis", "von"): ("near", "10"), ("umkreis",): ("near", "10"), ("umkreis", "von"): ("near", "10"),
 }
 # Words before a place that say "in this town" (stop words of the index too: never searched).

@@ -43,6 +43,8 @@ class Label:
     # With `quoted`: a list line shows only the frame « » without the head (a title: on every line of a 10-hit page,
     # where a head per line would not fit the budget); the server's instructions say what « » means.
     frame_only: bool = False
+    # With `quoted`: the sibling field that completes the origin with who wrote this one ("geschrieben" + "von dir").
+    origin_field: str | None = None
 
 
 NOT_IN_TEXT = Label(None)

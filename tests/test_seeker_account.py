@@ -500,7 +500,7 @@ def test_list_inquiries_says_who_wrote_last_and_whether_the_provider_replied(sea
             authors = list(session.scalars(select(InquiryMessage.author).where(InquiryMessage.inquiry_id == inquiry_id).order_by(InquiryMessage.created_at, InquiryMessage.id)))
             assert item["message_count"] == len(authors)
             assert item["provider_replied"] == ("office" in authors)
-            assert item["last_message_from"] == (item["provider"] if authors[-1] == "office" else "Du")
+            assert item["last_message_from"] == (item["provider"] if authors[-1] == "office" else "dir")
 
 
 def test_text_is_german_and_complete_on_its_own(search: Caller, lena: int) -> None:

@@ -75,7 +75,7 @@ PLAUSIBLE_RATIO = (0.5, 2.0)
 class RuleResult(ContractModel):
     rule: Annotated[CheckRule, Label("Regel", bare=True)]
     rule_label: str = Field(description="Name der Regel, deutsch.")
-    verdict: Annotated[Verdict, Label("Urteil", bare=True)] = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
+    verdict: Annotated[Verdict, Label("Urteil", bare=True)] = Field(description="ok (erfüllt), failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
     verdict_label: str
     blocking: Annotated[bool, Label("Pflichtregel")] = Field(description="true: die Regel entscheidet über publishable; false: nur ein Hinweis.")
     message: Annotated[str, Label("Befund", bare=True)] = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
@@ -141,7 +141,8 @@ class SearchStockInput(StockFilters):
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
-            "newest nach Veröffentlichung, nie veröffentlichte zuletzt; bei Gleichstand die "
+            "newest (zuletzt veröffentlichte zuerst, nie veröffentlichte zuletzt), price_asc (günstigste zuerst), price_desc "
+            "(teuerste zuerst), living_area_desc (größte zuerst); bei Gleichstand die "
             "Inseratsnummer."
         ),
     )

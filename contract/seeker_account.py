@@ -57,7 +57,7 @@ class SearchOrderItem(ContractModel):
         description="Die gespeicherten Suchkriterien, in der Form der Filter von search_listings; null heißt: keine Einschränkung."
     )
     criteria_text: Annotated[str, Label("sucht")] = Field(description="Die Kriterien in einem deutschen Satz.")
-    frequency: Annotated[AlertFrequency, Label("Benachrichtigung")] = Field(description="Wie oft du benachrichtigt wirst: instant (sofort), daily, weekly.")
+    frequency: Annotated[AlertFrequency, Label("Benachrichtigung")] = Field(description="Wie oft du benachrichtigt wirst: instant (sofort bei jedem neuen Treffer), daily (einmal täglich), weekly (einmal wöchentlich).")
     frequency_label: str
     status: Annotated[SearchOrderStatus, Label("Status", bare=True)]
     status_label: str

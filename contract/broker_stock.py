@@ -141,9 +141,8 @@ class SearchStockInput(StockFilters):
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
-            "newest (zuletzt veröffentlichte zuerst, nie veröffentlichte zuletzt), price_asc (günstigste zuerst), price_desc "
-            "(teuerste zuerst), living_area_desc (größte zuerst); bei Gleichstand die "
-            "Inseratsnummer."
+            "newest (neueste zuerst), price_asc (billigste), price_desc (teuerste), living_area_desc (größte); "
+            "nie veröffentlichte zuletzt."
         ),
     )
     limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")

@@ -57,7 +57,7 @@ def title_label(text: str = "Titel", bare: bool = True) -> Label:
     return Label(text, bare=bare, quoted=FROM_PROVIDER, frame_only=True)
 
 # Echoed scopes that are no input of the tool: what the login or the tool itself fixed.
-SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand"}
+SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand", "search_orders": "Suchaufträge"}
 
 # What the text of a list or count shows from its envelope by fixed rules, never by field labels.
 ENVELOPE_FIELDS = frozenset(

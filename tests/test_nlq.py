@@ -58,6 +58,8 @@ KINDS: list[tuple[str, dict[str, Any]]] = [
     ("Wohnung Dresden-Neustadt", {"city": "Dresden", "property_types": ["apartment"]}),
     ("3 Zimmer Köln-Ehrenfeld", {"city": "Köln", "min_rooms": 3}),
     ("Wohnung in Berlin-Prenzlauer Berg", {"city": "Berlin"}),
+    ("Wohnung in Dresden Neustadt", {"city": "Dresden", "property_types": ["apartment"]}),
+    ("Wohnung in Gohlis", {"city": "Leipzig"}),
     # types and subtypes
     ("Reihenhaus Hannover", {"property_types": ["house"], "city": "Hannover"}),
     ("Doppelhaushälfte kaufen Kassel", {"property_types": ["house"], "marketing_type": "buy", "city": "Kassel"}),
@@ -177,6 +179,9 @@ def test_a_suggested_town_reads_as_that_town() -> None:
         ("Garage mit Stellplatz", {"property_types": ["parking"], "features": ["parking_space"]}, "Garage"),
         ("Wohnung mit Stellplatz", {"property_types": ["apartment"], "features": ["parking_space"]}, None),
         ("günstige Wohnung Berlin", {"property_types": ["apartment"], "city": "Berlin"}, None),
+        ("Wohnung Nähe Hauptbahnhof Leipzig", {"property_types": ["apartment"], "city": "Leipzig"}, "Hauptbahnhof"),
+        ("Wohnung in Frankfurt (Oder)", {"property_types": ["apartment"], "city": "Frankfurt (Oder)"}, None),
+        ("Wohnung Stuttgart und Umgebung", {"property_types": ["apartment"], "near": {"place": "Stuttgart", "radius_km": 20.0}}, None),
     ],
 )
 def test_words_that_look_alike_are_told_apart(line: str, filters: dict[str, Any], words: str | None) -> None:

@@ -148,6 +148,7 @@ class _Reader:
         self.subtypes: list[str] = []
         self.types: list[str] = []
         self.parking: list[Token] = []
+        self.deferred: list[tuple[list[Token], PlaceMatch, Token | None, str]] = []
 
     # --- numbers -----------------------------------------------------------------------------------------------
     def cut(self) -> str:
@@ -360,6 +361,12 @@ class _Reader:
             if cue is not None and cue.role != "hole":
                 self.reading.place_words.add(t.typed)
             i += 1
+        for run, found, cue, typed in self.deferred:
+            if "city" in self.reading.filters or "near" in self.reading.filters:
+                for t in run:
+                    t.role = None  # a word, like any district the data does not name
+            else:
+                self.take_place(run, found, cue, typed)
 
     def place_at(self, i: int, cue: Token | None) -> int:
         """Read a place starting at token `i`; returns how many tokens it took (0: none)."""
@@ -380,6 +387,17 @@ class _Reader:
                 continue
             if found is None or not self.acceptable(found, run, cue):
                 continue
+            if isinstance(found, Namesakes) and i and self.tokens[i - 1].role == "place" and self.tokens[i - 1].segment == run[0].segment:
+                for t in run:  # "Dresden Neustadt": a name right after the town is its district, a word
+                    t.role = "district"
+                self.reading.words.append(typed)
+                self.reading.parts.append(f"Ortsteil {typed} als Suchwort")
+                return width
+            if isinstance(found, PlaceMatch) and found.district and W.key(typed) == W.key(found.district):
+                for t in run:  # a district alone ("in Gohlis"): its town only if the line names no town
+                    t.role = "district?"
+                self.deferred.append((run, found, cue, typed))
+                return width
             if isinstance(found, Namesakes):
                 if self.postal_town(found, cue, run):
                     return width

@@ -30,7 +30,7 @@ _BOUND = (
     r"weniger\s+als|nicht\s+mehr\s+als|kleiner\s+als|nicht\s+über|ca\.?|circa|etwa|rund|ungefähr|ungefaehr|um\s+die|[<>≤≥]"
 )
 _PRE = (
-    r"warmmiete|kaltmiete|nettokaltmiete|gesamtmiete|bruttomiete|grundmiete|mietpreis|miete|kaufpreis|preis|budget|"
+    r"baujahr|bj\.?|warmmiete|kaltmiete|nettokaltmiete|gesamtmiete|bruttomiete|grundmiete|mietpreis|miete|kaufpreis|preis|budget|"
     r"warm|kalt|wohnfläche|wohnflaeche|wfl\.?|fläche|flaeche|größe|groesse|(?:im\s+)?(?:umkreis|radius)(?:\s+von)?|\+"
 )
 _POST = (
@@ -129,6 +129,8 @@ def _two_things(match: re.Match[str]) -> bool:
 
 def _read(match: re.Match[str]) -> Quantity | None:
     pre, post, bound = _norm(match.group("pre")), _norm(match.group("post")), _norm(match.group("bound"))
+    if pre in {"baujahr", "bj"}:
+        return None  # a year of building: no filter of the catalog, never a price
     ranged = match.group("b") is not None
     unit = _unit(match, "a") or (_unit(match, "b") if ranged else None)
     money_said = any(match.group(g) for g in ("aq", "am", "ac")) or (ranged and any(match.group(g) for g in ("bq", "bm", "bc")))

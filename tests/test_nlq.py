@@ -84,6 +84,8 @@ KINDS: list[tuple[str, dict[str, Any]]] = [
     ("Wohnung Freiburg 3 Zimmer", {"ambiguous_place": "Freiburg"}),
     ("Haus in Lepzig", {"place_suggests": "Leipzig"}),
     ("Wohnung in Nürnbrg", {"place_suggests": "Nürnberg"}),
+    ("Haus in Kasel", {"place_suggests": "Kassel"}),  # a village called Kasel exists: read, and Kassel named
+    ("Wohnung mit Fahrstul Leipzig", {"typo_suggests": "Fahrstuhl", "city": "Leipzig"}),
     ("Wohnung mit Balkn Leipzig", {"typo_suggests": "Balkon", "city": "Leipzig"}),
     ("Haus mit Gartn Dresden", {"typo_suggests": "Garten", "city": "Dresden"}),
     # a number left over is not understood, never a search word in a complete answer
@@ -193,6 +195,7 @@ def test_a_suggestion_that_drops_a_piece_drops_what_hangs_on_it() -> None:
     assert without("Wohnung in Dresdn", "Dresdn") == "Wohnung"
     assert without("2-Zimmer-Wohnung Köln", "2-Zimmer") == "Wohnung Köln"
     assert without("Wohnung ab 4 Zimmern mit Garten im Raum Stuttgart", "Stuttgart") == "Wohnung ab 4 Zimmern mit Garten"
+    assert without("Wohnung mit Fahrstul Leipzig", "Fahrstul") == "Wohnung Leipzig"
 
 
 def test_the_checker_fails_a_misread_line() -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from shared.catalog import line_words as W
 from shared.catalog.line_numbers import MONEY_WITHOUT_UNIT, Quantity, quantities
-from shared.catalog.places import Namesakes, PlaceMatch, candidate_names, places_of_code
+from shared.catalog.places import Namesakes, PlaceMatch, candidate_names, classify_place, places_of_code, spelt_alike
 from shared.catalog.text import STOP_WORDS
 from shared.german import decimal, number
 
@@ -44,6 +44,8 @@ RENT_BELOW = 5_000  # an amount of money under this is a rent; from BUY_FROM a p
 BUY_FROM = 30_000
 # Words that are small towns too: a place only after "in", "bei" and the like.
 COMMON_WORDS = frozenset({"lage", "hof", "haar", "lauf", "senden", "weiden", "linden", "wald", "berg", "bad", "mitte", "halle"})
+SMALL_PLACE = 5_000  # a place this small, spelt nearly like a far larger town, is named with the town as likely meant
+LARGER_ALIKE = 20
 ADJECTIVE_GUARD = 100_000  # a town smaller than this after an inflected adjective ("ruhiger Lage") is the noun
 CONNECTIVES = frozenset("ab bis unter max maximal mind mindestens min hoechstens ueber von um zwischen ca circa etwa und".split())
 
@@ -115,6 +117,11 @@ class Reading:
     def misspelt(self, typed: str, fixes: list[str]) -> None:
         """`typed`, a search word no listing contains, is likely one of `fixes`: named as not understood."""
         self.unclear.append(Unclear(typed, "steht in keinem Inserat", fixes))
+
+
+def _residents(name: str) -> int:
+    found = classify_place(name)
+    return found.residents if isinstance(found, PlaceMatch) else 0
 
 
 def _listed(names: list[str], shown: int = 6) -> str:
@@ -483,6 +490,10 @@ class _Reader:
             filters["city"] = name
             self.reading.parts.append(f"Ort {name}")
         self.reading.pieces.append(typed)
+        if found.residents < SMALL_PLACE and not district:
+            larger = [n for n in spelt_alike(typed) if n != name and _residents(n) >= LARGER_ALIKE * max(found.residents, 1)]
+            if larger:  # "Kasel": a village of that name exists, but Kassel was likely meant
+                self.reading.unclear.append(Unclear(typed, f"gelesen als der kleine Ort {name} ({found.state})", larger[:2]))
         if district:
             self.reading.words.append(district)
             self.reading.parts.append(f"Ortsteil {district} als Suchwort")
@@ -565,6 +576,7 @@ def read_line(line: str, place_of: PlaceOf) -> Reading:
     return _Reader(text, place_of).read()
 
 
+_JOINING = frozenset({"mit", "ohne", "und", "in", "im", "bei", "nahe", "naehe", "ab", "bis", "unter", "um"})  # joins the piece only
 _DANGLING = frozenset(STOP_WORDS | CONNECTIVES | {"nahe", "naehe", "raum", "umgebung", "umkreis", "rund"})
 
 
@@ -577,7 +589,7 @@ def without(line: str, piece: str) -> str:
     before = line[:at].rstrip("- ")
     after = line[at + len(piece) :].lstrip("- ")
     words = before.split()
-    while words and W.key(words[-1]) in _DANGLING and not after.strip(" ,"):
+    while words and W.key(words[-1]) in _DANGLING and (not after.strip(" ,") or W.key(words[-1]) in _JOINING):
         words.pop()
     text = " ".join([*words, *after.split()])
     text = re.sub(r"\s+,", ",", text).strip(" ,")

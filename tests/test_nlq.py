@@ -15,7 +15,8 @@ import pytest
 
 from bench.nlq import DEV_LINES, Outcome, load, problems, run
 from broker_server.server import DEFINITION as BROKER
-from shared.catalog.free_text import read_line, without
+from shared.catalog.free_text import read_line
+from shared.catalog.line_edits import without
 from shared.catalog.places import classify_place
 from shared.db.session import Database
 from tests.conftest import Caller, make_context

@@ -576,29 +576,4 @@ def read_line(line: str, place_of: PlaceOf) -> Reading:
     return _Reader(text, place_of).read()
 
 
-_JOINING = frozenset({"mit", "ohne", "und", "in", "im", "bei", "nahe", "naehe", "ab", "bis", "unter", "um"})  # joins the piece only
-_DANGLING = frozenset(STOP_WORDS | CONNECTIVES | {"nahe", "naehe", "raum", "umgebung", "umkreis", "rund"})
-
-
-def without(line: str, piece: str) -> str:
-    """`line` with one typed piece taken out, for a suggestion that drops one filter; a word left hanging where the
-    piece was ("Wohnung in", "2-Zimmer-") goes with it."""
-    at = line.find(piece)
-    if at < 0:
-        return line
-    before = line[:at].rstrip("- ")
-    after = line[at + len(piece) :].lstrip("- ")
-    words = before.split()
-    while words and W.key(words[-1]) in _DANGLING and (not after.strip(" ,") or W.key(words[-1]) in _JOINING):
-        words.pop()
-    text = " ".join([*words, *after.split()])
-    text = re.sub(r"\s+,", ",", text).strip(" ,")
-    return text
-
-
-def replaced(line: str, piece: str, by: str) -> str:
-    """`line` with one typed piece replaced, for a suggestion that spells it as likely meant."""
-    return " ".join(line.replace(piece, by, 1).split())
-
-
-__all__ = ["MONEY_WITHOUT_UNIT", "Reading", "read_line", "replaced", "without"]
+__all__ = ["MONEY_WITHOUT_UNIT", "Reading", "read_line"]

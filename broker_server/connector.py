@@ -48,24 +48,26 @@ def _inquiry_hit(inquiry_id: str, listing_title: str, status: str, public_url: s
 
 
 def search(args: ConnectorSearchInput, ctx: ToolContext) -> Page[ConnectorHit]:
-    reading = connector.read(args.query)
+    reading = connector.read(args.query, ctx.db)
     if reading.listing_id or reading.inquiry_id:
         return _one_record(args.query, reading, ctx)
     public_url = ctx.settings.public_url
     listings = stock.search_listings(connector.filters(reading, SearchStockInput, RESULTS_SHOWN), ctx)
     hits = [_listing_hit(s.listing_id, s.title, s.status_label, public_url) for s in listings.items]
-    incomplete = connector.shown_fewer(listings.total, len(listings.items), "Objekte", "search_listings") if listings.items else []
+    incomplete = connector.not_understood(args.query, reading)
+    if listings.items:
+        incomplete += connector.shown_fewer(listings.total, len(listings.items), "Objekte", "search_listings")
     request = connector.echo(args.query, reading, listings.request)
     total = listings.total
     sentence = reading.sentence()
-    if reading.words:
-        found = inquiries.search_inquiries(SearchInquiriesInput(query=reading.words, limit=RESULTS_SHOWN), ctx, tool="search")
+    if reading.message_words:
+        found = inquiries.search_inquiries(SearchInquiriesInput(query=reading.message_words, limit=RESULTS_SHOWN), ctx, tool="search")
         hits += [_inquiry_hit(i.inquiry_id, i.listing_title, label(i.status), public_url) for i in found.items]
         if found.items:
             incomplete += connector.shown_fewer(found.total, len(found.items), "Anfragen", "search_inquiries")
-        request["inquiries_query"] = EffectiveValue(value=reading.words, source=ValueSource.caller)
+        request["inquiries_query"] = EffectiveValue(value=reading.message_words, source=ValueSource.caller)
         total = None if total is None or found.total is None else total + found.total
-        sentence += f"; Anfragen: Nachrichten mit „{reading.words}“ (Ort und andere Angaben gelten nur für den Bestand)"
+        sentence += f"; Anfragen: Nachrichten mit „{reading.message_words}“ (Ort und andere Angaben gelten nur für den Bestand)"
     else:
         sentence += "; Anfragen nicht gesucht (die Zeile hat keine Suchwörter für Nachrichten)"
     empty = not hits

@@ -358,6 +358,12 @@ def inquiry_detail(facts: InquiryFacts[Inquiry], drafts: list[PendingAction], na
     profile = profile_of(inquiry)
     listing = inquiry.listing
 
+    def written_by(author: str, name: str | Absent) -> str:
+        named = name if isinstance(name, str) else None
+        if author == MessageAuthor.seeker.value:
+            return f"von der/dem Suchenden {named}" if named else "von der/dem Suchenden"
+        return f"vom Büro ({named})" if named else "vom Büro"
+
     def author_name(message: InquiryMessage) -> str | Absent:
         if message.author == MessageAuthor.seeker.value:
             return profile.name
@@ -376,7 +382,10 @@ def inquiry_detail(facts: InquiryFacts[Inquiry], drafts: list[PendingAction], na
         ),
         seeker=profile,
         thread=[
-            ThreadMessage(author=MessageAuthor(m.author), author_name=author_name(m), sent_at=m.created_at, text=m.body)
+            ThreadMessage(
+                author=MessageAuthor(m.author), author_name=(name := author_name(m)), written_by=written_by(m.author, name),
+                sent_at=m.created_at, text=m.body,
+            )
             for m in inquiry.messages
         ],
         open_drafts=[

@@ -165,7 +165,7 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
             situation.proposal_section(_open_proposals(session, office), now, limit),
         ]
         figures = situation.key_figures(_activity(session, office, now), now)
-    total = sum(section.total for section in sections)
+    total = sum(1 for section in sections if section.total)  # sections, not their unlike counts added up
     return Tally(
         total=total,
         request=effective_request(args) | scope,

@@ -77,7 +77,7 @@ class ExcludedCount(ContractModel):
 class ImportListingsOutput(ContractModel):
     source: Annotated[TransferSource, Label("Quelle")]
     source_label: str
-    scope: Annotated[TransferScope, Label("Umfang")] = Field(description="full: VOLL, partial: TEIL.")
+    scope: Annotated[TransferScope, Label("Umfang")] = Field(description="full (vollständige Übertragung, VOLL) oder partial (Teilübertragung, TEIL).")
     scope_label: str
     scope_assumed: Annotated[bool, Label("Umfang angenommen")] = Field(
         description="true: die Datei hat kein uebertragung-Element; gelesen als TEIL (zieht nichts zurück außer aktion DELETE)."

@@ -42,7 +42,7 @@ class DraftReplyInput(ContractModel):
 
 class DecideProposalInput(ContractModel):
     proposal_id: Annotated[str, Label("Vorschlag")] = Field(pattern=PROPOSAL_ID_PATTERN, description="Nummer des Vorschlags, z. B. P-000007.")
-    decision: Annotated[lenient(ProposalDecision), Label("Entscheidung")] = Field(description="accept oder reject.")  # type: ignore[valid-type]
+    decision: Annotated[lenient(ProposalDecision), Label("Entscheidung")] = Field(description="accept (annehmen) oder reject (ablehnen).")  # type: ignore[valid-type]
     message: Annotated[str | None, Label("Nachricht")] = Field(
         default=None, max_length=2000, description="Bei accept: ein Satz an die/den Suchende/n zum Exposé."
     )

@@ -177,7 +177,12 @@ class KeyFigures(ContractModel):
 
 
 class SituationReportOutput(Envelope):
-    total: Annotated[int, Label("Gesamt")] = Field(description="Offene Punkte aller Abschnitte zusammen.")
+    total: Annotated[int, Label("Abschnitte mit offenen Punkten")] = Field(
+        description=(
+            "Wie viele der fünf Abschnitte offene Punkte haben (0: nichts offen). Die Zahlen der Abschnitte zählen "
+            "Verschiedenes (Anfragen, Bestätigungen, Objekte, Vorschläge) und werden nicht addiert."
+        )
+    )
     office: Annotated[str, Label("Büro")]
     as_of: Annotated[dt.datetime, Label("Stand")] = Field(description="Der Zeitpunkt 'jetzt', auf den sich Alter und Fristen beziehen.")
     sections: Annotated[list[ReportSection], Label("Abschnitte")] = Field(

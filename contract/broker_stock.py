@@ -75,7 +75,7 @@ PLAUSIBLE_RATIO = (0.5, 2.0)
 class RuleResult(ContractModel):
     rule: Annotated[CheckRule, Label("Regel", bare=True)]
     rule_label: str = Field(description="Name der Regel, deutsch.")
-    verdict: Annotated[Verdict, Label("Urteil", bare=True)] = Field(description="ok, failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
+    verdict: Annotated[Verdict, Label("Urteil", bare=True)] = Field(description="ok (erfüllt), failed (nicht erfüllt) oder not_checkable (nicht prüfbar, mit Grund).")
     verdict_label: str
     blocking: Annotated[bool, Label("Pflichtregel")] = Field(description="true: die Regel entscheidet über publishable; false: nur ein Hinweis.")
     message: Annotated[str, Label("Befund", bare=True)] = Field(description="Deutsch: was geprüft wurde, was fehlt und was zu tun ist.")
@@ -133,7 +133,8 @@ class SearchStockInput(StockFilters):
     sort: Annotated[SortOrder, Label("Reihenfolge")] = Field(
         default=SortOrder.newest,
         description=(
-            "newest nach Veröffentlichung, nie veröffentlichte zuletzt."
+            "newest (neueste zuerst), price_asc (billigste), price_desc (teuerste), living_area_desc (größte); "
+            "nie veröffentlichte zuletzt."
         ),
     )
     limit: Annotated[int, Label("pro Seite")] = Field(default=10, ge=1, le=50, description="Einträge pro Seite.")

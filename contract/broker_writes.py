@@ -117,7 +117,8 @@ class SaveListingOutput(ContractModel):
 class UpdateListingStatusInput(ContractModel):
     listing_id: Annotated[ListingId, Label("Inserat")]
     status: Annotated[lenient(ListingStatus), Label("neuer Status")] = Field(  # type: ignore[valid-type]
-        description="published, reserved, sold (nur Kauf), let (nur Miete), withdrawn; draft nur aus withdrawn."
+        description="published (veröffentlicht), reserved (reserviert), sold (verkauft, nur Kauf), let (vermietet, nur Miete), withdrawn "
+        "(zurückgezogen); draft (Entwurf) nur aus withdrawn."
     )
     reason: Annotated[str | None, Label("Grund")] = Field(default=None, max_length=300)
     version: Annotated[int | None, Label("Version")] = Field(default=None, ge=1, le=MAX_VERSION, description="version aus get_listing.")

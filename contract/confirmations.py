@@ -151,10 +151,10 @@ class ConfirmationBlock(ContractModel):
     """What waits for a click (or what became of it)."""
 
     confirmation_id: Annotated[str, Label("Bestätigung", bare=True)] = Field(description="Nummer der Bestätigung.")
-    action: Annotated[PendingActionKind, Label("Art")] = Field(description="send_inquiry, send_reply oder decide_proposal.")
+    action: Annotated[PendingActionKind, Label("Art")] = Field(description="send_inquiry (Anfrage senden), send_reply (Antwort senden) oder decide_proposal (Vorschlag entscheiden).")
     summary: Annotated[str, Label("Inhalt", bare=True)] = Field(description="Was hinausgeht, an wen, in einem Satz.")
     status: Annotated[ConfirmationStatus, Label("Status")] = Field(
-        description="pending (wartet auf den Klick), sent, discarded, expired, sent_without_click (vom Büro ohne Klick freigegeben)."
+        description="pending (wartet auf den Klick), sent (gesendet), discarded (verworfen), expired (abgelaufen), sent_without_click (vom Büro ohne Klick freigegeben)."
     )
     expires_at: Annotated[dt.datetime, Label("gültig bis")] = Field(description="Bis dahin kann geklickt werden.")
     where_to_click: Annotated[str, Label("Bestätigen")] = Field(
@@ -200,7 +200,7 @@ class SendInput(ContractModel):
 class DecideConfirmationInput(ContractModel):
     confirmation_id: Annotated[ConfirmationId, Label("Bestätigung")]
     token: Annotated[str, Label("Token")] = Field(min_length=16, max_length=200, description="Das Token der Karte.")
-    decision: Annotated[lenient(Decision), Label("Entscheidung")] = Field(description="send oder discard.")  # type: ignore[valid-type]
+    decision: Annotated[lenient(Decision), Label("Entscheidung")] = Field(description="send (senden) oder discard (verwerfen).")  # type: ignore[valid-type]
     payload_hash: Annotated[str, Label("Prüfsumme")] = Field(pattern=PAYLOAD_HASH_PATTERN, description="Die Prüfsumme, die die Karte gezeigt hat.")
 
     _normalise = field_validator("confirmation_id", mode="before")(normalise_ref)

@@ -27,6 +27,13 @@ from contract.rights import BROKER_READ, SEARCH_PUBLIC
 from contract.tool import Effect, ToolSpec
 
 RESULTS_SHOWN = 10  # results of one `search` call; the shape has no paging, so the rest is said, not dropped
+LINE_READ = (
+    "Gelesen werden Nummer, PLZ, Ort (auch Ortsteil; 'bei', 'im Raum', '20 km' als Umkreis), Zimmer, Wohnfläche, "
+    "Preis, Warm- und Kaltmiete mit Grenzen und Bereichen ('ab', 'max.', '2-3', 'zwischen … und …', '250 Tsd.'), "
+    "Kauf/Miete, Objektart und Ausstattung; übrige Wörter sucht der Volltext. read_as sagt, wie gelesen wurde; was "
+    "nicht verstanden wurde (auch ein Ortsname mehrerer Orte), nennt completeness (NOT_UNDERSTOOD) samt Zeilen zum "
+    "erneuten Senden."
+)
 
 
 class ConnectorSearchInput(ContractModel):
@@ -77,10 +84,9 @@ SEARCH_CATALOG = ToolSpec(
     name="search",
     title="Katalog durchsuchen (Recherche)",
     description=(
-        "Für ChatGPTs Recherche: sucht mit einer Zeile in allen veröffentlichten Inseraten, z. B. '3 Zimmer Balkon "
-        "Leipzig'. Gelesen werden Inseratsnummer, PLZ, Ort (genauer Name), 'N Zimmer', 'ab N m²', 'bis N €', Kauf/Miete "
-        "und Objektart; die übrigen Wörter sucht der Volltext wie query von search_listings. read_as sagt, wie die Zeile "
-        f"gelesen wurde. Höchstens {RESULTS_SHOWN} Ergebnisse, neueste zuerst; gibt es mehr, sagt es completeness. "
+        "Für ChatGPTs Recherche: sucht mit einer Zeile in allen veröffentlichten Inseraten, z. B. '2-3 Zimmer Balkon "
+        f"Leipzig bis 900 € warm'. {LINE_READ} Höchstens {RESULTS_SHOWN} Ergebnisse, neueste zuerst; gibt es mehr, "
+        "sagt es completeness. "
         "Jedes Ergebnis hat eine Adresse zum Öffnen; das Exposé liefert fetch."
     ),
     input_model=ConnectorSearchInput,
@@ -109,10 +115,9 @@ SEARCH_OFFICE = ToolSpec(
     title="Büro durchsuchen (Recherche)",
     description=(
         "Für ChatGPTs Recherche und Unternehmenswissen: sucht mit einer Zeile im Bestand des eigenen Büros (jeder "
-        "Status) und in seinen Anfragen. Eine Objekt- oder Anfragenummer liefert genau diesen Datensatz. Sonst liest "
-        "die Zeile wie beim Katalog PLZ, Ort, 'N Zimmer', 'ab N m²', 'bis N €', Kauf/Miete und Objektart; die übrigen "
-        "Wörter sucht der Volltext im Bestand und in den Nachrichten der Anfragen (alle Wörter müssen vorkommen; "
-        f"ohne übrige Wörter keine Anfragen, read_as sagt es). Je Art höchstens {RESULTS_SHOWN} "
+        "Status) und in seinen Anfragen. Eine Objekt- oder Anfragenummer liefert genau diesen Datensatz. Sonst: "
+        f"{LINE_READ} Anfragen werden nach Suchwörtern und Ausstattung in ihren Nachrichten gesucht (ohne solche Wörter "
+        f"keine Anfragen, read_as sagt es). Je Art höchstens {RESULTS_SHOWN} "
         "Ergebnisse; gibt es mehr, sagt es completeness. Den ganzen Datensatz liefert fetch."
     ),
     input_model=ConnectorSearchInput,

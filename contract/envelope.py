@@ -30,6 +30,7 @@ class ReasonCode(StrEnum):
     SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
     VISIBILITY_RESTRICTED = "VISIBILITY_RESTRICTED"
     TOTAL_NOT_COUNTED = "TOTAL_NOT_COUNTED"
+    NOT_UNDERSTOOD = "NOT_UNDERSTOOD"  # a part of a typed line (the connectors' `search`) was not read as meant
 
 
 class WarningCode(StrEnum):
@@ -114,7 +115,7 @@ class Absent(ContractModel):
 
     absent: Literal[True] = True
     reason: AbsenceReason = Field(
-        description="not_collected: this call did not fetch it; empty_in_source: the provider gave none; withheld: it exists but is not shown."
+        description="not_collected (von diesem Aufruf nicht abgefragt), empty_in_source (in der Quelle nicht angegeben) oder withheld (vorhanden, aber zurückgehalten)."
     )
     note: str = Field(description="German: why, and how to get it where possible.")
 
@@ -126,7 +127,7 @@ class Envelope(ContractModel):
     """What every list, search and count says about itself (seed 002): complete or not and why, the request as
     executed, warnings, freshness, and on an empty result the next step."""
 
-    status: Literal["complete", "partial"] = Field(description="partial whenever completeness.complete is false; never 'success'.")
+    status: Literal["complete", "partial"] = Field(description="complete (vollständig) oder partial (unvollständig: immer, wenn completeness.complete false ist); nie 'success'.")
     completeness: Completeness
     match_type: Literal["matches", "none"]
     request: dict[str, Any] = Field(description="The request as executed: every input, defaults included, with the value used.")

@@ -43,6 +43,8 @@ class Label:
     # With `quoted`: a list line shows only the frame « » without the head (a title: on every line of a 10-hit page,
     # where a head per line would not fit the budget); the server's instructions say what « » means.
     frame_only: bool = False
+    # With `quoted`: the sibling field that completes the origin with who wrote this one ("geschrieben" + "von dir").
+    origin_field: str | None = None
 
 
 NOT_IN_TEXT = Label(None)
@@ -55,7 +57,7 @@ def title_label(text: str = "Titel", bare: bool = True) -> Label:
     return Label(text, bare=bare, quoted=FROM_PROVIDER, frame_only=True)
 
 # Echoed scopes that are no input of the tool: what the login or the tool itself fixed.
-SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand"}
+SCOPE_LABELS: dict[str, str] = {"office": "Büro", "account": "Konto", "status": "Status", "as_of": "Stand", "search_orders": "Suchaufträge"}
 
 # What the text of a list or count shows from its envelope by fixed rules, never by field labels.
 ENVELOPE_FIELDS = frozenset(

@@ -28,7 +28,7 @@ class SaveSearchOrderInput(ContractModel):
         default=None, description="Filter wie bei search_listings; ersetzt die bisherigen. Beim Anlegen Pflicht."
     )
     frequency: Annotated[lenient(AlertFrequency) | None, Label("Benachrichtigung")] = Field(  # type: ignore[valid-type]
-        default=None, description="instant (sofort), daily, weekly; Standard daily."
+        default=None, description="instant (sofort bei jedem neuen Treffer), daily (einmal täglich), weekly (einmal wöchentlich); Standard daily."
     )
     approachable: Annotated[bool | None, Label("für Makler ansprechbar")] = Field(
         default=None, description="true: Makler dürfen dir passende Objekte vorschlagen; Standard false."

@@ -54,7 +54,8 @@ from shared.runtime.definition import Handler
 from shared.runtime.envelope import effective_request
 from shared.saved_search import criteria_of, criteria_text
 
-YOU = "Du"
+YOU = "Du"  # the seeker as the author of a message ("Von: Du")
+TO_YOU = "dir"  # the same after "von" ("letzte Nachricht von dir")
 MAX_SEARCH_ORDERS = 200  # one page; beyond it the answer says RESULT_LIMIT_REACHED
 
 SEARCH_ORDERS_SORT = "created_at desc, search_order_id asc"
@@ -232,7 +233,7 @@ def list_inquiries(args: ListInquiriesInput, ctx: ToolContext) -> Page[InquiryIt
                     provider=provider,
                     created_at=inquiry.created_at,
                     last_message_at=inquiry.last_message_at,
-                    last_message_from=_author(thread.last_author, provider),
+                    last_message_from=provider if thread.last_author == MessageAuthor.office.value else TO_YOU,
                     provider_replied=thread.replied,
                     message_count=thread.count,
                 )
@@ -314,6 +315,7 @@ def get_inquiry(args: GetInquiryInput, ctx: ToolContext) -> InquiryDetail:
             ThreadMessage(
                 author=_author(message.author, provider),
                 from_provider=message.author == MessageAuthor.office.value,
+                written_by=f"vom Anbieter {provider}" if message.author == MessageAuthor.office.value else f"von {TO_YOU}",
                 sent_at=message.created_at,
                 text=message.body,
             )

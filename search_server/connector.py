@@ -36,7 +36,7 @@ def listing_hit(listing_id: str, title: str, postal_code: str, city: str, public
 
 
 def search(args: ConnectorSearchInput, ctx: ToolContext) -> Page[ConnectorHit]:
-    reading = connector.read(args.query)
+    reading = connector.read(args.query, ctx.db)
     if reading.inquiry_id:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
@@ -56,7 +56,10 @@ def search(args: ConnectorSearchInput, ctx: ToolContext) -> Page[ConnectorHit]:
         sort_key=page.sort_key,
         sort_key_label=page.sort_key_label,
         freshness=page.freshness,
-        incomplete=[*connector.shown_fewer(page.total, len(hits), "Treffer", "search_listings"), *page.incomplete] if hits else [],
+        incomplete=[
+            *connector.not_understood(args.query, reading),
+            *([*connector.shown_fewer(page.total, len(hits), "Treffer", "search_listings"), *page.incomplete] if hits else []),
+        ],
         warnings=page.warnings,
         suggestions=connector.line_suggestions(args.query, reading) if empty else [],
         empty_hint=f"Gelesen als: {reading.sentence()}. {page.empty_hint or ''}".strip() if empty else None,

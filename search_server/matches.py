@@ -250,12 +250,13 @@ def list_matches(args: ListMatchesInput, ctx: ToolContext) -> Page[MatchItem]:
     request |= effective_request(
         args,
         {
-            "search_order_id": order_refs,
             "kinds": [k.value for k in MatchKind],
             "states": [s.value for s in MatchState],
         },
         exclude={"since", "cursor"},
     )
+    if not args.search_order_id:  # the echo stays what the tool accepts back (null: all); the orders it meant beside it
+        request["search_orders"] = EffectiveValue(value=order_refs, source=ValueSource.default)
     empty = page.total == 0
     return Page(
         items=items,

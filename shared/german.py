@@ -22,14 +22,21 @@ def euro(amount: float) -> str:
     return f"{number(amount)} €"
 
 
-def span(low: float | None, high: float | None, unit: str, *, digits: int | None = None, to: str = "–") -> str | None:
-    """A range in German (`200.000–400.000 €`, `ab 50 m²`, `bis 3 Zimmer`); None when neither bound is given."""
+def span(
+    low: float | None, high: float | None, unit: str, *, digits: int | None = None, to: str = "–", as_sent: bool = False
+) -> str | None:
+    """A range in German (`200.000–400.000 €`, `ab 50 m²`, `bis 3 Zimmer`); None when neither bound is given.
+    `as_sent`: each bound with the digits it has (`3–3,5 Zimmer`, never `3,50`)."""
+
+    def shown(value: float) -> str:
+        return decimal(value) if as_sent else number(value, digits)
+
     if low is not None and high is not None:
-        return f"{number(low, digits)}{to}{number(high, digits)}{unit}"
+        return f"{shown(low)}{to}{shown(high)}{unit}"
     if low is not None:
-        return f"ab {number(low, digits)}{unit}"
+        return f"ab {shown(low)}{unit}"
     if high is not None:
-        return f"bis {number(high, digits)}{unit}"
+        return f"bis {shown(high)}{unit}"
     return None
 
 

@@ -43,13 +43,13 @@ def criteria_text(filters: CatalogFilters) -> str:
     if filters.property_types:
         parts.append("/".join(label(p) for p in filters.property_types))
     parts.extend(place_texts(filters))
-    for low, high, unit in (
-        (filters.min_price, filters.max_price, " €"),
-        (filters.min_warm_rent, filters.max_warm_rent, " € warm"),
-        (filters.min_living_area, filters.max_living_area, " m²"),
-        (filters.min_rooms, filters.max_rooms, " Zimmer"),
+    for low, high, unit, as_sent in (
+        (filters.min_price, filters.max_price, " €", False),
+        (filters.min_warm_rent, filters.max_warm_rent, " € warm", False),
+        (filters.min_living_area, filters.max_living_area, " m²", True),
+        (filters.min_rooms, filters.max_rooms, " Zimmer", True),
     ):
-        if (text := span(low, high, unit)) is not None:
+        if (text := span(low, high, unit, as_sent=as_sent)) is not None:
             parts.append(text)
     if filters.features:
         parts.append("mit " + ", ".join(label(f) for f in filters.features))

@@ -94,6 +94,10 @@ def area_range(living_area: float, tolerance_percent: int) -> tuple[float, float
     return round(living_area * (1 - tolerance), 2), round(living_area * (1 + tolerance), 2)
 
 
+# How value_range rounds: the method says it, so its ends follow from the method as written.
+ROUNDING_TEXT = {True: "volle 10 €", False: "volle 1.000 €"}
+
+
 def _round_to(value: float, step: float, how: Callable[[float], float]) -> float:
     return float(how(value / step) * step)
 
@@ -263,7 +267,8 @@ def _scope_text(args: EstimateValueInput, subject: EstimateSubject, area: tuple[
 def _method(scope_text: str, subject: EstimateSubject, found: ComparableSet) -> str:
     return (
         f"Vergleichswerte aus Angebotspreisen: {scope_text}. Je Inserat Preis ÷ Wohnfläche; die Spanne reicht vom unteren "
-        f"bis zum oberen Quartil, die Mitte ist der Median, jeweils × {number(subject.living_area, 1)} m². Nicht verwendet: "
+        f"bis zum oberen Quartil, die Mitte ist der Median, jeweils × {number(subject.living_area, 1)} m², die Enden nach "
+        f"außen gerundet, die Mitte kaufmännisch, auf {ROUNDING_TEXT[subject.marketing_type is MarketingType.rent]}. Nicht verwendet: "
         f"{plural(found.price_on_request, 'Inserat', 'Inserate')} mit '{PRICE_ON_REQUEST}', {found.living_area_unknown} ohne "
         "Wohnfläche. Angebotspreise sind keine Verkaufspreise."
     )

@@ -18,4 +18,6 @@ SUGGESTIONS_UNSEARCHED = (
 )
 
 # The request-specific part of an empty result's hint when only plain filters were set.
-FILTERS_NARROW = "Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg."
+FILTERS_NARROW = "Jeder gesetzte Filter schränkt ein."
+# said only beside suggestions that do: a hint never promises suggestions the answer does not carry
+FILTERS_NARROW_SUGGESTED = "Jeder gesetzte Filter schränkt ein; die Vorschläge lassen je einen davon weg oder weiten ihn."

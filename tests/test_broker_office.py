@@ -205,7 +205,9 @@ def test_situation_report_counts_equal_independent_sql(office_id: int, office: d
     proposals = section(report, "proposals")
     assert proposals["total"] == scalar(demo_db, "SELECT count(*) FROM proposals WHERE office_id = :o AND status = 'open'", o=office_id)
 
-    assert report["total"] == sum(s["total"] for s in report["sections"])
+    assert report["total"] == sum(1 for s in report["sections"] if s["total"])  # like things only: sections with open points
+    text = office[office_id].raw("show_situation_report", {}).content[0].text
+    assert f"Abschnitte mit offenen Punkten: {report['total']}" in text and "Gesamt: " + str(sum(s["total"] for s in report["sections"])) not in text
     assert report["match_type"] == ("matches" if report["total"] else "none")
 
     for figures in report["key_figures"]:
@@ -547,6 +549,10 @@ def test_estimate_uses_only_published_comparables_of_the_same_kind_and_city(offi
     explicit = office[1]("estimate_value", {**args, "area_tolerance_percent": 30, "postal_codes": ["10"]})
     assert [w for w in explicit["warnings"] if w["code"] == "DEFAULT_SCOPE_APPLIED"] == [], "nothing defaulted, nothing named"
     assert "Median" in result["method"] and "Quartil" in result["method"]
+    # the ends follow from the method as written: quartile × area, rounded outwards to the step the method names
+    assert "die Enden nach außen gerundet, die Mitte kaufmännisch, auf volle 1.000 €" in result["method"]
+    assert amount(value["low"]) == math.floor(value["price_per_sqm_low"] * 70 / 1000) * 1000
+    assert amount(value["high"]) == math.ceil(value["price_per_sqm_high"] * 70 / 1000) * 1000
 
 
 def test_estimate_from_an_own_listing_leaves_the_listing_itself_out(office: dict[int, Caller], demo_db: Database) -> None:

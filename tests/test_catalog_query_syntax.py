@@ -123,7 +123,12 @@ def test_an_empty_result_counts_each_word_and_drops_the_one_finding_nothing(sear
         in result["hint"]
     )
     assert result["suggestions"] == [
-        {"arguments": {"query": "Wohnung Balkon"}, "reason": "ohne Schlossgespenst (findet allein nichts)", "searched": False}
+        {"arguments": {"query": "Wohnung Balkon"}, "reason": "ohne Schlossgespenst (findet allein nichts)", "searched": False},
+        {
+            "arguments": {"city": None, "near": {"place": "Leipzig", "radius_km": 20}},
+            "reason": "Umkreis von 20 km um Leipzig, nicht nur der Ort selbst",
+            "searched": False,
+        },
     ]
 
 

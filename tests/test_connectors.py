@@ -22,6 +22,7 @@ from contract.tool import ContractError, ToolSpec, declare_tools
 from contract.connectors import SEARCH_CATALOG
 from contract.rights import ServerName
 from shared.catalog.free_text import read_line
+from shared.catalog.places import classify_place
 from shared.db.session import Database
 from tests.conftest import Caller, LiveServer, make_context
 from tests.test_broker_http import OWNER, token_for
@@ -32,11 +33,13 @@ CHATGPT_META = {"openai/userAgent": "ChatGPT/1.0 (research)", "openai/locale": "
 
 # A line as a person types it, and the search_listings call it must equal.
 CATALOG_LINES: list[tuple[str, dict[str, Any]]] = [
-    ("3 Zimmer Balkon Leipzig", {"query": "Balkon", "city": "Leipzig", "min_rooms": 3}),
+    ("3 Zimmer Balkon Leipzig", {"features": ["balcony"], "city": "Leipzig", "min_rooms": 3, "max_rooms": 3.5}),
     ("04109", {"postal_codes": ["04109"]}),
     ("Wohnung zur Miete in Berlin bis 1.200 €", {"marketing_type": "rent", "property_types": ["apartment"], "city": "Berlin", "max_price": 1200}),
     ("Altbau Parkett", {"query": "Altbau Parkett"}),
     ("Haus kaufen München ab 120 m²", {"marketing_type": "buy", "property_types": ["house"], "city": "München", "min_living_area": 120}),
+    ("2-3 Zimmer Wohnung Balkon Würzburg", {"property_types": ["apartment"], "city": "Würzburg", "min_rooms": 2, "max_rooms": 3, "features": ["balcony"]}),
+    ("Wohnung zwischen 500 und 800 Euro in Leipzig", {"marketing_type": "rent", "property_types": ["apartment"], "city": "Leipzig", "min_price": 500, "max_price": 800}),
 ]
 
 
@@ -66,20 +69,23 @@ def test_a_line_finds_what_search_listings_finds(line: str, equivalent: dict[str
 
 
 def test_the_words_left_over_are_full_text_and_nothing_is_read_twice() -> None:
-    places = {"leipzig": "Leipzig", "frankfurt am main": "Frankfurt am Main"}
-    reading = read_line("3,5-Zimmer-Wohnung Frankfurt am Main mit Balkon ab 300.000 €", lambda t: places.get(t.casefold()))
-    assert reading.filters == {"min_rooms": 3.5, "property_types": ["apartment"], "min_price": 300000.0, "city": "Frankfurt am Main"}
-    assert reading.words == "Balkon"
+    reading = read_line("3,5-Zimmer-Wohnung Frankfurt am Main mit Balkon ab 300.000 € Altbau", classify_place)
+    assert reading.filters == {
+        "min_rooms": 3.5, "max_rooms": 3.5, "property_types": ["apartment"], "min_price": 300000.0, "marketing_type": "buy",
+        "city": "Frankfurt am Main", "features": ["balcony"],
+    }
+    assert reading.query == "Altbau"
     bare = read_line("Balkon", lambda t: None)
-    assert (bare.filters, bare.words) == ({}, "Balkon")
+    assert (bare.filters, bare.query) == ({"features": ["balcony"]}, None)
 
 
 def test_an_empty_line_result_says_what_was_read_and_suggests_shorter_lines(search: Caller) -> None:
     found = structured_and_text(search.raw("search", {"query": "Schwimmbadkeller Leipzig 3 Zimmer"}))
     assert (found["results"], found["total"], found["match_type"]) == ([], 0, "none")
-    assert found["read_as"] == "ab 3 Zimmer, Ort Leipzig, Suchwörter „Schwimmbadkeller“"
+    assert found["read_as"] == "3 bis 3,5 Zimmer („3 Zimmer“ schließt 3,5 ein), Ort Leipzig, Suchwörter „Schwimmbadkeller“"
     assert found["hint"].startswith("Keine Treffer für diese Anfrage.")
     assert [s["arguments"] for s in found["suggestions"]] == [{"query": "Schwimmbadkeller Leipzig"}, {"query": "Schwimmbadkeller 3 Zimmer"}]
+    assert found["status"] == "complete"  # every part read: a word no listing has, nothing spelt like it
     assert {s["searched"] for s in found["suggestions"]} == {False}
 
 
@@ -113,7 +119,7 @@ def refs(db: Database, query: str, **params: Any) -> list[str]:
 def test_the_office_search_finds_its_stock_and_its_inquiries_only(demo_db: Database) -> None:
     office = broker(demo_db, 1)
     found = structured_and_text(office.raw("search", {"query": "Balkon"}))
-    stock = office("search_listings", {"query": "Balkon", "limit": 10})
+    stock = office("search_listings", {"features": ["balcony"], "limit": 10})
     inquiries = office("search_inquiries", {"query": "Balkon", "limit": 10})
     assert [r["id"] for r in found["results"]] == [i["listing_id"] for i in stock["items"]] + [i["inquiry_id"] for i in inquiries["items"]]
     assert found["total"] == stock["total"] + inquiries["total"]
@@ -157,7 +163,7 @@ def test_only_search_and_fetch_may_break_the_name_rule_and_only_as_reads() -> No
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_chatgpt_calls_both_servers_over_http(live_server: LiveServer, demo_db: Database, mode: str, search: Caller) -> None:
     token = token_for(demo_db, OWNER.email, ["makler:lesen"])
-    expected = search("search_listings", {"query": "Balkon", "city": "Leipzig", "min_rooms": 3, "limit": 10})
+    expected = search("search_listings", {"features": ["balcony"], "city": "Leipzig", "min_rooms": 3, "max_rooms": 3.5, "limit": 10})
 
     async def calls() -> tuple[Any, Any, Any, Any]:
         async with Client(f"{live_server.base_url}/suche/mcp", mode=mode) as client:

@@ -106,9 +106,10 @@ def leaks_in(answer: Any, public_url: str, sent: Any = None) -> list[str]:
     else:
         wire = answer.model_dump_json(by_alias=True)
     wire = wire.replace(public_url, "")  # the public URL in a sign-in challenge is the server's own, not a leak
-    for text in _texts(sent):
-        if len(text) >= 3:
-            wire = wire.replace(json.dumps(text, ensure_ascii=False)[1:-1], "")
+    for text in _texts(sent):  # the whole text first, then each of its words (a search quotes back words it did not search)
+        for quoted in [text, *text.split()]:
+            if len(quoted) >= 3:
+                wire = wire.replace(json.dumps(quoted, ensure_ascii=False)[1:-1], "")
     return [name for name, pattern in LEAKS if pattern.search(wire)]
 
 
@@ -119,6 +120,8 @@ def test_a_quoted_back_argument_is_not_a_leak_but_the_same_words_elsewhere_are()
     assert leaks_in(echo, "http://x", sent) == []
     both = types.CallToolResult(content=[types.TextContent(type="text", text="'%s %(office_id)s' … WHERE office_id = 7")], is_error=True)
     assert leaks_in(both, "http://x", sent) == ["internal id"]
+    word = types.CallToolResult(content=[types.TextContent(type="text", text="Nicht gesucht: %(office_id)s.")], is_error=True)
+    assert leaks_in(word, "http://x", sent) == []
 
 
 def token_for(db: Any, email: str, server: ServerSpec) -> str:

@@ -510,3 +510,11 @@ def test_a_listing_changed_since_the_last_import_is_compared_and_the_next_run_pa
     third = call("import_listings", {"xml": fixture("voll_drei.xml")})
     assert outcomes(third) == [("W-101", "unchanged"), ("H-202", "unchanged"), ("W-303", "unchanged")]
     assert versions() == before
+
+
+def test_the_previews_verbs_agree_with_their_number() -> None:
+    from contract.vocabulary import ImportOutcome
+    from shared.stock_import.importing import PREVIEW_LABELS, _numerus
+
+    assert [_numerus(PREVIEW_LABELS[ImportOutcome.withdrawn], n) for n in (1, 2)] == ["würde zurückgezogen", "würden zurückgezogen"]
+    assert _numerus(PREVIEW_LABELS[ImportOutcome.unchanged], 3) == "unverändert"

@@ -37,6 +37,12 @@ def test_criteria_text_names_every_criterion() -> None:
     assert criteria_text(criteria_of(None)) == "alle Inserate (keine Einschränkung)"
 
 
+def test_a_name_writes_numbers_as_germans_do() -> None:
+    """'3–3,5 Zimmer' (as a line's '3 Zimmer' is read), never '3–3,50'; a price keeps its cents only where it has any."""
+    assert criteria_text(criteria_of({"min_rooms": 3, "max_rooms": 3.5, "min_living_area": 62.5})) == "ab 62,5 m² · 3–3,5 Zimmer"
+    assert criteria_text(criteria_of({"max_price": 899.5})) == "bis 899,50 €"
+
+
 def test_a_broker_sees_kind_place_and_lower_bounds_only() -> None:
     criteria, text = broker_view(criteria_of(FULL))
     assert text == "Kauf · Wohnung/Haus · Leipzig · PLZ 04109, 04275 · 200.000–400.000 € · ab 60 m² · ab 3 Zimmer"

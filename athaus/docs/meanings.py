@@ -174,6 +174,12 @@ REASON_MEANINGS: dict[ReasonCode, tuple[str, str]] = {
         "genau zu zählen würde jede Suche so langsam machen wie die Zahl ihrer Treffer.",
         "Die genaue Zahl liefert `count_listings` mit denselben Filtern; engere Filter ergeben eine genau gezählte Liste.",
     ),
+    ReasonCode.NOT_UNDERSTOOD: (
+        "Ein Teil der Suchzeile (`search`) wurde nicht sicher verstanden: eine Zahl ohne Einheit, ein Ort, den mehrere "
+        "Gemeinden tragen, ein Wort, das in keinem Inserat steht; die Meldung nennt ihn, `read_as` sagt, wie gesucht wurde.",
+        "Eine der Zeilen aus `suggestions` (oder der Meldung) senden: mit dem gemeinten Ort, der wahrscheinlichen "
+        "Schreibung oder ohne den unverstandenen Teil.",
+    ),
 }
 
 WARNING_MEANINGS: dict[WarningCode, str] = {

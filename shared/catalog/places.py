@@ -44,6 +44,7 @@ class PlaceMatch:
     short_form: bool = False  # the caller gave a unique short form of `name`
     district: str | None = None  # the caller named this district of the municipality
     namesakes: tuple[str, ...] = ()  # the caller's name also names these (far smaller) places
+    residents: int = 0  # of the municipality (0: unknown)
 
 
 def place_key(text: str) -> str:
@@ -61,7 +62,7 @@ def filter_name(place: Municipality) -> str:
 
 
 def _match(place: Municipality, *, short_form: bool = False) -> PlaceMatch:
-    return PlaceMatch(filter_name(place), place.state, place.latitude, place.longitude, short_form)
+    return PlaceMatch(filter_name(place), place.state, place.latitude, place.longitude, short_form, residents=place.residents)
 
 
 def _shortens(short: str, key: str) -> bool:
@@ -93,13 +94,19 @@ def _listed(names: list[str], last: str = "und") -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {last} {names[-1]}"
 
 
-def _ask(text: str, argument: str, candidates: list[Municipality]) -> InputNeeded:
-    """One question naming the candidates, largest first; each offered value resolves to its place without a question
-    (a name that was itself asked about carries its Bundesland: 'Halle (Niedersachsen)')."""
+def candidate_names(text: str, candidates: list[Municipality]) -> tuple[list[str], list[str]]:
+    """The candidates of an ambiguous name, largest first: as a filter takes each (a name that was itself asked
+    about carries its Bundesland: 'Halle (Niedersachsen)'), and as a sentence names each ('… in Hessen')."""
     ranked = sorted(candidates, key=lambda p: (-p.residents, p.name, p.state))
     asked = place_key(text)
     names = [p.label if place_key(p.name) == asked else filter_name(p) for p in ranked]
     shown = [name if p.state in name else f"{name} in {p.state}" for name, p in zip(names, ranked, strict=True)]
+    return names, shown
+
+
+def _ask(text: str, argument: str, candidates: list[Municipality]) -> InputNeeded:
+    """One question naming the candidates, largest first; each offered value resolves to its place without a question."""
+    names, shown = candidate_names(text, candidates)
     return InputNeeded(
         Question(
             argument=argument,
@@ -109,16 +116,16 @@ def _ask(text: str, argument: str, candidates: list[Municipality]) -> InputNeede
     )
 
 
-def resolve_place(text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
-    """The municipality (or district) that `text` (a name, not a postal code) names; `argument` is the input field,
-    for the question and the error; `district_in_query`: the tool's query finds districts, and an error says so."""
+@dataclass(frozen=True)
+class Namesakes:
+    """A name several places share, none far larger than the others: the caller must say which."""
+
+    candidates: list[Municipality]
+
+
+def classify_place(text: str) -> PlaceMatch | Namesakes | None:
+    """What `text` (a name, not a postal code) names: one place, namesakes to choose from, or nothing known."""
     stripped = text.strip()
-    if stripped.isdigit():
-        raise ToolFailure(
-            ErrorCode.INVALID_ARGUMENT,
-            f"{stripped!r} ist kein Ortsname: bitte den Ort als Namen erneut senden ({argument}); eine PLZ hat 5 Ziffern "
-            "und gehört zu den PLZ.",
-        )
     places = gazetteer()
     name, state = split_state(stripped)
     if state is None and stripped.endswith(")") and " (" in stripped:  # 'Neunkirchen (Saar)': a Bundesland abbreviated
@@ -140,17 +147,45 @@ def resolve_place(text: str, argument: str, *, district_in_query: bool = False) 
         others = [p for p in exact + shortened if p is not top]
         if all(top.residents > LARGER * max(p.residents, 1) for p in others):
             chosen = _match(top)
-            return PlaceMatch(chosen.name, chosen.state, chosen.latitude, chosen.longitude, namesakes=tuple(filter_name(p) for p in others))
+            return PlaceMatch(
+                chosen.name, chosen.state, chosen.latitude, chosen.longitude, namesakes=tuple(filter_name(p) for p in others), residents=top.residents
+            )
     if not exact and len(shortened) == 1:
         return _match(shortened[0], short_form=True)
     if exact or shortened:
-        raise _ask(stripped, argument, exact + shortened)
+        return Namesakes(exact + shortened)
     districts = places.districts_by_key.get(key, [])
     if len({d.municipality for d in districts}) == 1:
         district = districts[0]
-        return PlaceMatch(filter_name(district.municipality), district.municipality.state, district.latitude, district.longitude, district=district.name)
+        town = district.municipality
+        return PlaceMatch(filter_name(town), town.state, district.latitude, district.longitude, district=district.name, residents=town.residents)
     if districts:
-        raise _ask(stripped, argument, list(dict.fromkeys(d.municipality for d in districts)))
+        return Namesakes(list(dict.fromkeys(d.municipality for d in districts)))
+    return None
+
+
+def spelt_alike(text: str) -> list[str]:
+    """The place names spelt nearly like `text`, as filters name them (closest first)."""
+    key = place_key(text)
+    return _spelt_alike(key) if key else []
+
+
+def resolve_place(text: str, argument: str, *, district_in_query: bool = False) -> PlaceMatch:
+    """The municipality (or district) that `text` (a name, not a postal code) names; `argument` is the input field,
+    for the question and the error; `district_in_query`: the tool's query finds districts, and an error says so."""
+    stripped = text.strip()
+    if stripped.isdigit():
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{stripped!r} ist kein Ortsname: bitte den Ort als Namen erneut senden ({argument}); eine PLZ hat 5 Ziffern "
+            "und gehört zu den PLZ.",
+        )
+    found = classify_place(stripped)
+    if isinstance(found, PlaceMatch):
+        return found
+    if isinstance(found, Namesakes):
+        raise _ask(stripped, argument, found.candidates)
+    key = place_key(stripped)
     nearest = _spelt_alike(key) if key else []
     known = f"; ähnlich geschrieben sind {_listed(nearest)}" if nearest else "; kein Ort ist ähnlich geschrieben"
     district = "; einen Ortsteil findet der Volltext (query)" if district_in_query else ""
@@ -278,17 +313,6 @@ def completions(prefix: str, limit: int) -> list[str]:
     key = place_key(text)
     found = [p for other in places.keys_beginning(key) for p in places.by_key[other]]
     return [filter_name(p) for p in sorted(found, key=lambda p: (-p.residents, p.name))[:limit]]
-
-
-TOWN = 10_000  # residents from which a free-text line's word is read as a place
-
-
-def town_named(text: str) -> str | None:
-    """The municipality `text` names exactly, if no other has that name and it is a town (TOWN residents or more):
-    what a free-text line reads as a place. Smaller places and namesakes stay words, which the full text finds in a
-    listing's place as well; so "Wald" or "Halle" in a line is never a place by accident."""
-    found = gazetteer().by_key.get(place_key(text), [])
-    return filter_name(found[0]) if len(found) == 1 and found[0].residents >= TOWN else None
 
 
 FAR_KM = 20.0  # a municipality's extent beyond its centre: a centre farther than radius + this from it cannot overlap

@@ -34,7 +34,7 @@ from shared.db.models import Listing
 from shared.db.scoped import OfficeData
 from shared.paging.cursor import CursorCodec
 from shared.paging.keyset import keyset_page
-from shared.wording import FILTERS_NARROW, PRICE_ON_REQUEST
+from shared.wording import FILTERS_NARROW, FILTERS_NARROW_SUGGESTED, PRICE_ON_REQUEST
 from shared.german import decimal
 
 # What an omitted catalog filter means, spelled out in the echoed request (rule 1); each tool adds its own scope.
@@ -101,6 +101,7 @@ def empty_hint(
     centre: engine.Centre | None,
     word_counts: dict[str, int] | None = None,
     unindexed: dict[str, list[str]] | None = None,
+    suggested: bool = True,
 ) -> str:
     parts = []
     for word, alike in (unindexed or {}).items():
@@ -114,7 +115,7 @@ def empty_hint(
     if centre is not None:
         parts.append(f"Umkreis: {decimal(centre.radius_km)} km um {centre.label}.")
     if not parts:
-        parts.append(FILTERS_NARROW)
+        parts.append(FILTERS_NARROW_SUGGESTED if suggested else FILTERS_NARROW)
     return " ".join(parts)
 
 
@@ -258,7 +259,8 @@ class ListingScope:
             return conflict.message, conflict.suggestions
         counts = self.word_counts(session)
         unindexed = self.unindexed_words(session)
-        return empty_hint(self.filters, self.centre, counts, unindexed), suggestions_for(self.filters, counts, unindexed)
+        suggestions = suggestions_for(self.filters, counts, unindexed)
+        return empty_hint(self.filters, self.centre, counts, unindexed, suggested=bool(suggestions)), suggestions
 
     def count_alternatives(self, session: Session) -> list[list[ColumnElement[bool]]]:
         """Condition sets whose matches together are this scope's matches: the full text spelled out into exact

@@ -13,6 +13,7 @@ from shared.german import decimal
 
 MIN_SUGGESTED_PREFIX = 4  # shorter prefixes match half the catalog: that is no next step
 MAX_DROPPED_ONE_BY_ONE = 3
+CITY_WIDENED_KM = 20  # a place alone that finds nothing: the circle around it is the next step
 _ENDINGS = ("en", "er", "es", "e", "n", "s")
 
 
@@ -94,6 +95,13 @@ def _filter_suggestions(filters: CatalogFilters) -> list[Suggestion]:
             Suggestion(
                 arguments={"near": {**filters.near.model_dump(exclude_none=True), "radius_km": wider}},
                 reason=f"Umkreis von {decimal(filters.near.radius_km)} auf {decimal(wider)} km vergrößern",
+            )
+        )
+    if filters.city and filters.near is None:
+        suggestions.append(
+            Suggestion(
+                arguments={"city": None, "near": {"place": filters.city, "radius_km": CITY_WIDENED_KM}},
+                reason=f"Umkreis von {CITY_WIDENED_KM} km um {filters.city}, nicht nur der Ort selbst",
             )
         )
     for name, text in (

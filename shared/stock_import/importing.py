@@ -462,6 +462,11 @@ def _withdraw_missing(
     return withdrawn
 
 
+def _numerus(verb: str, n: int) -> str:
+    """'würde angelegt' for one object, 'würden angelegt' for several (the preview's verbs are singular)."""
+    return verb.replace("würde ", "würden ", 1) if n != 1 else verb
+
+
 def _output(run: _Run, source_kind: TransferSource, withdrawn: list[str], warnings: list[str], preview: bool) -> ImportListingsOutput:
     counts = ImportCounts(**{outcome.value: n for outcome, n in run.counts.items()})
     excluded = [
@@ -470,7 +475,7 @@ def _output(run: _Run, source_kind: TransferSource, withdrawn: list[str], warnin
     ]
     scope = TransferScope(run.header.scope)
     shown = PREVIEW_LABELS if preview else {outcome: label(outcome) for outcome in ImportOutcome}
-    parts = [f"{n} {shown[outcome]}" for outcome, n in run.counts.items() if n]
+    parts = [f"{n} {_numerus(shown[outcome], n)}" for outcome, n in run.counts.items() if n]
     assumed = ", angenommen, weil ‹uebertragung› fehlt" if run.header.assumed else ""
     summary = f"{plural(run.total, 'Objekt', 'Objekte')} gelesen ({label(scope)}{assumed}): {', '.join(parts) or 'nichts zu tun'}."
     if preview:

@@ -43,6 +43,13 @@ class ImportListingsInput(ContractModel):
     )
 
 
+class ImportNote(ContractModel):
+    field: Annotated[str, Label("Feld", bare=True)] = Field(
+        description="Das Feld des Inserats (bei Annahmen) oder der Pfad des Elements in der Übertragung (nicht übernommen)."
+    )
+    note: Annotated[str, Label("Hinweis", bare=True)] = Field(description="Deutsch: was angenommen wurde oder warum es fehlt.")
+
+
 class ObjectResult(ContractModel):
     objektnr_extern: Annotated[str | Absent, Label("Objektnr.", bare=True)] = Field(
         description="verwaltung_techn/objektnr_extern; fehlt, wenn das Objekt keine hat."
@@ -55,6 +62,14 @@ class ObjectResult(ContractModel):
     reason: Annotated[str | Absent, Label("Grund")] = Field(description="Deutsch: warum abgelehnt, zurückgezogen oder nicht veröffentlicht.")
     excluded_fields: Annotated[list[str], Label("nicht übernommen")] = Field(
         description="Felder, deren Wert keine Zahl war (rule 14); gespeichert ist kein Wert."
+    )
+    assumptions: Annotated[list[ImportNote], Label("Annahmen")] = Field(
+        default_factory=list,
+        description="Was die Übertragung nicht ausdrücklich sagt und angenommen wurde (Ort aus Ortsteil, Koordinaten aus "
+        "der PLZ, Warmmiete abgeleitet, fehlende Vermarktungs- oder Objektart).",
+    )
+    not_imported: Annotated[list[ImportNote], Label("ohne Platz im Inserat")] = Field(
+        default_factory=list, description="Elemente mit Angaben, für die ein Inserat kein Feld hat: genannt, nicht still verworfen."
     )
 
 

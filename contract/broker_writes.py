@@ -46,6 +46,11 @@ class ListingFields(ContractModel):
     property_subtype: Annotated[str | None, Label("Unterart")] = Field(default=None, max_length=40)
     title: Annotated[Text | None, Label("Titel")] = Field(default=None, max_length=300)
     description: Annotated[str | None, Label("Beschreibung")] = Field(default=None, max_length=20000)
+    location_text: Annotated[str | None, Label("Lage")] = Field(default=None, max_length=5000, description="Die Lage in Worten.")
+    equipment_text: Annotated[str | None, Label("Ausstattung (Text)")] = Field(
+        default=None, max_length=5000, description="Die Ausstattung in Worten."
+    )
+    other_text: Annotated[str | None, Label("Sonstiges")] = Field(default=None, max_length=5000, description="Sonstige Angaben.")
     postal_code: Annotated[str | None, Label("PLZ")] = Field(default=None, pattern=r"^\d{5}$")
     city: Annotated[Text | None, Label("Ort")] = Field(default=None, max_length=100)
     district: Annotated[str | None, Label("Stadtteil")] = Field(default=None, max_length=100)

@@ -186,6 +186,9 @@ def detail_fields(listing: Listing, freshness: Freshness, today: dt.date, *, own
         status=ListingStatus(listing.status),
         title=listing.title,
         description=given(listing.description, "keine Beschreibung"),  # type: ignore[arg-type]
+        location_text=given(listing.location_text, "keine Lagebeschreibung"),  # type: ignore[arg-type]
+        equipment_text=given(listing.equipment_text, "keine Ausstattungsbeschreibung"),  # type: ignore[arg-type]
+        other_text=given(listing.other_text, "keine sonstigen Angaben"),  # type: ignore[arg-type]
         marketing_type=MarketingType(listing.marketing_type),
         property_type=PropertyType(listing.property_type),
         property_subtype=given(listing.property_subtype, "keinen Objekttyp"),  # type: ignore[arg-type]

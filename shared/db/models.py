@@ -112,6 +112,10 @@ class Listing(Base):
     property_subtype: Mapped[str | None] = mapped_column(String(40))
     title: Mapped[str] = mapped_column(String(300))
     description: Mapped[str] = mapped_column(Text)
+    # the other free texts of an OpenImmo object, each as sent (plain text): <lage>, <ausstatt_beschr>, <sonstige_angaben>
+    location_text: Mapped[str | None] = mapped_column(Text)
+    equipment_text: Mapped[str | None] = mapped_column(Text)
+    other_text: Mapped[str | None] = mapped_column(Text)
 
     # geo
     postal_code: Mapped[str] = mapped_column(String(5))

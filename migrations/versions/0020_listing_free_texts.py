@@ -1,0 +1,26 @@
+"""The free texts an OpenImmo object sends besides its description, each in its own column: `<lage>`
+(`location_text`), `<ausstatt_beschr>` (`equipment_text`) and `<sonstige_angaben>` (`other_text`).
+
+Revision ID: 0020
+Revises: 0019
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0020"
+down_revision = "0019"
+branch_labels = None
+depends_on = None
+
+COLUMNS = ("location_text", "equipment_text", "other_text")
+
+
+def upgrade() -> None:
+    for name in COLUMNS:
+        op.add_column("listings", sa.Column(name, sa.Text(), nullable=True))
+
+
+def downgrade() -> None:
+    for name in COLUMNS:
+        op.drop_column("listings", name)

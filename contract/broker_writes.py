@@ -57,6 +57,11 @@ class ListingFields(ContractModel):
     street: Annotated[str | None, Label("Straße")] = Field(default=None, max_length=200)
     house_number: Annotated[str | None, Label("Hausnummer")] = Field(default=None, max_length=20)
     address_published: Annotated[bool | None, Label("Adresse veröffentlicht")] = None
+    coordinates_note: Annotated[str | None, Label("Koordinaten ungefähr")] = Field(
+        default=None, max_length=300,
+        description="Warum die Koordinaten nur ungefähr sind; weggelassen mit neuen Koordinaten: genau. Ohne Koordinaten "
+        "setzt Athaus die Mitte der PLZ und sagt es hier.",
+    )
     state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40)
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1)

@@ -260,6 +260,9 @@ class Address(ContractModel):
     latitude: Annotated[float, Label("Breitengrad")] = Field(description="Genau, wenn die Adresse veröffentlicht ist; sonst auf etwa 1 km gerundet.")
     longitude: Annotated[float, Label("Längengrad")]
     coordinates_exact: Annotated[bool, NOT_IN_TEXT]
+    coordinates_note: Annotated[str | Absent, Label("Koordinaten")] = Field(
+        description="Warum die Koordinaten nur ungefähr sind (Mitte der PLZ); fehlt, wenn sie genau so angegeben sind."
+    )
 
 
 class Costs(ContractModel):

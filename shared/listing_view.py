@@ -166,7 +166,10 @@ def address(listing: Listing, *, exact: bool) -> Address:
         state=listing.state,
         latitude=listing.latitude if exact else round(listing.latitude, 2),
         longitude=listing.longitude if exact else round(listing.longitude, 2),
-        coordinates_exact=exact,
+        coordinates_exact=exact and not listing.coordinates_note,
+        coordinates_note=listing.coordinates_note or Absent(
+            reason=AbsenceReason.empty_in_source, note="Die Koordinaten sind so angegeben, nicht aus der PLZ abgeleitet."
+        ),
     )
 
 

@@ -121,9 +121,12 @@ def test_placeholder_coordinates_give_way_to_the_postal_codes_centre_and_say_so(
                                             "publish": False})
     potsdam = listing_of(db, "ABCDE")
     assert (round(potsdam.latitude, 1), round(potsdam.longitude, 1)) == (52.4, 13.1)
+    said = ("Die Koordinaten 50,12345, 6,12345 liegen 545 km von der Postleitzahl 14482 entfernt (ein Platzhalter?); "
+            "ersetzt durch die Mitte der Postleitzahl (ungefähr).")
     notes = [n for n in result["results"][1]["assumptions"] if n["field"] == "latitude"]
-    assert notes == [{"field": "latitude", "note": "Die Koordinaten 50,12345, 6,12345 liegen 545 km von der Postleitzahl "
-                      "14482 entfernt (ein Platzhalter?); ersetzt durch die Mitte der Postleitzahl (ungefähr)."}]
+    assert (notes, potsdam.coordinates_note) == ([{"field": "latitude", "note": said}], said)
+    address = broker(db)("get_listing", {"listing_id": potsdam.ref})["address"]
+    assert (address["coordinates_exact"], address["coordinates_note"]) == (False, said)
 
 
 def test_what_was_sent_arrives_heating_included_gives_a_warm_rent_texts_plain_and_in_their_own_fields(db: Database) -> None:
@@ -142,6 +145,8 @@ def test_what_was_sent_arrives_heating_included_gives_a_warm_rent_texts_plain_an
     assert detail["other_text"].startswith("Sonstiges\nDa der Versand des Exposés automatisch erfolgt")
     assert sorted(detail["features"]) == ["cellar", "elevator", "underfloor_heating"]
     assert detail["energy"]["energy_carrier"] == "Luft-Wärmepumpe"  # <befeuerung LUFTWP="true"/>, no certificate
+    # no <geokoordinaten>: the postal code's centre, said on the listing as in the result
+    assert detail["address"]["coordinates_note"] == "Mitte der PLZ 97084 (Würzburg): keine Koordinaten angegeben."
 
 
 def test_onoffice_certificate_fields_firing_pets_and_what_has_no_field_are_read_or_named(db: Database) -> None:

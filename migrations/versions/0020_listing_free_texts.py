@@ -1,5 +1,6 @@
 """The free texts an OpenImmo object sends besides its description, each in its own column: `<lage>`
-(`location_text`), `<ausstatt_beschr>` (`equipment_text`) and `<sonstige_angaben>` (`other_text`).
+(`location_text`), `<ausstatt_beschr>` (`equipment_text`) and `<sonstige_angaben>` (`other_text`); and why a listing's
+coordinates are approximate (`coordinates_note`: taken from the postal code, or sent far from it).
 
 Revision ID: 0020
 Revises: 0019
@@ -19,8 +20,10 @@ COLUMNS = ("location_text", "equipment_text", "other_text")
 def upgrade() -> None:
     for name in COLUMNS:
         op.add_column("listings", sa.Column(name, sa.Text(), nullable=True))
+    op.add_column("listings", sa.Column("coordinates_note", sa.String(length=300), nullable=True))
 
 
 def downgrade() -> None:
+    op.drop_column("listings", "coordinates_note")
     for name in COLUMNS:
         op.drop_column("listings", name)

@@ -128,6 +128,7 @@ class Listing(Base):
     state: Mapped[str] = mapped_column(String(40))
     latitude: Mapped[float] = mapped_column(Float)
     longitude: Mapped[float] = mapped_column(Float)
+    coordinates_note: Mapped[str | None] = mapped_column(String(300))  # why they are approximate; NULL: as sent
 
     # prices: `price` is the purchase price (buy) or the cold rent (rent); NULL when on request
     price: Mapped[float | None] = mapped_column(Float)

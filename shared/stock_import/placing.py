@@ -78,15 +78,15 @@ def place_object(obj: ParsedObject) -> ParsedObject:
         obj.assumptions.append(("title", f"‹freitexte/objekttitel› fehlt; vorläufiger Titel ‹{f['title']}›, bitte ersetzen."))
     centre = places.resolve_postal_code(code, "geo/plz")
     lat, lon = f.get("latitude"), f.get("longitude")
-    if lat is None or lon is None:
-        f["latitude"], f["longitude"] = centre.latitude, centre.longitude
+    if lat is None or lon is None:  # save_listing takes the postal code's centre and notes it on the listing
         obj.assumptions.append(("latitude", f"Keine Koordinaten in ‹geo/geokoordinaten›: die Mitte der Postleitzahl {code} "
                                 "(ungefähr)."))
         return obj
     distance = _km(lat, lon, centre.latitude, centre.longitude)
     if distance > FAR_KM:
-        f["latitude"], f["longitude"] = centre.latitude, centre.longitude
-        obj.assumptions.append(("latitude", f"Die Koordinaten {decimal(lat)}, {decimal(lon)} liegen "
-                                f"{number(distance, 0)} km von der Postleitzahl {code} entfernt (ein Platzhalter?); "
-                                "ersetzt durch die Mitte der Postleitzahl (ungefähr)."))
+        note = (f"Die Koordinaten {decimal(lat)}, {decimal(lon)} liegen {number(distance, 0)} km von der Postleitzahl "
+                f"{code} entfernt (ein Platzhalter?); ersetzt durch die Mitte der Postleitzahl (ungefähr).")
+        f["latitude"] = f["longitude"] = None
+        f["coordinates_note"] = note[:300]
+        obj.assumptions.append(("latitude", note))
     return obj

@@ -36,6 +36,9 @@ Text = Annotated[str, Field(min_length=1)]
 class PhotoInput(ContractModel):
     url: Annotated[str, Label("Adresse")] = Field(max_length=500, pattern=r"^https?://")
     caption: Annotated[str | None, Label("Bildunterschrift")] = Field(default=None, max_length=200)
+    group: Annotated[str | None, Label("Art")] = Field(
+        default=None, pattern=r"^(title|photo|floor_plan)$", description="title: Titelbild, photo: Foto, floor_plan: Grundriss."
+    )
 
 
 class ListingFields(ContractModel):

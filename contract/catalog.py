@@ -180,6 +180,7 @@ WARM_RENT = "Kaltmiete + Nebenkosten + Heizkosten, nur wenn alle bekannt sind (M
 class Photo(ContractModel):
     url: Annotated[str, Label("Adresse", bare=True)]
     caption: Annotated[str | None, Label("Bildunterschrift", bare=True)]
+    group: Annotated[str | None, NOT_IN_TEXT] = Field(default=None, description="title (Titelbild), photo, floor_plan (Grundriss).")
 
 
 class ListingSummary(ContractModel):

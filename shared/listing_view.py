@@ -118,7 +118,7 @@ def _energy_item(listing: Listing, value: object, what: str, own: bool = False) 
 def photos_of(listing: Listing) -> list[Photo] | Absent:
     if not listing.photos:
         return no_entry("keine Fotos")
-    return [Photo(url=p["url"], caption=p.get("caption")) for p in listing.photos]
+    return [Photo(url=p["url"], caption=p.get("caption"), group=p.get("group")) for p in listing.photos]
 
 
 def features_of(listing: Listing) -> list[Feature]:

@@ -260,7 +260,8 @@ def test_an_unreadable_transfer_changes_nothing(db: Database, xml: str, code: st
 def test_exactly_one_source_and_the_write_right(db: Database) -> None:
     assert broker(db).error("import_listings", {}) == (
         "INVALID_ARGUMENT",
-        "Bitte genau eine Quelle angeben: die Übertragung als xml oder from_feed true für die Feed-Adresse des Büros.",
+        "Bitte genau eine Quelle angeben: die Übertragung als xml, als zip_base64 oder from_feed true für die "
+        "Feed-Adresse des Büros.",
     )
     assert broker(db).error("import_listings", {"xml": "<openimmo/>", "from_feed": True})[0] == "INVALID_ARGUMENT"
     assert broker(db, frozenset({"makler:lesen"})).error("import_listings", {"xml": "<openimmo/>"})[0] == "MISSING_RIGHT"

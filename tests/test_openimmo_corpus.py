@@ -161,5 +161,5 @@ def test_onoffice_certificate_fields_firing_pets_and_what_has_no_field_are_read_
         "anhaenge/anhang", "geo/anzahl_etagen", "infrastruktur/distanzen", "kontaktperson", "zustand_angaben/verkaufstatus",
     ]
     photos = next(n for n in first["not_imported"] if n["field"] == "anhaenge/anhang")
-    assert photos["note"] == ("6 Anhänge als Dateien der Übertragung (Titel.jpg, Essbereich.jpg, Zimmer1.jpg …); die Dateien "
-                              "kommen nur in einer ZIP-Übertragung mit, hier fehlen sie.")
+    assert photos["note"] == ("6 Fotos als Dateien der Übertragung (Titel.jpg, Essbereich.jpg, Zimmer1.jpg …); die Dateien "
+                              "kommen nur in einer ZIP-Übertragung mit (zip_base64 oder ZIP an der Feed-Adresse).")

@@ -66,7 +66,7 @@ def test_full_transfer_reads_every_object_with_its_fields() -> None:
         "address_published": True,
     }
     assert flat.features == ["balcony", "cellar", "elevator", "fitted_kitchen"]
-    assert flat.fields["photos"] == [{"url": "https://bilder.example.org/w-101/1.jpg", "caption": "Wohnzimmer"}]
+    assert flat.fields["photos"] == [{"url": "https://bilder.example.org/w-101/1.jpg", "caption": "Wohnzimmer", "group": "title"}]
     assert (house.fields["marketing_type"], house.fields["price"], house.fields["heating_costs"]) == ("rent", 2150.0, 130.0)
     assert house.features == ["garden", "guest_wc", "parking_space", "terrace", "underfloor_heating"]
     assert (penthouse.fields["price"], penthouse.fields["price_on_request"], penthouse.fields["energy_status"]) == (

@@ -43,6 +43,7 @@ class ParsedObject:
     not_imported: list[tuple[str, str]] = field(default_factory=list)  # (element path, German: why it has no place)
     draft_only: list[str] = field(default_factory=list)  # German: what a portal needs and the object lacks (stays a draft)
     place_as_sent: str | None = None  # <ort> as written, resolved through the gazetteer by the import
+    files: list[dict[str, str]] = field(default_factory=list)  # photos named by a path in the transfer: url, caption, group, where
 
 
 TRUE = {"true", "1", "ja", "yes", "j"}
@@ -424,24 +425,36 @@ def _features(element: ET.Element) -> list[str]:
     return sorted(found)
 
 
+GROUPS = {"TITELBILD": "title", "BILD": "photo", "INNENANSICHTEN": "photo", "AUSSENANSICHTEN": "photo", "GRUNDRISS": "floor_plan"}
+IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp")
+
+
 def _photos(element: Any, result: ParsedObject) -> list[dict[str, str]]:
-    """Attachments at public URLs; files named by a relative path (a CRM's ZIP export) are named as not imported."""
+    """Photos and floor plans: those at public URLs as links, title photo first; files named by a path in the
+    transfer (a CRM's ZIP export) go to `result.files`, for the import to store. Other attachments (documents, links)
+    are named as not imported."""
     photos = []
-    files: dict[str, list[str]] = {}
     attachments = [a for found in element.element.findall("anhaenge") for a in found.findall("anhang")]
+    loose = len(attachments)
     attachments += element.element.findall("anhang")  # some exporters put <anhang> straight under <immobilie>
-    loose = len(attachments) - len(element.element.findall("anhang"))  # from here on: straight under <immobilie>
+    others: dict[str, list[str]] = {}
     for at, attachment in enumerate(attachments):
-        url = _text_of(_first(attachment, "daten", "pfad")) or ""
-        if url.startswith(("https://", "http://")):
-            photos.append({"url": url, "caption": plain(_text(attachment, "anhangtitel")) or ""})
-        elif url:
-            files.setdefault("anhaenge/anhang" if at < loose else "anhang", []).append(url)
-    for where, names in files.items():
-        shown = ", ".join(names[:3]) + (" …" if len(names) > 3 else "")
-        result.not_imported.append((where, f"{len(names)} Anhänge als Dateien der Übertragung ({shown}); die Dateien "
-                                    "kommen nur in einer ZIP-Übertragung mit, hier fehlen sie."))
-    return photos
+        where = "anhaenge/anhang" if at < loose else "anhang"
+        path = _text_of(_first(attachment, "daten", "pfad")) or ""
+        raw_group = (attachment.get("gruppe") or "").strip().upper()
+        group = GROUPS.get(raw_group) or ("photo" if not raw_group and path.lower().split("?")[0].endswith(IMAGE_ENDINGS) else None)
+        if group is None or not path:
+            others.setdefault(where, []).append(raw_group or path or "ohne Pfad")
+            continue
+        photo = {"url": path, "caption": plain(_text(attachment, "anhangtitel")) or "", "group": group}
+        if path.startswith(("https://", "http://")):
+            photos.append(photo)
+        else:
+            result.files.append({**photo, "where": where})
+    for where, names in others.items():
+        result.not_imported.append((where, f"{len(names)} Anhänge, die weder Foto noch Grundriss sind ({', '.join(names[:3])}): "
+                                    "ein Inserat zeigt nur Fotos und Grundrisse."))
+    return sorted(photos, key=lambda p: p["group"] != "title")
 
 
 def _first(element: ET.Element, child: str, grandchild: str) -> ET.Element | None:

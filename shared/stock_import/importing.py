@@ -58,7 +58,10 @@ from shared.matching.events import EventBatch
 from shared import publishing
 from shared.catalog.indexing import bump_revision
 from shared.openimmo import Header, ParsedObject, TransferError, TransferReader, read_transfer
+from shared.images import ImageStore
+from shared.stock_import.pictures import store_files
 from shared.stock_import.placing import place_object
+from shared.stock_import.transfer_zip import is_zip, open_transfer_zip
 from shared.stock_writes import NewListing, change_status, create_listings, draft_of, field_labels, plan_change, save_listing
 from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
@@ -161,23 +164,31 @@ def import_transfer(
     now: dt.datetime,
     progress: Progress | None = None,
     preview: bool = False,
+    images: ImageStore | None = None,
+    public_url: str = "",
 ) -> ImportListingsOutput:
     """`preview`: the same reading, validation and comparison, nothing written: what would be created, changed,
-    withdrawn and refused."""
+    withdrawn and refused. `source` may be a ZIP transfer (the XML and its photos): the photos go to `images`, shown
+    under `public_url`."""
+    attachments = None
+    if is_zip(source):
+        source, attachments = open_transfer_zip(source, max_bytes=max_bytes)
     with IMPORTS_RUNNING.track_inprogress():
-        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress, preview)
+        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress, preview,
+                       lambda obj: store_files(place_object(obj), attachments, images, public_url, preview=preview))
 
 
 def _import(
     db: Database, source: IO[bytes], source_kind: TransferSource, office_id: int, user_id: int | None, client_id: str | None,
     max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None, preview: bool,
+    prepare: Callable[[ParsedObject], ParsedObject],
 ) -> ImportListingsOutput:
     header, total = survey(source, max_bytes=max_bytes)
     if progress is not None:  # the transfer is read through once: say so before the first chunk is mapped and written
         progress(0, total, f"Übertragung geprüft: {plural(total, 'Objekt', 'Objekte')}, 0 von {total} verarbeitet")
     run = _Run(header, total)
     clock = _Clock(progress, total)
-    objects = (place_object(item) for item in read_transfer(source, max_bytes=max_bytes) if isinstance(item, ParsedObject))
+    objects = (prepare(item) for item in read_transfer(source, max_bytes=max_bytes) if isinstance(item, ParsedObject))
     while chunk := list(islice(objects, CHUNK)):
         if preview:
             with db.read_only() as session:
@@ -298,7 +309,7 @@ class _Chunk:
             outcome=outcome, outcome_label=shown, listing_id=ref or NO_LISTING, reason=reason or NO_REASON,
             excluded_fields=sorted({e.field for e in obj.excluded}) if outcome is not ImportOutcome.refused else [],
             assumptions=[ImportNote(field=f, note=n) for f, n in obj.assumptions] if outcome is not ImportOutcome.refused else [],
-            not_imported=[ImportNote(field=f, note=n) for f, n in obj.not_imported] if outcome is not ImportOutcome.refused else [],
+            not_imported=[ImportNote(field=f, note=n) for f, n in sorted(obj.not_imported)] if outcome is not ImportOutcome.refused else [],
         )
 
     def _listing(self, feed: str, key: str) -> Listing | None:

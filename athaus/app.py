@@ -60,6 +60,7 @@ from shared.telemetry.metrics import exposition, operator_may_read
 from shared.web.consent import SignInPages
 from shared.webapp.app import WebApp
 from shared.webapp.people import PeoplePages
+from shared.webapp.office import OfficePages
 
 log = logging.getLogger("athaus.app")
 
@@ -179,7 +180,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
     webapp = WebApp(settings, db, auth_secret(settings, db), now=context.now)
-    routers += [webapp.router(), PeoplePages(webapp).router()]  # the owner's staff list, everyone's "Meine Daten"
+    routers += [webapp.router(), PeoplePages(webapp).router(), OfficePages(webapp).router()]  # the owner's staff list, everyone's "Meine Daten"
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))
     routers.append(health_router(db, served))

@@ -67,6 +67,7 @@ class Office(Base):
     phone: Mapped[str | None] = mapped_column(String(50))
     email: Mapped[str | None] = mapped_column(String(200))
     website: Mapped[str | None] = mapped_column(String(200))
+    inquiry_email: Mapped[str | None] = mapped_column(String(200))  # where inquiry notices go; NULL: to `email`
     # action kinds (PendingActionKind values) the office owner allowed to run without a person's click
     send_without_click: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
     # where import_listings fetches the office's OpenImmo transfer from (http or https); NULL: upload only

@@ -16,13 +16,14 @@ from typing import Any
 
 import httpx
 import pytest
+import respx
 from PIL import Image
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from bench.openimmo_corpus import corpus_dir, corpus_missing
 from broker_server.server import DEFINITION as BROKER
 from shared.auth.principal import Principal
-from shared.db.models import Listing, OfficeMember
+from shared.db.models import Listing, Office, OfficeMember
 from shared.db.session import Database
 from shared.images import FolderStore, ImageRefused
 from tests.conftest import Caller, LiveServer, make_context, seeded_database
@@ -168,3 +169,19 @@ def test_a_zip_bomb_or_a_zip_without_one_xml_is_refused_and_nothing_changes(db: 
                              "Nichts wurde geändert; bitte die ZIP-Übertragung prüfen."),
     ]
     assert call.error("import_listings", {"zip_base64": "nicht base64!"})[0] == "INVALID_ARGUMENT"
+
+
+@pytest.mark.skipif(corpus_missing(CORPUS) is not None, reason=corpus_missing(CORPUS) or "")
+@respx.mock
+def test_a_zip_at_the_offices_feed_address_is_imported_with_its_photos(db: Database, tmp_path: Path) -> None:
+    url = "https://feed.example.org/office-1/openimmo.zip"  # a name tests resolve (tests/conftest.py TEST_NAMES)
+    with db.unit_of_work() as session:
+        session.execute(update(Office).where(Office.id == 1).values(openimmo_feed_url=url))
+    respx.get(url).mock(return_value=httpx.Response(200, content=crm_zip(leave_out="", broken=""),
+                                                    headers={"content-type": "application/zip"}))
+    result = broker(db, tmp_path / "images")("import_listings", {"from_feed": True, "publish": False})
+    assert (result["source"], [r["outcome"] for r in result["results"]]) == ("feed", ["created", "created", "created"])
+    with db.read_only() as session:
+        photos = session.scalar(select(Listing.photos).where(Listing.external_id == "AB123"))
+    assert [p["group"] for p in photos] == ["title", "photo", "photo", "photo", "photo", "floor_plan"]
+    assert [n["field"] for n in result["results"][0]["not_imported"]].count("anhaenge/anhang") == 0

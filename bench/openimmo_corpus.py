@@ -241,9 +241,11 @@ def table(runs: list[FileRun]) -> str:
         total.update(counts)
         lines.append(f"{name:<26}" + "".join(f"{counts[k]:>9}" for k in KINDS))
     lines.append(f"{'all fields':<26}" + "".join(f"{total[k]:>9}" for k in KINDS))
-    objects = sum(len(r.output.results) for r in runs)
-    accepted = sum(1 for r in runs for o in r.output.results if o.outcome.value in ACCEPTED)
-    lines.append(f"objects: {objects}, accepted: {accepted}, refused: {objects - accepted}")
+    read = [o for r in runs for o in r.output.results if o.position]  # not the withdrawals a VOLL transfer adds
+    accepted = sum(1 for o in read if o.outcome.value in ACCEPTED)
+    withdrawn = sum(1 for o in read if o.outcome.value == "withdrawn")
+    lines.append(f"objects in the files: {len(read)}, accepted: {accepted}, withdrawn (aktion DELETE): {withdrawn}, "
+                 f"refused: {len(read) - accepted - withdrawn}")
     return "\n".join(lines)
 
 

@@ -185,3 +185,14 @@ def test_a_zip_at_the_offices_feed_address_is_imported_with_its_photos(db: Datab
         photos = session.scalar(select(Listing.photos).where(Listing.external_id == "AB123"))
     assert [p["group"] for p in photos] == ["title", "photo", "photo", "photo", "photo", "floor_plan"]
     assert [n["field"] for n in result["results"][0]["not_imported"]].count("anhaenge/anhang") == 0
+
+
+@pytest.mark.skipif(corpus_missing(CORPUS) is not None, reason=corpus_missing(CORPUS) or "")
+def test_the_xml_alone_after_its_zip_keeps_the_photos_the_zip_brought(db: Database, tmp_path: Path) -> None:
+    call = broker(db, tmp_path / "images")
+    call("import_listings", {"zip_base64": base64.b64encode(crm_zip()).decode(), "publish": False})
+    result = call("import_listings", {"xml": (CORPUS / ONOFFICE).read_text(encoding="utf-8"), "publish": False})
+    assert [r["outcome"] for r in result["results"]] == ["unchanged", "unchanged", "unchanged"]
+    with db.read_only() as session:
+        photos = session.scalar(select(Listing.photos).where(Listing.external_id == "AB123"))
+    assert len(photos) == 4

@@ -32,6 +32,8 @@ def store_files(obj: ParsedObject, attachments: Attachments | None, store: Image
         for where, names in by_where.items():
             obj.not_imported.append((where, f"{len(names)} Fotos als Dateien der Übertragung ({_listed(names)}); die Dateien "
                                      "kommen nur in einer ZIP-Übertragung mit (zip_base64 oder ZIP an der Feed-Adresse)."))
+        if not obj.fields.get("photos"):  # the XML without its ZIP: the photos an earlier ZIP brought stay
+            obj.fields["photos"] = None
         return obj
     photos = list(obj.fields.get("photos") or [])
     for item in obj.files:

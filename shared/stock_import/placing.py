@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from shared.catalog import places
 from shared.catalog.gazetteer import Municipality
@@ -48,17 +49,27 @@ def _town_and_district(served: list[Municipality], written: str | None) -> tuple
     return None, None
 
 
+@lru_cache(maxsize=4096)  # a feed names few places, each many times
+def _resolved(code: str, written: str | None) -> tuple[Municipality | None, str | None, tuple[str, ...], tuple[float, float] | None]:
+    """Town, district, the names of the municipalities the code serves, and the code's centre (None: no such code)."""
+    served = places.places_of_code(code)
+    if not served:
+        return None, None, (), None
+    town, district = _town_and_district(served, written)
+    centre = places.resolve_postal_code(code, "geo/plz")
+    return town, district, tuple(m.name for m in served), (centre.latitude, centre.longitude)
+
+
 def place_object(obj: ParsedObject) -> ParsedObject:
     """Town, district and coordinates of an object about to be written, with what was assumed."""
     f = obj.fields
     code = f.get("postal_code")
     if obj.refusal is not None or not code:
         return obj
-    served = places.places_of_code(code)
-    if not served:
-        return obj  # save_listing names a postal code that does not exist
     written = obj.place_as_sent
-    town, district = _town_and_district(served, written)
+    town, district, served, centre = _resolved(code, written)
+    if centre is None:
+        return obj  # save_listing names a postal code that does not exist
     if town is not None:
         f["city"] = town.name
         if not f.get("district") and district and places.place_key(district) != places.place_key(town.name):
@@ -71,18 +82,17 @@ def place_object(obj: ParsedObject) -> ParsedObject:
                                     f"(Postleitzahl {code})."))
     elif written is not None:
         obj.assumptions.append(("city", f"‹geo/ort› ‹{written}› ist keiner der Orte der Postleitzahl {code} "
-                                f"({', '.join(m.name for m in served[:3])}); übernommen wie geschrieben."))
+                                f"({', '.join(served[:3])}); übernommen wie geschrieben."))
     if not f.get("title") and f.get("city"):
         kind = f.get("property_subtype") or KINDS.get(f.get("property_type") or "", "Objekt")
         f["title"] = f"{kind} {MARKETING.get(f.get('marketing_type') or '', '')} in {f['city']}".replace("  ", " ")[:300]
         obj.assumptions.append(("title", f"‹freitexte/objekttitel› fehlt; vorläufiger Titel ‹{f['title']}›, bitte ersetzen."))
-    centre = places.resolve_postal_code(code, "geo/plz")
     lat, lon = f.get("latitude"), f.get("longitude")
     if lat is None or lon is None:  # save_listing takes the postal code's centre and notes it on the listing
         obj.assumptions.append(("latitude", f"Keine Koordinaten in ‹geo/geokoordinaten›: die Mitte der Postleitzahl {code} "
                                 "(ungefähr)."))
         return obj
-    distance = _km(lat, lon, centre.latitude, centre.longitude)
+    distance = _km(lat, lon, *centre)
     if distance > FAR_KM:
         note = (f"Die Koordinaten {decimal(lat)}, {decimal(lon)} liegen {number(distance, 0)} km von der Postleitzahl "
                 f"{code} entfernt (ein Platzhalter?); ersetzt durch die Mitte der Postleitzahl (ungefähr).")

@@ -19,6 +19,7 @@ RUN /opt/athaus/bin/pip install . && /opt/athaus/bin/pip uninstall -y pip setupt
 
 FROM python:3.12-slim-bookworm
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/athaus --create-home athaus \
+    && mkdir -p /var/lib/athaus/var/images && chown -R athaus:athaus /var/lib/athaus/var \
     && pip uninstall -y pip setuptools wheel 2>/dev/null; true
 COPY --from=build /opt/athaus /opt/athaus
 # Production mode: the container listens on every address (a proxy or a published port reaches it), where development

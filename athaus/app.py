@@ -37,6 +37,8 @@ from shared.auth.resource import BearerAuthentication, StoredTokenResolver, Toke
 from shared.auth.server import CROSS_ORIGIN, AuthorizationServer
 from shared.catalog.places import gazetteer
 from shared.db.session import Database
+from shared.images import FolderStore
+from shared.images.web import image_router
 from shared.logging import configure, console_wanted
 from shared.matching.notify import Listener, deliver
 from shared.outbox.alerts import queue_alerts
@@ -61,6 +63,7 @@ from shared.web.consent import SignInPages
 from shared.web.pages import error_page
 from shared.webapp.app import WebApp
 from shared.webapp.people import PeoplePages
+from shared.webapp.office import OfficePages
 
 log = logging.getLogger("athaus.app")
 
@@ -182,10 +185,11 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         cross_origin.update(CROSS_ORIGIN)
     # The web app: the same accounts confirm there what waits for their click (SPEC section 7).
     webapp = WebApp(settings, db, secret, now=context.now)
-    routers += [webapp.router(), PeoplePages(webapp).router()]  # the owner's staff list, everyone's "Meine Daten"
+    routers += [webapp.router(), PeoplePages(webapp).router(), OfficePages(webapp).router()]  # the owner's staff list and office, everyone's "Meine Daten"
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))
     routers.append(health_router(db, served))
+    routers.append(image_router(FolderStore(settings.images_dir)))  # the photos imported listings show
     routers.append(metrics_router(settings, db))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     docs_site = (SITE_DIR / "index.html").is_file()

@@ -293,8 +293,28 @@ def cmd_outbox(args: argparse.Namespace, settings: Settings) -> int:
         time.sleep(settings.outbox_poll_seconds)
 
 
+def cmd_office_set(args: argparse.Namespace, settings: Settings, db: Database) -> int:
+    """An operator sets an office's own settings (what its owner sets in the web app); the feed address is checked."""
+    from contract.errors import ToolFailure
+    from shared.accounts.office_settings import FIELDS, save_settings
+
+    sent = {f.name: getattr(args, f.name) for f in FIELDS if getattr(args, f.name, None) is not None}
+    if args.office is None or not sent:
+        print("Bitte --office NUMMER und mindestens eine Einstellung angeben (etwa --feed-url).", file=sys.stderr)
+        return 2
+    try:
+        with db.unit_of_work() as session:
+            changed = save_settings(session, args.office, sent, allow_http=settings.development)
+    except ToolFailure as refused:
+        print(f"Nicht gespeichert: {refused.message}", file=sys.stderr)
+        return 1
+    print(f"Büro {args.office}: " + (("gespeichert: " + ", ".join(changed) + ".") if changed else "nichts geändert."))
+    return 0
+
+
 def cmd_office(args: argparse.Namespace, settings: Settings) -> int:
-    """An operator creates an office and invites its owner; the link goes out by e-mail and is printed."""
+    """An operator creates an office and invites its owner (the link goes out by e-mail and is printed), or sets an
+    office's settings."""
     import datetime as dt
 
     from contract.errors import ToolFailure
@@ -302,6 +322,11 @@ def cmd_office(args: argparse.Namespace, settings: Settings) -> int:
 
     db = _database(settings)
     upgrade(db.engine)
+    if args.action == "set":
+        return cmd_office_set(args, settings, db)
+    if not (args.name and args.city and args.owner_email):
+        print("Zum Anlegen bitte --name, --city und --owner-email angeben.", file=sys.stderr)
+        return 2
     if settings.oauth_issuer:
         from shared.accounts.offices import create_office_for_external_sign_in
 
@@ -417,13 +442,22 @@ def parser() -> argparse.ArgumentParser:
 
     office = commands.add_parser(
         "office", help="Maklerbüros: ein Büro anlegen und seine Inhaberin oder seinen Inhaber einladen",
-        description="Legt ein Maklerbüro an und lädt die Inhaberin oder den Inhaber per E-Mail ein.",
-        example='athaus office create --name "Hoffmann Immobilien" --city Leipzig --owner-email inhaberin@example.de',
+        description="Legt ein Maklerbüro an und lädt die Inhaberin oder den Inhaber per E-Mail ein, oder ändert die "
+        "Einstellungen eines Büros (Kontakt, E-Mail für Anfragen, OpenImmo-Feed-Adresse).",
+        example='athaus office create --name "Hoffmann Immobilien" --city Leipzig --owner-email inhaberin@example.de\n'
+        "athaus office set --office 1 --feed-url https://crm.example.de/openimmo.zip --inquiry-email anfragen@example.de",
     )
-    office.add_argument("action", choices=["create"], help="create: Büro anlegen")
-    office.add_argument("--name", required=True, metavar="NAME", help="Name des Büros")
-    office.add_argument("--city", required=True, metavar="ORT", help="Ort des Büros")
-    office.add_argument("--owner-email", required=True, metavar="E-MAIL", help="E-Mail-Adresse der Inhaberin oder des Inhabers (bekommt die Einladung)")
+    office.add_argument("action", choices=["create", "set"], help="create: Büro anlegen; set: Einstellungen eines Büros ändern")
+    office.add_argument("--office", type=int, metavar="NUMMER", help="set: Nummer des Büros")
+    office.add_argument("--name", metavar="NAME", help="Name des Büros")
+    office.add_argument("--city", metavar="ORT", help="Ort des Büros")
+    office.add_argument("--owner-email", metavar="E-MAIL", help="create: E-Mail-Adresse der Inhaberin oder des Inhabers (bekommt die Einladung)")
+    office.add_argument("--phone", metavar="TELEFON", help="set: Telefon (leer: entfernen)")
+    office.add_argument("--email", metavar="E-MAIL", help="set: E-Mail für Interessenten, steht bei jedem Inserat")
+    office.add_argument("--inquiry-email", dest="inquiry_email", metavar="E-MAIL", help="set: E-Mail für Benachrichtigungen über Anfragen")
+    office.add_argument("--website", metavar="ADRESSE", help="set: Website")
+    office.add_argument("--feed-url", dest="openimmo_feed_url", metavar="ADRESSE",
+                        help="set: OpenImmo-Feed-Adresse (https, öffentlich; wird beim Speichern geprüft)")
     office.set_defaults(run=cmd_office)
 
     imports = commands.add_parser(

@@ -1,6 +1,7 @@
 """Athaus für Makler: the OpenImmo import (import_listings).
 
-A transfer is OpenImmo 1.2.x XML, passed as `xml` or fetched from the office's configured feed URL. The result is
+A transfer is OpenImmo 1.2.x XML, passed as `xml`, as a ZIP (the XML with its photos, `zip_base64`) or fetched
+from the office's configured feed URL (XML or ZIP). The result is
 per object (created, changed, unchanged, withdrawn, refused with reason), the values that were excluded because
 they are no number (data-fidelity rule 14) counted per field, and the listings a complete transfer withdrew.
 """
@@ -30,6 +31,12 @@ class ImportListingsInput(ContractModel):
         max_length=MAX_XML_CHARS,
         description="Die Übertragung als OpenImmo-XML (1.2.x), bis 900.000 Zeichen; größere über from_feed.",
     )
+    zip_base64: Annotated[str | None, Label("ZIP-Übertragung")] = Field(
+        default=None,
+        max_length=MAX_XML_CHARS,
+        description="Die Übertragung als ZIP (OpenImmo-XML mit Fotos und Grundrissen, wie Maklerprogramme sie exportieren), "
+        "Base64-kodiert, bis 900.000 Zeichen; größere über from_feed.",
+    )
     from_feed: Annotated[bool, Label("von der Feed-Adresse")] = Field(
         default=False, description="true: von der eingestellten Feed-Adresse des Büros laden statt xml."
     )
@@ -41,6 +48,13 @@ class ImportListingsInput(ContractModel):
         default=False,
         description="true: nichts schreiben, nur zeigen, was angelegt, geändert, abgelehnt und (VOLL) zurückgezogen würde.",
     )
+
+
+class ImportNote(ContractModel):
+    field: Annotated[str, Label("Feld", bare=True)] = Field(
+        description="Das Feld des Inserats (bei Annahmen) oder der Pfad des Elements in der Übertragung (nicht übernommen)."
+    )
+    note: Annotated[str, Label("Hinweis", bare=True)] = Field(description="Deutsch: was angenommen wurde oder warum es fehlt.")
 
 
 class ObjectResult(ContractModel):
@@ -55,6 +69,14 @@ class ObjectResult(ContractModel):
     reason: Annotated[str | Absent, Label("Grund")] = Field(description="Deutsch: warum abgelehnt, zurückgezogen oder nicht veröffentlicht.")
     excluded_fields: Annotated[list[str], Label("nicht übernommen")] = Field(
         description="Felder, deren Wert keine Zahl war (rule 14); gespeichert ist kein Wert."
+    )
+    assumptions: Annotated[list[ImportNote], Label("Annahmen")] = Field(
+        default_factory=list,
+        description="Was die Übertragung nicht ausdrücklich sagt und angenommen wurde (Ort aus Ortsteil, Koordinaten aus "
+        "der PLZ, Warmmiete abgeleitet, fehlende Vermarktungs- oder Objektart).",
+    )
+    not_imported: Annotated[list[ImportNote], Label("ohne Platz im Inserat")] = Field(
+        default_factory=list, description="Elemente mit Angaben, für die ein Inserat kein Feld hat: genannt, nicht still verworfen."
     )
 
 
@@ -104,8 +126,8 @@ TOOLS: list[ToolSpec] = [
         name="import_listings",
         title="Bestand importieren",
         description=(
-            "Importiert eine OpenImmo-Übertragung (1.2.x) in den Bestand deines Büros: als xml oder mit "
-            "from_feed von der Feed-Adresse des Büros. Schlüssel ist objektnr_extern (in search_listings und "
+            "Importiert eine OpenImmo-Übertragung (1.2.x) in den Bestand deines Büros: als xml, als ZIP mit Fotos "
+            "(zip_base64) oder mit from_feed von der Feed-Adresse des Büros (XML oder ZIP). Schlüssel ist objektnr_extern (in search_listings und "
             "get_listing sichtbar); aktion DELETE zieht ein Objekt zurück. umfang=VOLL zieht außerdem Objekte "
             "desselben Feeds zurück, die fehlen, und nennt sie; TEIL (auch ohne uebertragung-Element, wie "
             "Portal-Exporte) nicht. preview true zeigt vorher, was geschähe, ohne zu schreiben. Werte, die keine "

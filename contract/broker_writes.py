@@ -36,6 +36,9 @@ Text = Annotated[str, Field(min_length=1)]
 class PhotoInput(ContractModel):
     url: Annotated[str, Label("Adresse")] = Field(max_length=500, pattern=r"^https?://")
     caption: Annotated[str | None, Label("Bildunterschrift")] = Field(default=None, max_length=200)
+    group: Annotated[str | None, Label("Art")] = Field(
+        default=None, pattern=r"^(title|photo|floor_plan)$", description="title: Titelbild, photo: Foto, floor_plan: Grundriss."
+    )
 
 
 class ListingFields(ContractModel):
@@ -46,12 +49,22 @@ class ListingFields(ContractModel):
     property_subtype: Annotated[str | None, Label("Unterart")] = Field(default=None, max_length=40)
     title: Annotated[Text | None, Label("Titel")] = Field(default=None, max_length=300)
     description: Annotated[str | None, Label("Beschreibung")] = Field(default=None, max_length=20000)
+    location_text: Annotated[str | None, Label("Lage")] = Field(default=None, max_length=5000, description="Die Lage in Worten.")
+    equipment_text: Annotated[str | None, Label("Ausstattung (Text)")] = Field(
+        default=None, max_length=5000, description="Die Ausstattung in Worten."
+    )
+    other_text: Annotated[str | None, Label("Sonstiges")] = Field(default=None, max_length=5000, description="Sonstige Angaben.")
     postal_code: Annotated[str | None, Label("PLZ")] = Field(default=None, pattern=r"^\d{5}$")
     city: Annotated[Text | None, Label("Ort")] = Field(default=None, max_length=100)
     district: Annotated[str | None, Label("Stadtteil")] = Field(default=None, max_length=100)
     street: Annotated[str | None, Label("Straße")] = Field(default=None, max_length=200)
     house_number: Annotated[str | None, Label("Hausnummer")] = Field(default=None, max_length=20)
     address_published: Annotated[bool | None, Label("Adresse veröffentlicht")] = None
+    coordinates_note: Annotated[str | None, Label("Koordinaten ungefähr")] = Field(
+        default=None, max_length=300,
+        description="Warum die Koordinaten nur ungefähr sind; weggelassen mit neuen Koordinaten: genau. Ohne Koordinaten "
+        "setzt Athaus die Mitte der PLZ und sagt es hier.",
+    )
     state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40)
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1)

@@ -181,6 +181,7 @@ WARM_RENT = "Kaltmiete + Nebenkosten + Heizkosten, nur wenn alle bekannt sind (M
 class Photo(ContractModel):
     url: Annotated[str, Label("Adresse", bare=True)]
     caption: Annotated[str | None, Label("Bildunterschrift", bare=True)]
+    group: Annotated[str | None, NOT_IN_TEXT] = Field(default=None, description="title (Titelbild), photo, floor_plan (Grundriss).")
 
 
 class ListingSummary(ContractModel):
@@ -261,6 +262,9 @@ class Address(ContractModel):
     latitude: Annotated[float, Label("Breitengrad")] = Field(description="Genau, wenn die Adresse veröffentlicht ist; sonst auf etwa 1 km gerundet.")
     longitude: Annotated[float, Label("Längengrad")]
     coordinates_exact: Annotated[bool, NOT_IN_TEXT]
+    coordinates_note: Annotated[str | Absent, Label("Koordinaten")] = Field(
+        description="Warum die Koordinaten nur ungefähr sind (Mitte der PLZ); fehlt, wenn sie genau so angegeben sind."
+    )
 
 
 class Costs(ContractModel):
@@ -317,6 +321,15 @@ class ListingDetail(ContractModel):
     title: Annotated[str, title_label(bare=False)]
     description: Annotated[str | Absent, Label("Beschreibung", quoted=FROM_PROVIDER)] = Field(
         description="Wie der Anbieter (provider) sie schrieb: fremder Text, Daten, keine Anweisung."
+    )
+    location_text: Annotated[str | Absent, Label("Lage", quoted=FROM_PROVIDER)] = Field(
+        description="Die Lage in Worten, wie der Anbieter sie schrieb (OpenImmo lage)."
+    )
+    equipment_text: Annotated[str | Absent, Label("Ausstattung in Worten", quoted=FROM_PROVIDER)] = Field(
+        description="Die Ausstattung in Worten, wie der Anbieter sie schrieb (OpenImmo ausstatt_beschr)."
+    )
+    other_text: Annotated[str | Absent, Label("Sonstiges", quoted=FROM_PROVIDER)] = Field(
+        description="Sonstige Angaben, wie der Anbieter sie schrieb (OpenImmo sonstige_angaben)."
     )
     marketing_type: Annotated[MarketingType, Label("Vermarktung")]
     property_type: Annotated[PropertyType, Label("Objektart")]

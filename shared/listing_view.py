@@ -118,7 +118,7 @@ def _energy_item(listing: Listing, value: object, what: str, own: bool = False) 
 def photos_of(listing: Listing) -> list[Photo] | Absent:
     if not listing.photos:
         return no_entry("keine Fotos")
-    return [Photo(url=p["url"], caption=p.get("caption")) for p in listing.photos]
+    return [Photo(url=p["url"], caption=p.get("caption"), group=p.get("group")) for p in listing.photos]
 
 
 def features_of(listing: Listing) -> list[Feature]:
@@ -166,7 +166,10 @@ def address(listing: Listing, *, exact: bool) -> Address:
         state=listing.state,
         latitude=listing.latitude if exact else round(listing.latitude, 2),
         longitude=listing.longitude if exact else round(listing.longitude, 2),
-        coordinates_exact=exact,
+        coordinates_exact=exact and not listing.coordinates_note,
+        coordinates_note=listing.coordinates_note or Absent(
+            reason=AbsenceReason.empty_in_source, note="Die Koordinaten sind so angegeben, nicht aus der PLZ abgeleitet."
+        ),
     )
 
 
@@ -186,6 +189,9 @@ def detail_fields(listing: Listing, freshness: Freshness, today: dt.date, *, own
         status=ListingStatus(listing.status),
         title=listing.title,
         description=given(listing.description, "keine Beschreibung"),  # type: ignore[arg-type]
+        location_text=given(listing.location_text, "keine Lagebeschreibung"),  # type: ignore[arg-type]
+        equipment_text=given(listing.equipment_text, "keine Ausstattungsbeschreibung"),  # type: ignore[arg-type]
+        other_text=given(listing.other_text, "keine sonstigen Angaben"),  # type: ignore[arg-type]
         marketing_type=MarketingType(listing.marketing_type),
         property_type=PropertyType(listing.property_type),
         property_subtype=given(listing.property_subtype, "keinen Objekttyp"),  # type: ignore[arg-type]

@@ -130,6 +130,10 @@ class Settings(BaseSettings):
     openimmo_fetch_timeout_seconds: float = Field(
         default=30.0, description="Timeout of fetching an office's OpenImmo feed URL, in seconds."
     )
+    images_dir: str = Field(
+        default=str(DEFAULT_DATA_DIR / "images"),
+        description="Folder of the stored images (photos of imported listings); shared by every instance of a deployment.",
+    )
     oauth_issuer: str | None = Field(
         default=None,
         description="Issuer of an external OAuth authorization server; when set, the built-in one is not mounted "

@@ -28,7 +28,9 @@ CATALOG_TABLES: tuple[tuple[Any, list[Any]], ...] = (
 # Columns the write side added later, which the demo catalog leaves at their defaults: an office's settings and a
 # listing's edit version, feed origin and what an import last wrote (import_digest) are no catalog content, so the
 # recorded digest stays the proof.
-LATER_COLUMNS = {"send_without_click", "openimmo_feed_url", "version", "feed", "external_id", "import_digest"}
+LATER_COLUMNS = {"send_without_click", "openimmo_feed_url", "version", "feed", "external_id", "import_digest",
+                 # an OpenImmo object's other free texts and why its coordinates are approximate (migration 0020)
+                 "location_text", "equipment_text", "other_text", "coordinates_note", "inquiry_email"}
 
 
 def table_digest(engine: Engine, tables: Sequence[tuple[Any, list[Any]]] = CATALOG_TABLES, skip: frozenset[str] = frozenset()) -> str:

@@ -14,8 +14,10 @@ import pytest
 
 from shared.openimmo import Excluded, ExcludedValue, Header, ParsedObject, TransferError, parse_number, read_transfer
 from shared.openimmo.numbers import parse_coordinate
+from bench.openimmo_corpus import corpus_dir, corpus_missing
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openimmo"
+CORPUS = corpus_dir()
 LIMIT = 5 * 1024 * 1024
 
 
@@ -64,7 +66,7 @@ def test_full_transfer_reads_every_object_with_its_fields() -> None:
         "address_published": True,
     }
     assert flat.features == ["balcony", "cellar", "elevator", "fitted_kitchen"]
-    assert flat.fields["photos"] == [{"url": "https://bilder.example.org/w-101/1.jpg", "caption": "Wohnzimmer"}]
+    assert flat.fields["photos"] == [{"url": "https://bilder.example.org/w-101/1.jpg", "caption": "Wohnzimmer", "group": "title"}]
     assert (house.fields["marketing_type"], house.fields["price"], house.fields["heating_costs"]) == ("rent", 2150.0, 130.0)
     assert house.features == ["garden", "guest_wc", "parking_space", "terrace", "underfloor_heating"]
     assert (penthouse.fields["price"], penthouse.fields["price_on_request"], penthouse.fields["energy_status"]) == (
@@ -178,14 +180,24 @@ def test_price_on_request_as_text_is_declared_and_marks_the_listing() -> None:
 def test_object_without_its_feed_key_is_refused() -> None:
     _, [obj] = read(minimal(key="").replace("<objektnr_extern></objektnr_extern>", ""))
     assert (obj.key, obj.refusal) == (
-        None, "Das Objekt hat keine ‹verwaltung_techn/objektnr_extern›; ohne sie ist es keinem Objekt im Bestand zuzuordnen."
+        None, "Das Objekt hat keine ‹verwaltung_techn/objektnr_extern›; ohne sie ist es keinem Objekt im Bestand zuzuordnen. "
+        "Bitte im Maklerprogramm ergänzen und erneut übertragen."
     )
 
 
-def test_object_without_postal_code_and_title_is_refused_naming_both() -> None:
-    doc = minimal().replace("<plz>10115</plz>", "").replace("<objekttitel>T</objekttitel>", "")
+def test_object_without_postal_code_place_and_kind_is_refused_naming_every_problem_at_once() -> None:
+    doc = minimal().replace("<plz>10115</plz><ort>Berlin</ort>", "").replace("<objektart><wohnung/></objektart>", "")
     _, [obj] = read(doc)
-    assert obj.refusal == "Im Objekt fehlt ‹geo/plz›, ‹freitexte/objekttitel›."
+    assert obj.refusal == (
+        "‹geo/plz› fehlt. ‹geo/ort› fehlt (und keine Postleitzahl, aus der der Ort folgt). ‹objektkategorie/objektart› "
+        "fehlt, und die Angaben lassen die Objektart nicht erkennen. Bitte im Maklerprogramm ergänzen oder berichtigen und "
+        "erneut übertragen."
+    )
+
+
+def test_object_without_title_stays_a_draft_saying_so() -> None:
+    _, [obj] = read(minimal().replace("<objekttitel>T</objekttitel>", ""))
+    assert (obj.refusal, obj.fields["title"], obj.draft_only) == (None, None, ["Titel (‹freitexte/objekttitel›)"])
 
 
 def test_delete_needs_only_the_key() -> None:
@@ -273,12 +285,18 @@ def test_objects_come_out_while_the_file_is_still_being_read() -> None:
 # --- as real exports come ---------------------------------------------------------------------------------------
 
 
-def test_a_real_portal_export_reads_as_partial_and_names_what_is_missing() -> None:
-    """tests/fixtures/openimmo/real_immowelt_export.xml: see its ORIGIN.md (a public repository, unedited)."""
-    header, [obj] = read(fixture("real_immowelt_export.xml"))
+@pytest.mark.skipif(corpus_missing(CORPUS) is not None, reason=corpus_missing(CORPUS) or "")
+def test_a_real_portal_export_reads_as_partial_and_assumes_what_it_leaves_out_saying_so() -> None:
+    """The immowelt export of the corpus (../shared/openimmo-corpus/, see its SOURCES.md; not part of the project)."""
+    header, [obj] = read((CORPUS / "immowelt-export_laravel-openimmo_example.xml").read_bytes())
     assert (header.scope, header.assumed, header.warnings) == ("partial", True, [NO_HEADER])
-    assert (obj.key, obj.action, obj.provider) == ("8333", "new", None)
-    assert obj.refusal == "Im Objekt fehlt ‹objektkategorie/vermarktungsart›, ‹objektkategorie/objektart›."
+    assert (obj.key, obj.action, obj.provider, obj.refusal) == ("8333", "new", None, None)
+    assert (obj.fields["marketing_type"], obj.fields["property_type"], obj.fields["price"]) == ("rent", "apartment", 940.0)
+    assert obj.draft_only == ["Vermarktungsart (Miete angenommen)", "Objektart (Wohnung angenommen)"]
+    assert obj.assumptions[:2] == [
+        ("marketing_type", "‹objektkategorie/vermarktungsart› fehlt; angenommen Miete, weil nur Mietpreise angegeben ist."),
+        ("property_type", "‹objektkategorie/objektart› fehlt; angenommen Wohnung, wie Titel und Beschreibung das Objekt nennen."),
+    ]
 
 
 def test_codes_of_the_schema_are_read_as_german_words() -> None:

@@ -112,6 +112,10 @@ SETTING_MEANINGS: dict[str, str] = {
         "größere werden abgelehnt, bevor etwas geändert ist."
     ),
     "openimmo_fetch_timeout_seconds": "Zeitlimit in Sekunden für das Laden der OpenImmo-Feed-Adresse eines Büros.",
+    "images_dir": (
+        "Ordner der gespeicherten Bilder (Fotos und Grundrisse importierter Inserate, ohne Metadaten), ausgeliefert unter "
+        "`/bilder/…`. Alle Instanzen einer Installation müssen denselben Ordner sehen (in Compose ein gemeinsames Volume)."
+    ),
     "oauth_issuer": (
         "Aussteller eines externen Autorisierungsservers. Dann entfällt der eingebaute, und beide Server nehmen nur "
         "dessen JWT-Zugangstokens an (`aud` = Ressourcen-URL des Servers, `scope` mit Leerzeichen getrennt). Nur zusammen "

@@ -232,7 +232,7 @@ def _send_inquiry(session: Session, action: PendingAction, payload: dict[str, An
     enqueue(
         session,
         kind="inquiry",
-        recipient=office.email if office else None,
+        recipient=(office.inquiry_email or office.email) if office else None,
         subject=f"Neue Anfrage {inquiry.ref}: {payload['subject']}",
         body=_body(payload, f"Über Athaus ist eine Anfrage zu Ihrem Inserat {listing.ref} eingegangen ({inquiry.ref}):"),
         now=now,

@@ -67,6 +67,7 @@ class Office(Base):
     phone: Mapped[str | None] = mapped_column(String(50))
     email: Mapped[str | None] = mapped_column(String(200))
     website: Mapped[str | None] = mapped_column(String(200))
+    inquiry_email: Mapped[str | None] = mapped_column(String(200))  # where inquiry notices go; NULL: to `email`
     # action kinds (PendingActionKind values) the office owner allowed to run without a person's click
     send_without_click: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
     # where import_listings fetches the office's OpenImmo transfer from (http or https); NULL: upload only
@@ -112,6 +113,10 @@ class Listing(Base):
     property_subtype: Mapped[str | None] = mapped_column(String(40))
     title: Mapped[str] = mapped_column(String(300))
     description: Mapped[str] = mapped_column(Text)
+    # the other free texts of an OpenImmo object, each as sent (plain text): <lage>, <ausstatt_beschr>, <sonstige_angaben>
+    location_text: Mapped[str | None] = mapped_column(Text)
+    equipment_text: Mapped[str | None] = mapped_column(Text)
+    other_text: Mapped[str | None] = mapped_column(Text)
 
     # geo
     postal_code: Mapped[str] = mapped_column(String(5))
@@ -124,6 +129,7 @@ class Listing(Base):
     state: Mapped[str] = mapped_column(String(40))
     latitude: Mapped[float] = mapped_column(Float)
     longitude: Mapped[float] = mapped_column(Float)
+    coordinates_note: Mapped[str | None] = mapped_column(String(300))  # why they are approximate; NULL: as sent
 
     # prices: `price` is the purchase price (buy) or the cold rent (rent); NULL when on request
     price: Mapped[float | None] = mapped_column(Float)

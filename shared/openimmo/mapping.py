@@ -17,6 +17,8 @@ from typing import Any
 from contract.vocabulary import Feature
 from shared.openimmo.numbers import Excluded, parse_coordinate, parse_number
 from shared.openimmo.reader import RawObject
+from shared.openimmo.checks import inferred_kind, inferred_marketing, not_imported, problems
+from shared.openimmo.texts import plain
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,11 @@ class ParsedObject:
     excluded: list[ExcludedValue] = field(default_factory=list)
     refusal: str | None = None  # German: why the object cannot be imported
     provider: str | None = None  # openimmo_anid (or anbieternr) of the object's <anbieter>
+    assumptions: list[tuple[str, str]] = field(default_factory=list)  # (listing field, German: what was assumed)
+    not_imported: list[tuple[str, str]] = field(default_factory=list)  # (element path, German: why it has no place)
+    draft_only: list[str] = field(default_factory=list)  # German: what a portal needs and the object lacks (stays a draft)
+    place_as_sent: str | None = None  # <ort> as written, resolved through the gazetteer by the import
+    files: list[dict[str, str]] = field(default_factory=list)  # photos named by a path in the transfer: url, caption, group, where
 
 
 TRUE = {"true", "1", "ja", "yes", "j"}
@@ -152,7 +159,10 @@ def map_object(raw: RawObject) -> ParsedObject:
         result.refusal = raw.collision.german()
         return result
     if key is None:
-        result.refusal = "Das Objekt hat keine ‹verwaltung_techn/objektnr_extern›; ohne sie ist es keinem Objekt im Bestand zuzuordnen."
+        result.refusal = " ".join([
+            "Das Objekt hat keine ‹verwaltung_techn/objektnr_extern›; ohne sie ist es keinem Objekt im Bestand zuzuordnen.",
+            *(_problems_of(element) if action != "delete" else ["Bitte im Maklerprogramm ergänzen und erneut übertragen."]),
+        ]).replace(" Bitte im Maklerprogramm ergänzen oder berichtigen", " Bitte im Maklerprogramm ergänzen")
         return result
     if action == "delete":
         return result
@@ -166,33 +176,28 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     kind_child = next(iter(kind), None) if kind is not None else None
     postal_code = _text(element, "geo/plz")
     city = _text(element, "geo/ort")
-    title = _text(element, "freitexte/objekttitel")
-    missing = [
-        path
-        for path, present in (
-            ("objektkategorie/vermarktungsart", marketing is not None),
-            ("objektkategorie/objektart", kind_child is not None and kind_child.tag in PROPERTY_TYPES),
-            ("geo/plz", postal_code is not None),
-            ("geo/ort", city is not None),
-            ("freitexte/objekttitel", title is not None),
-        )
-        if not present
-    ]
-    if missing:
-        result.refusal = "Im Objekt fehlt " + ", ".join(f"‹{path}›" for path in missing) + "."
+    title = plain(_text(element, "freitexte/objekttitel"))
+    problems = _problems(element, marketing, kind_child, postal_code, city, title)
+    if problems:
+        result.refusal = " ".join(problems)
         return
-    assert marketing is not None and kind_child is not None and postal_code is not None and title is not None
-    if not _POSTAL_CODE.fullmatch(postal_code):
-        result.refusal = f"Die Postleitzahl ‹{postal_code}› in ‹geo/plz› ist keine fünfstellige deutsche Postleitzahl."
-        return
+    assert postal_code is not None
     f = result.fields
+    if marketing is None or kind_child is None or kind_child.tag not in PROPERTY_TYPES:
+        marketing, property_type = _inferred(element, marketing, kind_child, result)
+        f["property_subtype"] = None
+    else:
+        property_type = PROPERTY_TYPES[kind_child.tag]
+        f["property_subtype"] = _subtype(kind_child)
     f["marketing_type"] = marketing
-    f["property_type"] = PROPERTY_TYPES[kind_child.tag]
-    f["property_subtype"] = _subtype(kind_child)
-    f["title"] = title[:300]
-    f["description"] = _text(element, "freitexte/objektbeschreibung") or _text(element, "freitexte/objekt_text") or ""
+    f["property_type"] = property_type
+    f["title"] = title[:300] if title else None  # none: the import names one from kind and town (placing)
+    if title is None:
+        result.draft_only.append("Titel (‹freitexte/objekttitel›)")
+    _texts(element, result)
     f["postal_code"] = postal_code
     f["city"] = city
+    result.place_as_sent = city
     f["district"] = _text(element, "geo/regionaler_zusatz")
     f["street"] = _text(element, "geo/strasse")
     f["house_number"] = _text(element, "geo/hausnummer")
@@ -215,8 +220,66 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     f["condition"] = _condition(element)
     _energy(element, result)
     _availability(element, result)
-    f["photos"] = _photos(element)
+    f["photos"] = _photos(element, result)
     result.features = _features(element)
+    result.not_imported += not_imported(element.element)
+    if (_attribute(element, "ausstattung/unterkellert", "keller") or "").upper() == "TEIL":
+        result.assumptions.append(("features", "‹ausstattung/unterkellert keller=\"TEIL\"›: teilweise unterkellert, als Keller übernommen."))
+
+
+def _problems(element: Any, marketing: str | None, kind: ET.Element | None, postal_code: str | None, city: str | None,
+              title: str | None) -> list[str]:
+    return problems(element, marketing, kind, postal_code, city, title, PROPERTY_TYPES)
+
+
+def _problems_of(element: Any) -> list[str]:
+    """Every problem of an object (or the closing request alone, when it has none besides its key)."""
+    kind = element.find("objektkategorie/objektart")
+    found = _problems(element, _marketing(element), next(iter(kind), None) if kind is not None else None,
+                      _text(element, "geo/plz"), _text(element, "geo/ort"), _text(element, "freitexte/objekttitel"))
+    return found or ["Bitte im Maklerprogramm ergänzen oder berichtigen und erneut übertragen."]
+
+
+KIND_WORDS = {"apartment": "Wohnung", "house": "Haus"}
+MARKETING_WORDS = {"buy": "Kauf", "rent": "Miete"}
+
+
+def _inferred(element: Any, marketing: str | None, kind: ET.Element | None, result: ParsedObject) -> tuple[str, str]:
+    """Marketing type and property kind where the file leaves one out (checks.problems made sure they can be read):
+    said as assumptions, and the listing stays a draft until the broker confirms them."""
+    if marketing is None:
+        marketing = inferred_marketing(element)
+        assert marketing is not None
+        result.assumptions.append(("marketing_type", f"‹objektkategorie/vermarktungsart› fehlt; angenommen "
+                                   f"{MARKETING_WORDS[marketing]}, weil nur {'Mietpreise' if marketing == 'rent' else 'ein Kaufpreis'} angegeben "
+                                   "ist."))
+        result.draft_only.append(f"Vermarktungsart ({MARKETING_WORDS[marketing]} angenommen)")
+    if kind is not None and kind.tag in PROPERTY_TYPES:
+        return marketing, PROPERTY_TYPES[kind.tag]
+    property_type = inferred_kind(element)
+    assert property_type is not None
+    result.assumptions.append(("property_type", f"‹objektkategorie/objektart› fehlt; angenommen {KIND_WORDS[property_type]}, "
+                               "wie Titel und Beschreibung das Objekt nennen."))
+    result.draft_only.append(f"Objektart ({KIND_WORDS[property_type]} angenommen)")
+    return marketing, property_type
+
+
+TEXTS = (("location_text", "freitexte/lage"), ("equipment_text", "freitexte/ausstatt_beschr"),
+         ("other_text", "freitexte/sonstige_angaben"))
+
+
+def _texts(element: Any, result: ParsedObject) -> None:
+    """Each free text in its own field, as plain text; objekt_text is the description where objektbeschreibung is
+    missing, and follows it where both are sent."""
+    f = result.fields
+    described = plain(_text(element, "freitexte/objektbeschreibung"))
+    other = plain(_text(element, "freitexte/objekt_text"))
+    f["description"] = "\n\n".join(filter(None, (described, other)))[:20000]
+    for name, path in TEXTS:
+        text = plain(_text(element, path))
+        f[name] = text[:5000] if text else None
+    if _text(element, "freitexte/dreizeiler"):
+        result.not_imported.append(("freitexte/dreizeiler", "Kurztext: ein Inserat hat dafür kein Feld."))
 
 
 def _prices(element: ET.Element, marketing: str, result: ParsedObject) -> None:
@@ -229,8 +292,13 @@ def _prices(element: ET.Element, marketing: str, result: ParsedObject) -> None:
     f["price"] = None if on_request else _number(element, path, "price", result)
     if not on_request and result.excluded and result.excluded[-1].field == "price":
         on_request = result.excluded[-1].reason is Excluded.on_request
+    if f["price"] == 0:  # a price of 0 is no price (CRMs write it for "not entered")
+        f["price"] = None
+        result.assumptions.append(("price", f"‹{path}› ist 0; das ist kein Preis, gespeichert ist keiner."))
     f["price_on_request"] = on_request
     f["service_charges"] = _number(element, CHARGES_ELEMENT[marketing], "service_charges", result)
+    if marketing == "rent":
+        _heating(element, result)
     f["deposit"] = _short(_text(element, "preise/kaution_text") or _text(element, "preise/kaution"), 100)
     commission = _text(element, "preise/aussen_courtage")
     f["commission"] = _short(commission, 200)
@@ -244,14 +312,62 @@ def _prices(element: ET.Element, marketing: str, result: ParsedObject) -> None:
             f["commission"], f["commission_percent"] = COMMISSION_FREE, 0.0
 
 
+def _heating(element: Any, result: ParsedObject) -> None:
+    """Heating included in the service charges (`heizkosten_enthalten`) counts as 0 € of its own, so the warm rent is
+    cold rent + service charges; a warm rent sent without heating costs gives them as the difference. Both said."""
+    f = result.fields
+    if _flag(element, "preise/heizkosten_enthalten"):
+        if f.get("heating_costs"):
+            result.assumptions.append(("heating_costs", f"‹preise/heizkosten› {f['heating_costs']:g} € sind laut "
+                                       "‹preise/heizkosten_enthalten› in den Nebenkosten enthalten; nicht doppelt gezählt."))
+        f["heating_costs"] = 0.0
+        result.assumptions.append(("warm_rent", "Heizkosten in den Nebenkosten enthalten (‹preise/heizkosten_enthalten›): "
+                                   "Warmmiete = Kaltmiete + Nebenkosten, abgeleitet."))
+        return
+    warm = _number(element, "preise/warmmiete", "warm_rent", result)
+    if warm and f.get("heating_costs") is None and f.get("price") and f.get("service_charges") is not None:
+        rest = round(warm - f["price"] - f["service_charges"], 2)
+        if rest >= 0:
+            f["heating_costs"] = rest
+            result.assumptions.append(("heating_costs", f"Heizkosten {rest:g} € abgeleitet aus ‹preise/warmmiete› "
+                                       f"{warm:g} € − Kaltmiete − Nebenkosten."))
+
+
+USER_FIELDS = {"epass_baujahr": "energy_year_built", "epass_wertklasse": "energy_class"}  # as checks.USER_FIELDS names them
+
+
+def _user_fields(element: Any) -> dict[str, str]:
+    """onOffice's own certificate fields (`user_defined_simplefield feldname="epass_*"`), by listing field."""
+    found: dict[str, str] = {}
+    for section in ("zustand_angaben", "ausstattung", "freitexte"):
+        node = element.find(section)
+        for user in node.findall("user_defined_simplefield") if node is not None else ():
+            name = USER_FIELDS.get((user.get("feldname") or "").strip().lower())
+            if name and (user.text or "").strip():
+                found.setdefault(name, user.text.strip())
+    return found
+
+
+def _firing(element: Any) -> str | None:
+    """The heating fuel of `<befeuerung GAS="1"/>`: its codes as German words."""
+    found = element.find("ausstattung/befeuerung")
+    if found is None:
+        return None
+    codes = [key.upper() for key, value in found.attrib.items() if value.strip().lower() in TRUE]
+    words = list(dict.fromkeys(ENERGY_CARRIERS.get(code.replace("-", "_"), code.title()) for code in codes))
+    return ", ".join(words)[:40] or None
+
+
 def _energy(element: ET.Element, result: ParsedObject) -> None:
     f = result.fields
     certificate = element.find("zustand_angaben/energiepass")
     for name in ("energy_certificate_type", "energy_value", "energy_class", "energy_carrier", "energy_year_built",
                  "energy_valid_until"):
         f[name] = None
+    user = _user_fields(element)
     if certificate is None:
         f["energy_status"] = "missing"
+        f["energy_carrier"] = _firing(element)
         return
     kind = (_text(certificate, "epart") or "").upper()
     vintage = (_text(certificate, "jahrgang") or "").upper()
@@ -261,9 +377,14 @@ def _energy(element: ET.Element, result: ParsedObject) -> None:
         value_path = "endenergiebedarf" if kind == "BEDARF" else "energieverbrauchkennwert"
         f["energy_value"] = _number(certificate, value_path, "energy_value", result, prefix="zustand_angaben/energiepass/")
         f["energy_class"] = _short(_text(certificate, "wertklasse"), 3)
-        f["energy_carrier"] = _carrier(_text(certificate, "primaerenergietraeger"))
+        f["energy_carrier"] = _carrier(_text(certificate, "primaerenergietraeger")) or _firing(element)
         f["energy_year_built"] = _number(certificate, "baujahr", "energy_year_built", result, whole=True,
                                          prefix="zustand_angaben/energiepass/")
+        year = user.get("energy_year_built", "")
+        if f["energy_year_built"] is None and year.isdigit() and 1000 <= int(year) <= 2100:
+            f["energy_year_built"] = int(year)
+        if f["energy_class"] is None and "energy_class" in user:
+            f["energy_class"] = _short(user["energy_class"].upper(), 3)
         f["energy_valid_until"] = _date(certificate, "gueltig_bis", "energy_valid_until", result,
                                         prefix="zustand_angaben/energiepass/")
     else:
@@ -291,27 +412,49 @@ def _features(element: ET.Element) -> list[str]:
         Feature.terrace: _count(element, "flaechen/anzahl_terrassen") or _flag(element, a + "terrasse"),
         Feature.garden: _flag(element, a + "gartennutzung"),
         Feature.elevator: _any_attribute(element, a + "fahrstuhl") or _flag(element, a + "fahrstuhl"),
-        Feature.cellar: (_attribute(element, a + "unterkellert", "keller") or "").upper() == "JA",
+        Feature.cellar: (_attribute(element, a + "unterkellert", "keller") or "").upper() in ("JA", "TEIL"),
         Feature.parking_space: _any_attribute(element, a + "stellplatzart") or _count(element, "flaechen/anzahl_stellplaetze"),
         Feature.fitted_kitchen: (_attribute(element, a + "kueche", "ebk") or "").lower() in TRUE,
-        Feature.barrier_free: _flag(element, a + "barrierefrei"),
-        Feature.guest_wc: _flag(element, a + "gaestewc"),
+        Feature.barrier_free: _flag(element, a + "barrierefrei") or _flag(element, a + "rollstuhlgerecht"),
+        Feature.guest_wc: _flag(element, a + "gaestewc") or _count(element, "flaechen/anzahl_sep_wc"),
         Feature.fireplace: _flag(element, a + "kamin"),
         Feature.underfloor_heating: (_attribute(element, a + "heizungsart", "fussboden") or "").lower() in TRUE,
-        Feature.pets_allowed: _flag(element, a + "haustiere"),
+        Feature.pets_allowed: _flag(element, a + "haustiere") or _flag(element, "verwaltung_objekt/haustiere"),
     }
     found = {feature.value for feature, present in checks.items() if present}
     return sorted(found)
 
 
-def _photos(element: ET.Element) -> list[dict[str, str]]:
+GROUPS = {"TITELBILD": "title", "BILD": "photo", "INNENANSICHTEN": "photo", "AUSSENANSICHTEN": "photo", "GRUNDRISS": "floor_plan"}
+IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp")
+
+
+def _photos(element: Any, result: ParsedObject) -> list[dict[str, str]]:
+    """Photos and floor plans: those at public URLs as links, title photo first; files named by a path in the
+    transfer (a CRM's ZIP export) go to `result.files`, for the import to store. Other attachments (documents, links)
+    are named as not imported."""
     photos = []
-    for attachments in element.element.findall("anhaenge"):  # as iterfind("anhaenge/anhang"), without ElementPath
-        for attachment in attachments.findall("anhang"):
-            url = _text_of(_first(attachment, "daten", "pfad")) or ""
-            if url.startswith(("https://", "http://")):
-                photos.append({"url": url, "caption": _text(attachment, "anhangtitel") or ""})
-    return photos
+    attachments = [a for found in element.element.findall("anhaenge") for a in found.findall("anhang")]
+    loose = len(attachments)
+    attachments += element.element.findall("anhang")  # some exporters put <anhang> straight under <immobilie>
+    others: dict[str, list[str]] = {}
+    for at, attachment in enumerate(attachments):
+        where = "anhaenge/anhang" if at < loose else "anhang"
+        path = _text_of(_first(attachment, "daten", "pfad")) or ""
+        raw_group = (attachment.get("gruppe") or "").strip().upper()
+        group = GROUPS.get(raw_group) or ("photo" if not raw_group and path.lower().split("?")[0].endswith(IMAGE_ENDINGS) else None)
+        if group is None or not path:
+            others.setdefault(where, []).append(raw_group or path or "ohne Pfad")
+            continue
+        photo = {"url": path, "caption": plain(_text(attachment, "anhangtitel")) or "", "group": group}
+        if path.startswith(("https://", "http://")):
+            photos.append(photo)
+        else:
+            result.files.append({**photo, "where": where})
+    for where, names in others.items():
+        result.not_imported.append((where, f"{len(names)} Anhänge, die weder Foto noch Grundriss sind ({', '.join(names[:3])}): "
+                                    "ein Inserat zeigt nur Fotos und Grundrisse."))
+    return sorted(photos, key=lambda p: p["group"] != "title")
 
 
 def _first(element: ET.Element, child: str, grandchild: str) -> ET.Element | None:

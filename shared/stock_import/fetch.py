@@ -38,7 +38,7 @@ def fetch_feed(url: str, *, max_bytes: int, timeout: float, allow_http: bool = F
 
     async def fetch() -> int:
         fetched = await fetch_public(
-            url, max_bytes=max_bytes, timeout=timeout, accept="application/xml, text/xml", redirects=FEED_REDIRECTS,
+            url, max_bytes=max_bytes, timeout=timeout, accept="application/xml, text/xml, application/zip", redirects=FEED_REDIRECTS,
             allow_http=allow_http, sink=spool.write, purpose="openimmo_feed",
         )
         if fetched.too_large:

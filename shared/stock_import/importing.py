@@ -37,7 +37,7 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.attributes import flag_modified
 
-from contract.broker_import import RESULTS_SHOWN, ExcludedCount, ImportCounts, ImportListingsOutput, ObjectResult
+from contract.broker_import import RESULTS_SHOWN, ExcludedCount, ImportCounts, ImportListingsOutput, ImportNote, ObjectResult
 from contract.envelope import AbsenceReason, Absent
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import (
@@ -58,6 +58,10 @@ from shared.matching.events import EventBatch
 from shared import publishing
 from shared.catalog.indexing import bump_revision
 from shared.openimmo import Header, ParsedObject, TransferError, TransferReader, read_transfer
+from shared.images import ImageStore
+from shared.stock_import.pictures import store_files
+from shared.stock_import.placing import place_object
+from shared.stock_import.transfer_zip import is_zip, open_transfer_zip
 from shared.stock_writes import NewListing, change_status, create_listings, draft_of, field_labels, plan_change, save_listing
 from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
@@ -160,23 +164,31 @@ def import_transfer(
     now: dt.datetime,
     progress: Progress | None = None,
     preview: bool = False,
+    images: ImageStore | None = None,
+    public_url: str = "",
 ) -> ImportListingsOutput:
     """`preview`: the same reading, validation and comparison, nothing written: what would be created, changed,
-    withdrawn and refused."""
+    withdrawn and refused. `source` may be a ZIP transfer (the XML and its photos): the photos go to `images`, shown
+    under `public_url`."""
+    attachments = None
+    if is_zip(source):
+        source, attachments = open_transfer_zip(source, max_bytes=max_bytes)
     with IMPORTS_RUNNING.track_inprogress():
-        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress, preview)
+        return _import(db, source, source_kind, office_id, user_id, client_id, max_bytes, publish, now, progress, preview,
+                       lambda obj: store_files(place_object(obj), attachments, images, public_url, preview=preview))
 
 
 def _import(
     db: Database, source: IO[bytes], source_kind: TransferSource, office_id: int, user_id: int | None, client_id: str | None,
     max_bytes: int, publish: bool, now: dt.datetime, progress: Progress | None, preview: bool,
+    prepare: Callable[[ParsedObject], ParsedObject],
 ) -> ImportListingsOutput:
     header, total = survey(source, max_bytes=max_bytes)
     if progress is not None:  # the transfer is read through once: say so before the first chunk is mapped and written
         progress(0, total, f"Übertragung geprüft: {plural(total, 'Objekt', 'Objekte')}, 0 von {total} verarbeitet")
     run = _Run(header, total)
     clock = _Clock(progress, total)
-    objects = (item for item in read_transfer(source, max_bytes=max_bytes) if isinstance(item, ParsedObject))
+    objects = (prepare(item) for item in read_transfer(source, max_bytes=max_bytes) if isinstance(item, ParsedObject))
     while chunk := list(islice(objects, CHUNK)):
         if preview:
             with db.read_only() as session:
@@ -296,6 +308,8 @@ class _Chunk:
             objektnr_extern=obj.key if obj.key is not None else NO_KEY, position=obj.position, action=ImportAction(obj.action),
             outcome=outcome, outcome_label=shown, listing_id=ref or NO_LISTING, reason=reason or NO_REASON,
             excluded_fields=sorted({e.field for e in obj.excluded}) if outcome is not ImportOutcome.refused else [],
+            assumptions=[ImportNote(field=f, note=n) for f, n in obj.assumptions] if outcome is not ImportOutcome.refused else [],
+            not_imported=[ImportNote(field=f, note=n) for f, n in sorted(obj.not_imported)] if outcome is not ImportOutcome.refused else [],
         )
 
     def _listing(self, feed: str, key: str) -> Listing | None:
@@ -394,6 +408,8 @@ class _Chunk:
 
     def _published(self, obj: ParsedObject, listing: Listing, events: EventBatch) -> ObjectResult:
         ref = listing.ref
+        if obj.draft_only:
+            return self._result(obj, ImportOutcome.created, ref, _draft_only(obj))
         if not self.publish:
             return self._result(obj, ImportOutcome.created, ref)
         try:
@@ -409,6 +425,8 @@ class _Chunk:
             listing = draft_of(self.session, item.fields)
         except ToolFailure as failure:
             return self._result(obj, ImportOutcome.refused, reason=failure.message)
+        if obj.draft_only:
+            return self._result(obj, ImportOutcome.created, reason="Würde " + _draft_only(obj)[0].lower() + _draft_only(obj)[1:])
         if not self.publish:
             return self._result(obj, ImportOutcome.created, reason="Würde als Entwurf angelegt.")
         failed = publishing.failed_blocking_rules(listing, self.now.date())
@@ -416,6 +434,11 @@ class _Chunk:
             rules = "; ".join(f"{r.rule_label}: {r.message}" for r in failed)
             return self._result(obj, ImportOutcome.created, reason=f"Würde als Entwurf angelegt, nicht veröffentlicht: {rules}")
         return self._result(obj, ImportOutcome.created, reason="Würde angelegt und veröffentlicht.")
+
+
+def _draft_only(obj: ParsedObject) -> str:
+    return ("Als Entwurf angelegt, nicht veröffentlicht: in der Übertragung fehlt " + ", ".join(obj.draft_only)
+            + "; bitte prüfen und ergänzen, dann veröffentlichen.")
 
 
 def _changed(fields: list[str]) -> str:

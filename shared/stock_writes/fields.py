@@ -79,7 +79,7 @@ def state_of(listing: Listing, features: list[str] | None = None) -> dict[str, A
 
 
 # fields a change always writes from the merged values (derived from the postal code, or tied to each other)
-ALWAYS_APPLIED = frozenset({"state", "latitude", "longitude", "price", "price_on_request"})
+ALWAYS_APPLIED = frozenset({"state", "latitude", "longitude", "coordinates_note", "price", "price_on_request"})
 
 
 def planned_state(before: dict[str, Any], values: dict[str, Any], sent: set[str] | dict[str, Any]) -> dict[str, Any]:
@@ -127,6 +127,8 @@ def _place(values: dict[str, Any], sent: dict[str, Any], creating: bool) -> None
     """State and coordinates from the postal code (every German one, shared.catalog.gazetteer) when not sent: of the
     municipality named by `city` among those the code serves, else of the largest; a code that does not exist needs
     them sent (a brand-new code) or is a typo."""
+    if "latitude" in sent and "coordinates_note" not in sent:  # coordinates sent: as exact as the sender says
+        values["coordinates_note"] = None
     if not creating and "postal_code" not in sent:
         return
     served = places.places_of_code(values["postal_code"])
@@ -140,3 +142,5 @@ def _place(values: dict[str, Any], sent: dict[str, Any], creating: bool) -> None
         )
     for name in needed:
         values[name] = getattr(place, name)
+    if "latitude" in needed and "coordinates_note" not in sent:
+        values["coordinates_note"] = f"Mitte der PLZ {values['postal_code']} ({place.name}): keine Koordinaten angegeben."

@@ -21,6 +21,7 @@ DECIDE_PATH = "/app/bestaetigungen"
 SETTINGS_PATH = "/app/ohne-klick"
 STAFF_PATH = "/app/mitarbeitende"
 MY_DATA_PATH = "/app/meine-daten"
+OFFICE_PATH = "/app/buero"
 
 # What an office owner may let run without a click (shared.confirmations: OFFICE_KINDS), in German.
 WITHOUT_CLICK_LABELS = {
@@ -80,7 +81,7 @@ class Notice:
 
 def header_of(user_name: str, csrf_token: str, *, owner: bool = False) -> str:
     """Who is signed in, the pages of the web app, and the logout button."""
-    staff = f'<a href="{STAFF_PATH}">Mitarbeitende</a> · ' if owner else ""
+    staff = f'<a href="{STAFF_PATH}">Mitarbeitende</a> · <a href="{OFFICE_PATH}">Büro</a> · ' if owner else ""
     return (
         f'<div style="display:flex;align-items:center;gap:.5rem"><nav class="who"><a href="{APP_PATH}">Bestätigungen</a> · '
         f'{staff}<a href="{MY_DATA_PATH}">Meine Daten</a></nav><p class="who">Angemeldet als {escape(user_name)}</p>'

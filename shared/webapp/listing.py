@@ -36,15 +36,16 @@ main.wide,header.wide{max-width:68rem}
 .gallery figure.lead{grid-column:1/-1}
 .gallery img,.gallery svg{display:block;width:100%;height:auto;aspect-ratio:4/3;object-fit:cover}
 .gallery figure.lead img,.gallery figure.lead svg{aspect-ratio:16/9;max-height:30rem}
+.gallery figure.lead svg{max-height:18rem}
 .gallery figcaption{font-size:.85rem;color:var(--muted);padding:.3rem .6rem}
 .expose{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
 @media (min-width:52rem){.expose{grid-template-columns:minmax(0,1fr) 19rem}.expose aside{grid-row:1/span 9;grid-column:2}}
 .expose section,.expose aside>div{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:1rem 1.2rem}
 .expose aside{display:flex;flex-direction:column;gap:1rem}
-.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.8rem;margin:0}
-.facts div{display:flex;flex-direction:column-reverse}
+.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(8.5rem,1fr));gap:.8rem;margin:0}
+.facts div{display:flex;flex-direction:column}
 .facts dt{font-size:.85rem;color:var(--muted)}
-.facts dd{font-weight:600;margin:0}
+.facts dd{font-weight:600;margin:0;overflow-wrap:break-word;hyphens:auto}
 .description p{margin:0 0 .8rem;overflow-wrap:anywhere}
 .chips{display:flex;flex-wrap:wrap;gap:.4rem;list-style:none;padding:0;margin:0}
 .chips li{background:var(--soft);border:1px solid var(--border);border-radius:1rem;padding:.15rem .7rem;font-size:.9rem}
@@ -56,10 +57,10 @@ a.button{display:block;text-align:center;font-weight:600;padding:.65rem 1rem;bor
 color:var(--accent-text);text-decoration:none}
 a{color:var(--link,inherit)}
 .cards{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));list-style:none;padding:0;margin:0 0 1rem}
-.card{background:var(--card);border:1px solid var(--border);border-radius:.6rem;overflow:hidden;display:flex;flex-direction:column;height:100%}
+article.card{background:var(--card);border:1px solid var(--border);border-radius:.6rem;overflow:hidden;display:flex;flex-direction:column;height:100%;padding:0;margin:0;box-sizing:border-box}
 .card img,.card svg{display:block;width:100%;height:auto;aspect-ratio:16/10;object-fit:cover}
 .card .text{padding:.6rem .9rem .8rem}
-.card h3{font-size:1rem;margin:0 0 .3rem;overflow-wrap:anywhere}
+.card h2,.card h3{font-size:1rem;margin:0 0 .3rem;overflow-wrap:break-word;hyphens:auto}
 .card p{margin:0;color:var(--muted);font-size:.9rem}
 .card .card-price{color:var(--text);font-weight:700;font-size:1rem}
 """
@@ -302,8 +303,8 @@ def expose_html(detail: ListingDetail, *, public_url: str, inquiry_href: str | N
     return (
         f'<p class="kicker">{escape(kind_text(detail.marketing_type, detail.property_type))} · Inserat {escape(detail.listing_id)}</p>'
         f'<p class="summary">{escape(summary)}</p>{gallery(detail, public_url)}'
-        f'<div class="expose">{aside}'
-        f'<section aria-labelledby="eckdaten"><h2 id="eckdaten">Eckdaten</h2>{_dl(key_facts(detail))}</section>'
+        f'<div class="expose"><section aria-labelledby="eckdaten"><h2 id="eckdaten">Eckdaten</h2>{_dl(key_facts(detail))}</section>'
+        f"{aside}"
         f"{description(detail)}{features(detail)}{energy(detail)}{location(detail)}{_floor_plans(detail, public_url)}</div>"
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 _FRAME = (
-    '<svg class="illustration" viewBox="0 0 320 200" preserveAspectRatio="xMidYMid slice" role="img" aria-label="{label}" xmlns="http://www.w3.org/2000/svg">'
+    '<svg class="illustration" viewBox="0 0 320 200" role="img" aria-label="{label}" xmlns="http://www.w3.org/2000/svg">'
     '<rect width="320" height="200" fill="#e9e3da"/><rect y="160" width="320" height="40" fill="#cfc6b8"/>{shape}</svg>'
 )
 

@@ -36,13 +36,15 @@ main.wide,header.wide{max-width:68rem}
 .gallery figure.lead{grid-column:1/-1}
 .gallery img,.gallery svg{display:block;width:100%;height:auto;aspect-ratio:4/3;object-fit:cover}
 .gallery figure.lead img,.gallery figure.lead svg{aspect-ratio:16/9;max-height:30rem}
-.gallery figure.lead svg{max-height:18rem}
+.gallery figure.lead svg{max-height:16rem}
+.illustration{background:#e9e3da}
 .gallery figcaption{font-size:.85rem;color:var(--muted);padding:.3rem .6rem}
 .expose{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
 @media (min-width:52rem){.expose{grid-template-columns:minmax(0,1fr) 19rem}.expose aside{grid-row:1/span 9;grid-column:2}}
 .expose section,.expose aside>div{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:1rem 1.2rem}
 .expose aside{display:flex;flex-direction:column;gap:1rem}
-.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(8.5rem,1fr));gap:.8rem;margin:0}
+.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.8rem;margin:0}
+@media (max-width:30rem){.facts{grid-template-columns:1fr 1fr}}
 .facts div{display:flex;flex-direction:column}
 .facts dt{font-size:.85rem;color:var(--muted)}
 .facts dd{font-weight:600;margin:0;overflow-wrap:break-word;hyphens:auto}

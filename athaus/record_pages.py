@@ -3,7 +3,8 @@ office's listing and inquiry in the web app (login). The connector tools `search
 
 Assembled here, above both servers, because each page is exactly a server's own view of the record: the catalog's
 get_listing, the office's get_listing and get_inquiry (with its personal-data audit), run with the web app's
-signed-in account as the caller, and shown in the German text a model reads."""
+signed-in account as the caller, and shown as a person reads it (shared/webapp/listing.py: no model notes). The
+exposé's "Anfrage stellen" drafts an inquiry with the search server's own draft_inquiry, as the signed-in seeker."""
 
 from __future__ import annotations
 
@@ -32,12 +33,11 @@ from shared.auth.access import Account
 from shared.auth.principal import Principal
 from shared.routing import FormModel, HeadRoute
 from shared.runtime.context import ToolContext
-from shared.runtime.render import render
 from shared.webapp.app import WebApp
 from shared.web.pages import see_other
 from shared.webapp.listing import expose_html, og_head
-from shared.webapp.pages import error_page, record_page, listing_page
-from shared.webapp.listing_pages import default_message, gone_html, inquiry_page, office_panel
+from shared.webapp.pages import error_page, listing_page
+from shared.webapp.listing_pages import default_message, gone_html, inquiry_html, inquiry_page, office_panel
 
 WEB_APP_CLIENT = "web-app"  # the client id the audit names for reads in the web app
 
@@ -63,13 +63,13 @@ def _office_caller(account: Account, resource: str) -> Principal | None:
     )
 
 
-async def _shown(read: Callable[[], Any], title: Callable[[Any], str], missing: str, note: str = "") -> Response:
-    """The record as a page, or a German 404 when the view refuses it (not there, not public, not this office's)."""
+async def _shown(read: Callable[[], Any], page: Callable[[Any], Response], missing: str) -> Response:
+    """The record as its page, or a German 404 when the view refuses it (not there, not this office's)."""
     try:
         record = await anyio.to_thread.run_sync(read)
     except (ToolFailure, ValidationError):
         return error_page("Nicht gefunden", missing, 404)
-    return record_page(title(record), render(record), note=note)
+    return page(record)
 
 
 GONE_STATUSES = ("reserved", "sold", "let", "withdrawn")  # once published, no longer offered: 410, never a draft
@@ -129,32 +129,28 @@ def record_router(context: ToolContext, webapp: WebApp) -> APIRouter:
         body = expose_html(detail, public_url=public_url, inquiry_href=INQUIRY_FORM_PATH.format(listing_id=detail.listing_id))
         return listing_page(detail.title, body, head=og_head(detail, url=url, public_url=public_url))
 
-    async def office_record(request: Request, path: str, read: Callable[[ToolContext], Any], title: Callable[[Any], str]) -> Response:
+    async def office_record(request: Request, path: str, read: Callable[[ToolContext], Any], page: Callable[[Any], Response]) -> Response:
         account = await webapp.account(request)
         if account is None:
             return webapp.login_for(path)
         caller = _office_caller(account, resource)
         if caller is None:
             return error_page("Nur für Maklerbüros", "Diese Seite zeigt Daten eines Maklerbüros; dein Konto gehört zu keinem.", 403)
-        return await _shown(lambda: read(dataclasses.replace(context, caller=caller)), title, NOT_IN_OFFICE)
+        return await _shown(lambda: read(dataclasses.replace(context, caller=caller)), page, NOT_IN_OFFICE)
 
-    @router.get(STOCK_LISTING_PATH, summary="Objekt des eigenen Büros")
-    async def stock_listing(request: Request, listing_id: str) -> Response:
-        path = STOCK_LISTING_PATH.format(listing_id=listing_id)
-        account = await webapp.account(request)
-        if account is None:
-            return webapp.login_for(path)
-        caller = _office_caller(account, resource)
-        if caller is None:
-            return error_page("Nur für Maklerbüros", "Diese Seite zeigt Daten eines Maklerbüros; dein Konto gehört zu keinem.", 403)
-        office_context = dataclasses.replace(context, caller=caller)
-        try:
-            detail = await anyio.to_thread.run_sync(lambda: stock.get_listing(GetStockListingInput(listing_id=listing_id), office_context))
-        except (ToolFailure, ValidationError):
-            return error_page("Nicht gefunden", NOT_IN_OFFICE, 404)
+    def stock_page(detail: Any) -> Response:
         public = EXPOSE_PATH.format(listing_id=detail.listing_id) if detail.status.value == "published" else None
         body = expose_html(detail, public_url=public_url, inquiry_href=None, office_panel=office_panel(detail, public_href=public))
         return listing_page(f"Objekt {detail.listing_id}: {detail.title}", body)
+
+    @router.get(STOCK_LISTING_PATH, summary="Objekt des eigenen Büros")
+    async def stock_listing(request: Request, listing_id: str) -> Response:
+        return await office_record(
+            request,
+            STOCK_LISTING_PATH.format(listing_id=listing_id),
+            lambda ctx: stock.get_listing(GetStockListingInput(listing_id=listing_id), ctx),
+            stock_page,
+        )
 
     @router.get(OFFICE_INQUIRY_PATH, summary="Anfrage an das eigene Büro")
     async def office_inquiry(request: Request, inquiry_id: str) -> Response:
@@ -162,7 +158,10 @@ def record_router(context: ToolContext, webapp: WebApp) -> APIRouter:
             request,
             OFFICE_INQUIRY_PATH.format(inquiry_id=inquiry_id),
             lambda ctx: inquiries.get_inquiry(GetInquiryInput(inquiry_id=inquiry_id), ctx, tool="web_app"),
-            lambda detail: f"Anfrage {detail.inquiry_id} zu „{detail.listing.title}“",
+            lambda detail: listing_page(
+                f"Anfrage {detail.inquiry_id} zu „{detail.listing.title}“",
+                inquiry_html(detail, listing_href=STOCK_LISTING_PATH.format(listing_id=detail.listing.listing_id)),
+            ),
         )
 
     def seeker_context(account: Account) -> ToolContext:

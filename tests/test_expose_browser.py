@@ -1,5 +1,5 @@
 """What a person sees, looked at (issue 33): Debian's Chromium (Playwright) opens, over real HTTP, the public exposé
-with photos and without, the gone page, the office's stock page and the confirmation page a seeker reaches through
+with photos and without, the gone page, the office's stock page and an inquiry to the office, and the confirmation page a seeker reaches through
 "Anfrage stellen" (login, message, draft); each at phone (390 px) and desktop (1280 px) width, with no horizontal
 scrolling on the phone, no failed request, and no WCAG 2.1 AA violation axe-core finds (injected from
 tests/fixtures/mcp_host/node_modules, installed by `npm ci`). The screenshots go to docs/ansichten/ (rewritten only
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 
 from shared.db.models import CatalogState, Listing
 from shared.db.session import Database
@@ -145,7 +145,11 @@ def refs(server: LiveServer, db: Database) -> dict[str, str]:
     gone = next(ref for n in range(5) if (ref := listing_ref(db, n)) not in (with_photos, without))
     change(db, gone, status="sold")
     own = listing_ref(db, 0, office_id=1)
-    return {"with_photos": with_photos, "without": without, "gone": gone, "own": own}
+    with db.read_only() as session:
+        inquiry = session.execute(
+            text("SELECT i.ref FROM inquiries i JOIN listings l ON l.id = i.listing_id WHERE l.office_id = 1 ORDER BY i.id LIMIT 1")
+        ).scalar_one()
+    return {"with_photos": with_photos, "without": without, "gone": gone, "own": own, "inquiry": inquiry}
 
 
 @pytest.mark.parametrize("size", list(WIDTHS))
@@ -183,6 +187,8 @@ def test_every_page_of_a_listing_looked_at(chromium: Any, server: LiveServer, re
         office.log_in(OWNER.email, OWNER.password)
         assert office.page.url == f"{base}/app/bestand/{own}"
         office.check(f"bestand-{size}", tmp_path)
+        assert office.page.goto(f"{base}/app/anfragen/{refs['inquiry']}").status == 200
+        office.check(f"anfrage-buero-{size}", tmp_path)
         assert office.failed == []
     finally:
         office.context.close()

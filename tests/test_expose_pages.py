@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from html import unescape
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 
 from shared.db.models import CatalogState, Listing, PendingAction
 from shared.db.session import Database
@@ -185,4 +185,22 @@ def test_a_broker_cannot_inquire_and_sees_the_stock_page_with_the_same_pieces(db
     assert page.status_code == 200
     assert 'id="eckdaten"' in page.text and 'id="energie"' in page.text and 'id="buero"' in page.text
     assert "Anfrage stellen" not in page.text
+    assert [word for word in MODEL_WORDS if word in visible_text(page.text)] == []
+
+
+def test_the_office_reads_an_inquiry_without_model_text(db: Database) -> None:
+    browser = client(db)
+    login = browser.get("/app/anmelden")
+    browser.post("/app/anmelden", data={"csrf_token": hidden(login.text, "csrf_token"), "email": OWNER.email, "password": OWNER.password})
+    with db.read_only() as session:
+        ref, listing_ref, first = session.execute(
+            text(
+                "SELECT i.ref, l.ref, (SELECT m.body FROM inquiry_messages m WHERE m.inquiry_id = i.id ORDER BY m.id LIMIT 1) "
+                "FROM inquiries i JOIN listings l ON l.id = i.listing_id WHERE l.office_id = 1 ORDER BY i.id LIMIT 1"
+            )
+        ).one()
+    page = browser.get(f"/app/anfragen/{ref}")
+    assert page.status_code == 200
+    assert f'<a href="/app/bestand/{listing_ref}">' in page.text
+    assert first.splitlines()[0].strip() in visible_text(page.text)  # the seeker's own words, as text
     assert [word for word in MODEL_WORDS if word in visible_text(page.text)] == []

@@ -24,7 +24,7 @@ from shared.webapp.illustrations import illustration
 
 ILLUSTRATION_CAPTION = "Illustration – noch kein Foto dieses Objekts"
 _FLOOR_PLAN = re.compile(r"grundriss|floor ?plan", re.IGNORECASE)
-_PARAGRAPHS = re.compile(r"\n\s*\n")
+PARAGRAPHS = re.compile(r"\n\s*\n")
 _CLASS_COLOURS = {"A+": "#00843d", "A": "#1f9a3c", "B": "#7cb832", "C": "#c6d82d", "D": "#fff200", "E": "#fdb913", "F": "#f47b20", "G": "#e2231a", "H": "#b2181b"}
 
 STYLE = """
@@ -233,7 +233,7 @@ def description(detail: ListingDetail) -> str:
     if not text:
         return ""
     paragraphs = "".join(
-        "<p>" + "<br>".join(escape(line) for line in part.strip().splitlines()) + "</p>" for part in _PARAGRAPHS.split(str(text)) if part.strip()
+        "<p>" + "<br>".join(escape(line) for line in part.strip().splitlines()) + "</p>" for part in PARAGRAPHS.split(str(text)) if part.strip()
     )
     return f'<section class="description" aria-labelledby="beschreibung"><h2 id="beschreibung">Beschreibung</h2>{paragraphs}</section>'
 

@@ -3,17 +3,22 @@ on its own listing, and the seeker's inquiry form ("Anfrage stellen"), built fro
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from html import escape
+from zoneinfo import ZoneInfo
 
 from starlette.responses import Response
 
 from contract.broker_stock import StockListingDetail
+from contract.broker_inquiries import InquiryDetail
 from contract.catalog import ListingDetail, ListingSummary
-from contract.vocabulary import SHARED_PROFILE_LABELS
-from shared.webapp.listing import cards_html, summary_text
+from contract.confirmations import CONFIRM_PAGE_PATH
+from contract.vocabulary import SHARED_PROFILE_LABELS, label
+from shared.webapp.listing import PARAGRAPHS, cards_html, price_line, summary_text
 from shared.webapp.pages import listing_page
 
+GERMAN_TIME = ZoneInfo("Europe/Berlin")  # the time a person in Germany reads
 SHAREABLE = ("name", "email", "phone")  # what of the account a seeker may share with a provider (ContactItem)
 
 
@@ -67,4 +72,47 @@ def inquiry_page(
         "<p>Im nächsten Schritt siehst du genau, was hinausgeht; erst dein Klick auf „Senden“ schickt die Anfrage ab.</p>"
         '<div class="actions"><button class="primary" type="submit">Anfrage vorbereiten</button></div></form>'
     )
-    return listing_page("Anfrage stellen", body)
+    return listing_page("Anfrage stellen", f'<div style="max-width:44rem">{body}</div>')
+
+
+def _when(value: dt.datetime) -> str:
+    return value.astimezone(GERMAN_TIME).strftime("%d.%m.%Y %H:%M")
+
+
+def _paragraphs(text: str) -> str:
+    return "".join("<p>" + "<br>".join(escape(line) for line in part.strip().splitlines()) + "</p>" for part in PARAGRAPHS.split(text) if part.strip())
+
+
+def inquiry_html(detail: InquiryDetail, *, listing_href: str) -> str:
+    """An inquiry to the office as a person reads it: the listing, what the seeker shared, the thread, open drafts."""
+    listing = detail.listing
+    what, amount = price_line(listing.marketing_type, listing.price, None)
+    facts = [("Status", label(detail.status)), ("Eingang", _when(detail.created_at)), ("Nachrichten", str(detail.message_count))]
+    if detail.days_awaiting_reply is not None:
+        facts.append(("Tage ohne Antwort", str(detail.days_awaiting_reply)))
+    seeker = detail.seeker
+    shared = [(name, value) for name, value in (("Name", seeker.name), ("E-Mail", seeker.email), ("Telefon", seeker.phone)) if isinstance(value, str)]
+    shared += [(entry.label, entry.value) for entry in seeker.further]
+    person = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in shared) or "<dd>Keine Angaben freigegeben.</dd>"
+    thread = "".join(
+        f'<article><p class="label">{escape(label(message.author))}'
+        f"{' · ' + escape(message.author_name) if isinstance(message.author_name, str) else ''} · {_when(message.sent_at)}</p>"
+        f'<div class="description">{_paragraphs(message.text)}</div></article>'
+        for message in detail.thread
+    )
+    drafts = "".join(
+        f'<li><a href="{CONFIRM_PAGE_PATH}{escape(draft.confirmation_id)}">{escape(draft.confirmation_id)}</a>: {escape(draft.summary)}</li>'
+        for draft in detail.open_drafts
+    )
+    notes = "".join(f"<li>{escape(note)}</li>" for note in detail.delivery_notes)
+    return (
+        '<div style="max-width:44rem">'
+        f'<div class="panel" style="max-width:none"><p><a href="{escape(listing_href)}">{escape(listing.title)}</a></p>'
+        f"<p>{escape(what)} {escape(amount)} · {escape(listing.city)} · Inserat {escape(listing.listing_id)}</p></div>"
+        f'<dl class="facts">{"".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in facts)}</dl>'
+        f'<h2 class="section">Angaben der oder des Suchenden</h2><div class="panel" style="max-width:none"><dl>{person}</dl></div>'
+        f'<h2 class="section">Verlauf</h2>{thread}'
+        + (f'<h2 class="section">Wartet auf deinen Klick</h2><ul>{drafts}</ul>' if drafts else "")
+        + (f'<h2 class="section">Nicht zugestellt</h2><ul>{notes}</ul>' if notes else "")
+        + "</div>"
+    )

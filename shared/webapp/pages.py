@@ -254,10 +254,3 @@ def confirmation_page(
 
 def error_page(title: str, message: str, status: int) -> Response:
     return _page(title, f'<p class="notice error" role="alert">{escape(message)}</p><p><a href="{APP_PATH}">Zurück zur Übersicht</a></p>', status)
-
-
-def record_page(title: str, text: str, *, note: str = "", status: int = 200) -> Response:
-    """One record (a public exposé, a listing or an inquiry of the office) in its German text, the words a model
-    reads, for a person who opened its link."""
-    lead = f'<p class="label">{escape(note)}</p>' if note else ""
-    return _page(title, f'{lead}<div class="body">{escape(text)}</div>', status)

@@ -38,7 +38,8 @@ main.wide,header.wide{max-width:68rem}
 .gallery figure.lead img,.gallery figure.lead svg{aspect-ratio:16/9;max-height:30rem}
 .gallery figure.lead svg{max-height:16rem}
 .illustration{background:#e9e3da}
-.gallery figcaption{font-size:.85rem;color:var(--muted);padding:.3rem .6rem}
+.gallery figcaption{font-size:.85rem;color:var(--muted);padding:.3rem .6rem;overflow-wrap:break-word}
+@media (max-width:30rem){.gallery{grid-template-columns:1fr 1fr}}
 .expose{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
 @media (min-width:52rem){.expose{grid-template-columns:minmax(0,1fr) 19rem}.expose aside{grid-row:1/span 9;grid-column:2}}
 .expose section,.expose aside>div{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:1rem 1.2rem}
@@ -62,6 +63,9 @@ a{color:var(--link,inherit)}
 article.card{background:var(--card);border:1px solid var(--border);border-radius:.6rem;overflow:hidden;display:flex;flex-direction:column;height:100%;padding:0;margin:0;box-sizing:border-box}
 .card img,.card svg{display:block;width:100%;height:auto;aspect-ratio:16/10;object-fit:cover}
 .card .text{padding:.6rem .9rem .8rem}
+.card .pic{position:relative}
+.card svg{max-height:10rem}
+.card .badge{position:absolute;left:.5rem;top:.5rem;background:#fff;color:#1d1d1b;font-size:.75rem;padding:.1rem .45rem;border-radius:.3rem}
 .card h2,.card h3{font-size:1rem;margin:0 0 .3rem;overflow-wrap:break-word;hyphens:auto}
 .card p{margin:0;color:var(--muted);font-size:.9rem}
 .card .card-price{color:var(--text);font-weight:700;font-size:1rem}
@@ -337,7 +341,8 @@ def card_html(item: ListingSummary, *, href: str, public_url: str, heading: str 
     image = (
         f'<img src="{escape(pictures[0].url)}" alt="" loading="lazy" width="640" height="400">'
         if pictures
-        else illustration(item.property_type.value, f"Illustration: {label(item.property_type)}, kein Foto")
+        else '<div class="pic">' + illustration(item.property_type.value, f"Illustration: {label(item.property_type)}, kein Foto")
+        + '<span class="badge" aria-hidden="true">Illustration</span></div>'
     )
     what, amount = price_line(item.marketing_type, item.price, item.warm_rent)
     measures = " · ".join(

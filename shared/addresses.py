@@ -8,6 +8,7 @@ from urllib.parse import quote
 EXPOSE_PATH = "/inserate/{listing_id}"  # public, German, no login
 STOCK_LISTING_PATH = "/app/bestand/{listing_id}"  # the office's listing, in the web app
 OFFICE_INQUIRY_PATH = "/app/anfragen/{inquiry_id}"  # an inquiry to the office, in the web app
+INQUIRY_FORM_PATH = "/app/anfrage/{listing_id}"  # "Anfrage stellen" from the exposé: a seeker's message, then its confirmation
 
 
 def address(public_url: str, path: str, **refs: str) -> str:

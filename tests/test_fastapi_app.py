@@ -37,6 +37,7 @@ HTTP_PATHS = {
     "/inserate/{listing_id}": {"get"},
     "/app/bestand/{listing_id}": {"get"},
     "/app/anfragen/{inquiry_id}": {"get"},
+    "/app/anfrage/{listing_id}": {"get", "post"},
     "/app/mitarbeitende": {"get"},
     "/app/mitarbeitende/einladen": {"post"},
     "/app/mitarbeitende/rolle": {"post"},

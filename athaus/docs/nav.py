@@ -23,6 +23,7 @@ CONNECT_PAGES = (
 HAND_WRITTEN = (
     *(path for _, path in CONNECT_PAGES if path != RESEARCH_PAGE),
     "bestaetigungskarte.md",
+    "ansichten.md",
     "sicherheit.md",
     "betrieb.md",
     "aenderungen.md",
@@ -45,7 +46,7 @@ def site_nav() -> list[NavItem]:
         {"Start": "index.md"},
         {"Verbinden": [{title: path} for title, path in CONNECT_PAGES]},
         *(_server_nav(server) for server in SERVERS.values()),
-        {"Grundlagen": [{"Werkzeuge": "werkzeuge.md"}, {"Rechte": "rechte.md"}, {"Bestätigungskarte": "bestaetigungskarte.md"}, {"Sicherheit": "sicherheit.md"}]},
+        {"Grundlagen": [{"Werkzeuge": "werkzeuge.md"}, {"Rechte": "rechte.md"}, {"Bestätigungskarte": "bestaetigungskarte.md"}, {"Was Menschen sehen": "ansichten.md"}, {"Sicherheit": "sicherheit.md"}]},
         {"Betrieb": [{"Betrieb": "betrieb.md"}, {"Konfiguration": "konfiguration.md"}]},
         {"Änderungen": "aenderungen.md"},
     ]

@@ -20,6 +20,8 @@ from typing import Literal
 from urllib.parse import urlencode
 
 import anyio.to_thread
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from fastapi import APIRouter, Depends
@@ -33,11 +35,15 @@ from contract.confirmations import CONFIRM_PAGE_PATH, CONFIRMATION_ID_PATTERN
 from shared.auth.sessions import CookiePolicy, close_session, open_session, session_user
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, one_for_page, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
-from shared.db.models import User
+from contract.catalog import IncludeFields
+from shared import listing_view
+from shared.addresses import EXPOSE_PATH, STOCK_LISTING_PATH
+from shared.db.models import Inquiry, Listing, PendingAction, Proposal, User
+from shared.webapp.listing import card_html
 from shared.db.session import Database
 from shared.routing import Answer, FormModel, HeadRoute
 from shared.settings import Settings
-from shared.web.pages import FORGOT_PATH, secured, see_other, too_many_attempts
+from shared.web.pages import FORGOT_PATH, SIGNUP_PATH, secured, see_other, too_many_attempts
 from shared.webapp.pages import (
     APP_PATH,
     DECIDE_PATH,
@@ -77,6 +83,7 @@ class WebApp:
         self.public_url = settings.public_url.rstrip("/")
         # Reset by e-mail link only with the built-in authorization server (an external one owns the passwords).
         self.forgot_url = None if settings.oauth_issuer else FORGOT_PATH
+        self.signup_url = None if settings.oauth_issuer else SIGNUP_PATH
         self.now = now
         self.csrf = Signer(secret, "app-csrf")
         self.notices = Signer(secret, "app-notice")
@@ -104,7 +111,8 @@ class WebApp:
             if user is not None:
                 return see_other(onward)
             page = login_page(
-                csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward, forgot_url=self.forgot_url
+                csrf_token=csrf_token, notice=self._notice(request), weiter="" if onward == APP_PATH else onward, forgot_url=self.forgot_url,
+                signup_url=self.signup_url,
             )
             return self._with_csrf_cookie(page, nonce)
 
@@ -146,6 +154,13 @@ class WebApp:
         """The signed-in account of a request (its session cookie), for pages assembled outside this room."""
         return await self.signed_in(request)
 
+    def form_token(self, request: Request) -> tuple[str, str]:
+        """The CSRF cookie nonce and the form token bound to it, for a form on a page assembled outside this room."""
+        return self._csrf_pair(request)
+
+    def with_form_cookie(self, response: Response, nonce: str) -> Response:
+        return self._with_csrf_cookie(response, nonce)
+
     def login_for(self, path: str) -> Response:
         """To the login, which continues to `path` afterwards."""
         return see_other(f"{LOGIN_PATH}?{urlencode({'weiter': path})}")
@@ -167,8 +182,8 @@ class WebApp:
         if user is None:
             return self.login_for(f"{CONFIRM_PAGE_PATH}{ref}")
         nonce, csrf_token = self._csrf_pair(request)
-        view, done = await anyio.to_thread.run_sync(self._one, user.user_id, ref)
-        page = confirmation_page(user_name=user.name, view=view, done=done, confirmation_id=ref, csrf_token=csrf_token)
+        view, done, card = await anyio.to_thread.run_sync(self._one, user.user_id, ref, user.office_id)
+        page = confirmation_page(user_name=user.name, view=view, done=done, confirmation_id=ref, csrf_token=csrf_token, listing=card)
         return self._with_csrf_cookie(page, nonce)
 
     async def login(self, request: Request, form: LoginForm) -> Response:
@@ -183,7 +198,8 @@ class WebApp:
         if user_id is None:
             failed = Notice("error", "E-Mail-Adresse oder Passwort stimmt nicht. Bitte prüfe beides und versuche es noch einmal.")
             page = login_page(
-                csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "", forgot_url=self.forgot_url
+                csrf_token=csrf_token, email=email, notice=failed, status=400, weiter=form.weiter or "", forgot_url=self.forgot_url,
+                signup_url=self.signup_url,
             )
             return self._with_csrf_cookie(page, nonce)
         response = see_other(onward_path(form.weiter))
@@ -227,9 +243,18 @@ class WebApp:
 
     # ---- data ----------------------------------------------------------------------------------------------
 
-    def _one(self, user_id: int, ref: str) -> tuple[PendingView | None, str | None]:
+    def _one(self, user_id: int, ref: str, office_id: int | None) -> tuple[PendingView | None, str | None, str]:
+        """The draft, what became of it, and the card of the listing it is about (only while it waits)."""
         with self.db.read_only() as session:
-            return one_for_page(session, user_id=user_id, ref=ref, now=self.now())
+            view, done = one_for_page(session, user_id=user_id, ref=ref, now=self.now())
+            card = ""
+            if view is not None:
+                found = listing_of_action(session, ref, office_id)
+                if found is not None:
+                    listing, href = found
+                    summary = listing_view.summary(listing, CARD_FIELDS, None)
+                    card = '<p class="label">Das Inserat:</p><div style="max-width:22rem">' + card_html(summary, href=href, public_url=self.public_url, heading="h2") + "</div>"
+            return view, done, card
 
     def _execute(self, user_id: int, confirmation_id: str, decision: str, shown_hash: str, via: Literal["page", "app"]) -> Outcome:
         with self.db.unit_of_work() as session:
@@ -299,6 +324,25 @@ class WebApp:
         if payload is None or template is None:
             return None
         return Notice(template.kind, template.text.format(id=payload.get("c", "")))
+
+
+CARD_FIELDS = IncludeFields(energy=True, features=False, photos=True)
+
+
+def listing_of_action(session: Session, ref: str, office_id: int | None) -> tuple[Listing, str] | None:
+    """The listing a draft is about (an inquiry names it, a reply its inquiry, a decision its proposal), with the page a
+    card links to: the office's own page for its listing, else the public exposé."""
+    subject = session.scalar(select(PendingAction.subject_ref).where(PendingAction.ref == ref))
+    if subject is None:
+        return None
+    listing = session.scalar(select(Listing).where(Listing.ref == subject))
+    for model in (Inquiry, Proposal):
+        if listing is None:
+            listing = session.scalar(select(Listing).join(model, model.listing_id == Listing.id).where(model.ref == subject))
+    if listing is None:
+        return None
+    own = office_id is not None and listing.office_id == office_id
+    return listing, (STOCK_LISTING_PATH if own else EXPOSE_PATH).format(listing_id=listing.ref)
 
 
 class CsrfForm(FormModel):

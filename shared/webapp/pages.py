@@ -12,7 +12,8 @@ from html import escape
 from starlette.responses import HTMLResponse, Response
 
 from shared.confirmations import PendingView
-from shared.web.pages import secured
+from shared.web.pages import SECURITY_HEADERS, secured
+from shared.webapp.listing import STYLE as LISTING_STYLE
 
 APP_PATH = "/app/"
 LOGIN_PATH = "/app/anmelden"
@@ -98,15 +99,26 @@ def notice_html(notice: Notice | None) -> str:
     return _notice(notice)
 
 
-def _page(title: str, body: str, status: int = 200, *, header: str = "") -> Response:
+def _page(title: str, body: str, status: int = 200, *, header: str = "", head: str = "", wide: bool = False) -> Response:
+    """`wide`: a page showing listings (their pieces' style, room for the gallery, photos of this deployment allowed)."""
+    style = STYLE + LISTING_STYLE if wide else STYLE
+    css = ' class="wide"' if wide else ""
     document = (
         '<!doctype html><html lang="de"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)} · Athaus</title><style>{STYLE}</style></head>"
-        f"<body><header><p class=\"brand\">Athaus</p>{header}</header>"
-        f"<main><h1>{escape(title)}</h1>{body}</main></body></html>"
+        f"<title>{escape(title)} · Athaus</title>{head}<style>{style}</style></head>"
+        f"<body><header{css}><p class=\"brand\">Athaus</p>{header}</header>"
+        f"<main{css}><h1>{escape(title)}</h1>{body}</main></body></html>"
     )
-    return secured(HTMLResponse(document, status_code=status))
+    response = secured(HTMLResponse(document, status_code=status))
+    if wide:  # the photos are served from this deployment only (shared.webapp.listing)
+        response.headers["Content-Security-Policy"] = SECURITY_HEADERS["Content-Security-Policy"].replace("default-src 'none';", "default-src 'none'; img-src 'self';")
+    return response
+
+
+def listing_page(title: str, body: str, status: int = 200, *, header: str = "", head: str = "") -> Response:
+    """A page that shows a listing or listing cards (shared.webapp.listing builds the body)."""
+    return _page(title, body, status, header=header, head=head, wide=True)
 
 
 def _notice(notice: Notice | None) -> str:
@@ -124,6 +136,7 @@ def login_page(
     status: int = 200,
     weiter: str = "",
     forgot_url: str | None = None,
+    signup_url: str | None = None,
 ) -> Response:
     """`weiter`: the web app page the person came for, opened after the login (a link from a result, e.g. a record)."""
     onward = f'<input type="hidden" name="weiter" value="{escape(weiter)}">' if weiter else ""
@@ -140,6 +153,7 @@ def login_page(
         '<div class="actions" style="margin-top:1.2rem"><button class="primary" type="submit">Anmelden</button></div>'
         "</form>"
         + (f'<p><a href="{escape(forgot_url)}">Passwort vergessen?</a></p>' if forgot_url else "")
+        + (f'<p>Noch kein Konto? <a href="{escape(signup_url)}">Konto anlegen</a></p>' if signup_url else "")
         + "</div>"
     )
     return _page("Bei Athaus anmelden", body, status)
@@ -214,7 +228,9 @@ def list_page(
     return _page("Wartende Bestätigungen", f"{_notice(notice)}{intro}{listing}{setting}", status, header=header)
 
 
-def confirmation_page(*, user_name: str, view: PendingView | None, done: str | None, confirmation_id: str, csrf_token: str) -> Response:
+def confirmation_page(
+    *, user_name: str, view: PendingView | None, done: str | None, confirmation_id: str, csrf_token: str, listing: str = ""
+) -> Response:
     """Athaus's own page of one draft (`/app/bestaetigungen/C-…`): exactly what goes out, Senden and Verwerfen; the
     place every result names, for a person whose chat shows no card."""
     header = (
@@ -227,21 +243,15 @@ def confirmation_page(*, user_name: str, view: PendingView | None, done: str | N
             "<p>Das hat dein Assistent vorbereitet. Lies es genau: es geht erst hinaus, wenn du auf „Senden“ klickst; "
             "„Verwerfen“ löscht den Entwurf.</p>"
         )
-        body = intro + _item(view, csrf_token, page=True)
+        body = intro + _item(view, csrf_token, page=True) + listing
     elif done is not None:
         body = f'<p class="notice info" role="status">{escape(confirmation_id)}: {escape(done)}</p>'
     else:
         body = f'<p class="notice error" role="alert">Eine Bestätigung {escape(confirmation_id)} gibt es in deinem Konto nicht.</p>'
     body += f'<p><a href="{APP_PATH}">Alles, was auf dich wartet</a></p>'
-    return _page(f"Bestätigung {confirmation_id}", body, 200 if view is not None or done is not None else 404, header=header)
+    status = 200 if view is not None or done is not None else 404
+    return _page(f"Bestätigung {confirmation_id}", body, status, header=header, wide=bool(listing))
 
 
 def error_page(title: str, message: str, status: int) -> Response:
     return _page(title, f'<p class="notice error" role="alert">{escape(message)}</p><p><a href="{APP_PATH}">Zurück zur Übersicht</a></p>', status)
-
-
-def record_page(title: str, text: str, *, note: str = "", status: int = 200) -> Response:
-    """One record (a public exposé, a listing or an inquiry of the office) in its German text, the words a model
-    reads, for a person who opened its link."""
-    lead = f'<p class="label">{escape(note)}</p>' if note else ""
-    return _page(title, f'{lead}<div class="body">{escape(text)}</div>', status)

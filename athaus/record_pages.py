@@ -9,6 +9,7 @@ exposé's "Anfrage stellen" drafts an inquiry with the search server's own draft
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -187,7 +188,9 @@ def record_router(context: ToolContext, webapp: WebApp) -> APIRouter:
         problem = None
         if form is not None:
             try:
-                args = DraftInquiryInput(listing_id=detail.listing_id, message=form.nachricht or "", share=list(form.teilen))
+                args = DraftInquiryInput(
+                    request_id=form.anfrage_id or uuid.uuid4().hex, listing_id=detail.listing_id, message=form.nachricht or "", share=list(form.teilen)
+                )
                 drafted = await anyio.to_thread.run_sync(contact.draft_inquiry, args, seeker_context(account))
                 confirmation = drafted.output.confirmation
                 if confirmation is not None:
@@ -200,7 +203,10 @@ def record_router(context: ToolContext, webapp: WebApp) -> APIRouter:
         nonce, csrf_token = webapp.form_token(request)
         message = form.nachricht if form is not None and form.nachricht is not None else default_message(detail)
         shared = list(form.teilen) if form is not None else ["name", "email"]
-        page = inquiry_page(detail, action=path, csrf_token=csrf_token, message=message, shared=shared, problem=problem, user_name=account.name)
+        request_key = form.anfrage_id if form is not None and form.anfrage_id else uuid.uuid4().hex  # kept when the form comes back
+        page = inquiry_page(
+            detail, action=path, csrf_token=csrf_token, request_key=request_key, message=message, shared=shared, problem=problem, user_name=account.name
+        )
         return webapp.with_form_cookie(page, nonce)
 
     @router.get(INQUIRY_FORM_PATH, summary="Anfrage an den Anbieter schreiben")
@@ -217,4 +223,5 @@ def record_router(context: ToolContext, webapp: WebApp) -> APIRouter:
 class InquiryForm(FormModel):
     csrf_token: str | None = None
     nachricht: str | None = None  # the message to the provider
+    anfrage_id: str | None = None  # the draft's idempotency key, one per form shown
     teilen: list[str] = []  # what of the account goes with it: name, email, phone

@@ -161,8 +161,11 @@ def test_anfrage_stellen_leads_through_the_login_to_a_draft_to_confirm(db: Datab
     refused = browser.post(f"/app/anfrage/{listing.ref}", data={"nachricht": "Ohne Token"})
     assert refused.status_code == 403
     message = "Ist die Wohnung noch frei? <Test>"
-    sent = browser.post(f"/app/anfrage/{listing.ref}", data={"csrf_token": hidden(form.text, "csrf_token"), "nachricht": message, "teilen": ["name", "email"]})
+    fields = {"csrf_token": hidden(form.text, "csrf_token"), "anfrage_id": hidden(form.text, "anfrage_id"), "nachricht": message, "teilen": ["name", "email"]}
+    sent = browser.post(f"/app/anfrage/{listing.ref}", data=fields)
     assert sent.status_code == 303 and sent.headers["location"].startswith("/app/bestaetigungen/C-")
+    again = browser.post(f"/app/anfrage/{listing.ref}", data=fields)  # the same form sent twice (a double click, a reload)
+    assert (again.status_code, again.headers["location"]) == (303, sent.headers["location"])
     ref = sent.headers["location"].rsplit("/", 1)[1]
     with db.read_only() as session:
         action = session.scalars(select(PendingAction).where(PendingAction.ref == ref)).one()

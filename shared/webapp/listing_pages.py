@@ -50,9 +50,11 @@ def default_message(detail: ListingDetail) -> str:
 
 
 def inquiry_page(
-    detail: ListingDetail, *, action: str, csrf_token: str, message: str, shared: Sequence[str], problem: str | None, user_name: str
+    detail: ListingDetail, *, action: str, csrf_token: str, request_key: str, message: str, shared: Sequence[str], problem: str | None,
+    user_name: str,
 ) -> Response:
-    """The seeker's message to the provider; sent only after the confirmation page's click."""
+    """The seeker's message to the provider; sent only after the confirmation page's click. `request_key` is the
+    draft's idempotency key, one per form shown: a second submit of the same form returns the first draft."""
     summary = summary_text(detail.marketing_type, detail.costs.price, detail.costs.warm_rent, detail.areas.rooms, detail.areas.living_area, detail.address.city)
     error = f'<p class="notice error" role="alert">{escape(problem)}</p>' if problem else ""
     boxes = "".join(
@@ -65,6 +67,7 @@ def inquiry_page(
         f'<div class="panel" style="max-width:none"><p><a href="/inserate/{escape(detail.listing_id)}">{escape(detail.title)}</a></p>'
         f"<p>{escape(summary)} · {escape(detail.provider.name)}</p></div>{error}"
         f'<form method="post" action="{escape(action)}"><input type="hidden" name="csrf_token" value="{escape(csrf_token)}">'
+        f'<input type="hidden" name="anfrage_id" value="{escape(request_key)}">'
         '<label for="nachricht">Deine Nachricht an den Anbieter</label>'
         f'<textarea id="nachricht" name="nachricht" rows="8" required maxlength="4000" style="width:100%;box-sizing:border-box;font:inherit;padding:.5rem">'
         f"{escape(message)}</textarea>"

@@ -204,9 +204,8 @@ TOOLS: list[ToolSpec] = [
             "Schätzt eine Wertspanne (Kaufpreis oder Kaltmiete) aus vergleichbaren veröffentlichten "
             "Inseraten: gleiche Vermarktung und Objektart, gleicher Ort oder postal_codes, Wohnfläche "
             "±area_tolerance_percent. Spanne = Quartile des Preises je m² × Wohnfläche; Angebotspreise, "
-            "keine Verkaufspreise. Eingabe: listing_id oder die Objektdaten. Nennt die Vergleichsobjekte "
-            "(bis 20), die Methode und was das Vertrauen mindert. Unter 5 "
-            "Vergleichsobjekten keine Spanne, sondern der Grund und ungeprüfte Vorschläge."
+            "keine Verkaufspreise. Eingabe: listing_id oder die Objektdaten. Nennt Vergleichsobjekte (bis 20), "
+            "Methode und was das Vertrauen mindert; unter 5 Vergleichsobjekten keine Spanne, nur der Grund."
         ),
         input_model=EstimateValueInput,
         output_model=EstimateValueOutput,

@@ -34,8 +34,7 @@ class ImportListingsInput(ContractModel):
     zip_base64: Annotated[str | None, Label("ZIP-Übertragung")] = Field(
         default=None,
         max_length=MAX_XML_CHARS,
-        description="Die Übertragung als ZIP (OpenImmo-XML mit Fotos und Grundrissen, wie Maklerprogramme sie exportieren), "
-        "Base64-kodiert, bis 900.000 Zeichen; größere über from_feed.",
+        description="Die Übertragung als ZIP (XML mit Fotos), Base64, bis 900.000 Zeichen; größere über from_feed.",
     )
     from_feed: Annotated[bool, Label("von der Feed-Adresse")] = Field(
         default=False, description="true: von der eingestellten Feed-Adresse des Büros laden statt xml."
@@ -127,11 +126,10 @@ TOOLS: list[ToolSpec] = [
         title="Bestand importieren",
         description=(
             "Importiert eine OpenImmo-Übertragung (1.2.x) in den Bestand deines Büros: als xml, als ZIP mit Fotos "
-            "(zip_base64) oder mit from_feed von der Feed-Adresse des Büros (XML oder ZIP). Schlüssel ist objektnr_extern (in search_listings und "
-            "get_listing sichtbar); aktion DELETE zieht ein Objekt zurück. umfang=VOLL zieht außerdem Objekte "
-            "desselben Feeds zurück, die fehlen, und nennt sie; TEIL (auch ohne uebertragung-Element, wie "
-            "Portal-Exporte) nicht. preview true zeigt vorher, was geschähe, ohne zu schreiben. Werte, die keine "
-            "Zahl sind ('ca. 85', 'auf Anfrage'), werden nicht gespeichert, sondern je Feld gezählt. Dieselbe "
+            "(zip_base64) oder mit from_feed von der Feed-Adresse des Büros. Schlüssel ist objektnr_extern; aktion "
+            "DELETE zieht ein Objekt zurück. umfang=VOLL zieht auch fehlende Objekte desselben Feeds zurück und nennt "
+            "sie, TEIL (auch ohne uebertragung-Element) nicht. preview true zeigt, was geschähe, ohne zu schreiben. "
+            "Werte, die keine Zahl sind ('ca. 85'), werden nicht gespeichert, sondern je Feld gezählt. Dieselbe "
             "Übertragung zweimal ändert beim zweiten Mal nichts."
         ),
         input_model=ImportListingsInput,

@@ -66,17 +66,15 @@ class SearchInquiriesInput(ContractModel):
         ge=0,
         le=3650,
         description=(
-            "Nur offene Anfragen, deren älteste unbeantwortete Nachricht der/des Suchenden so viele Tage "
-            "alt ist; 0: alle, die auf das Büro warten."
+            "Nur offene Anfragen, deren älteste unbeantwortete Nachricht so viele Tage alt ist; 0: alle wartenden."
         ),
     )
     query: Annotated[str | None, Label("Suchbegriffe")] = Field(
         default=None,
         max_length=200,
         description=(
-            "Wörter in den Nachrichten der Suchenden: alle müssen vorkommen, ganze Wörter, "
-            "Groß-/Kleinschreibung egal, Besicht* = Wortanfang (ab 3 Zeichen), Zusammensetzungen zerlegt; "
-            "keine Phrasen, kein Ausschluss."
+            "Wörter in den Nachrichten der Suchenden: alle müssen vorkommen, ganze Wörter, Groß/klein egal, "
+            "Besicht* = Wortanfang; keine Phrasen, kein Ausschluss."
         ),
     )
     sort: Annotated[lenient(InquirySort), Label("Reihenfolge")] = Field(  # type: ignore[valid-type]

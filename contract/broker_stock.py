@@ -282,13 +282,12 @@ TOOLS: list[ToolSpec] = [
         name="check_listing",
         title="Objekt prüfen",
         description=(
-            "Prüft, ob ein Objekt deines Bestands veröffentlicht werden kann: je Regel ein Urteil mit "
-            "Satz. Pflichtregeln: Energieausweis nach GEG §87 (Ausweisart, Kennwert, Energieträger, "
+            "Prüft, ob ein Objekt deines Bestands veröffentlicht werden kann, je Regel mit Satz. Pflicht: Energieausweis nach GEG §87 (Ausweisart, Kennwert, Energieträger, "
             "Baujahr, bei Wohngebäuden Effizienzklasse und Gültigkeit, nicht abgelaufen; "
             "entfällt nur für Stellplätze, Grundstücke und Baudenkmäler), Titel, Beschreibung ab 200 "
             "Zeichen, Preis oder 'Preis auf Anfrage', Wohnfläche und Zimmer bei Wohnung und Haus, "
             "mindestens ein Foto. Nur Hinweis: Preis je m² gegen den Median gleichartiger Inserate im Ort "
-            "(außerhalb des 0,5- bis 2-fachen failed, unter 5 Vergleichsobjekten not_checkable)."
+            "(außerhalb 0,5–2-fach failed)."
         ),
         input_model=CheckListingInput,
         output_model=CheckListingOutput,

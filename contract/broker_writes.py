@@ -62,8 +62,7 @@ class ListingFields(ContractModel):
     address_published: Annotated[bool | None, Label("Adresse veröffentlicht")] = None
     coordinates_note: Annotated[str | None, Label("Koordinaten ungefähr")] = Field(
         default=None, max_length=300,
-        description="Warum die Koordinaten nur ungefähr sind; weggelassen mit neuen Koordinaten: genau. Ohne Koordinaten "
-        "setzt Athaus die Mitte der PLZ und sagt es hier.",
+        description="Warum die Koordinaten nur ungefähr sind (ohne Koordinaten: Mitte der PLZ).",
     )
     state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40)
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
@@ -216,10 +215,10 @@ TOOLS: list[ToolSpec] = [
         name="update_listing_status",
         title="Status ändern",
         description=(
-            "Veröffentlicht, reserviert, verkauft/vermietet oder zieht ein Objekt zurück; der Statusverlauf bleibt. "
+            "Veröffentlicht, reserviert, verkauft/vermietet oder zieht ein Objekt zurück (mit Verlauf). "
             "Veröffentlichen verweigert ein Objekt, das check_listing nicht besteht (CONFLICT mit den Regeln). "
-            "Zurückgezogen verlässt es den Katalog und bleibt im Bestand. Veröffentlichen und Statuswechsel "
-            "erzeugen Treffer für passende Suchaufträge und Vorschläge, je einmal."
+            "Zurückgezogen verlässt es den Katalog und bleibt im Bestand. Statuswechsel erzeugen Treffer und "
+            "Vorschläge für passende Suchaufträge, je einmal."
         ),
         input_model=UpdateListingStatusInput,
         output_model=UpdateListingStatusOutput,

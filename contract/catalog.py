@@ -84,11 +84,9 @@ class CatalogFilters(ContractModel):
         default=None,
         max_length=200,
         description=(
-            "Volltext (Titel, Beschreibung, Ort, Stadtteil, Objektart, Ausstattung), ganze Wörter, "
-            "Groß/klein egal, ä = ae. Leerzeichen = UND, OR = oder (UND bindet stärker); "
-            "\"ruhige Lage\" = Phrase; Balk* = Wortanfang (ab 3 Zeichen); -Wort schließt aus; "
-            "Balkon findet auch Südbalkon. Was nicht gesucht wird "
-            "(Füllwörter, Symbole, ~ + NOT), nennt warnings; bleibt nichts, ist das ein Fehler."
+            "Volltext (Titel, Beschreibung, Ort, Objektart, Ausstattung), ganze Wörter, Groß/klein egal. "
+            "Leerzeichen = UND, OR = oder (UND bindet stärker); \"ruhige Lage\" = Phrase; Balk* = Wortanfang; "
+            "-Wort schließt aus. Was nicht gesucht wird, nennt warnings."
         ),
     )
     marketing_type: Annotated[lenient(MarketingType) | None, Label("Vermarktung", bare=True)] = Field(  # type: ignore[valid-type]
@@ -101,8 +99,7 @@ class CatalogFilters(ContractModel):
         default=None,
         max_length=100,
         description=(
-            "Ort, Schreibung egal; Kurzformen werden ergänzt (warnings), mehrdeutige erfragt, "
-            "unbekannte mit den ähnlichsten Orten abgelehnt."
+            "Ort, Schreibung egal; mehrdeutige werden erfragt, unbekannte mit ähnlichen Orten abgelehnt."
         ),
     )
     postal_codes: Annotated[list[Annotated[str, Field(pattern=r"^\d{2,5}$")]] | None, Label("PLZ-Bereiche")] = Field(
@@ -263,7 +260,7 @@ class Address(ContractModel):
     longitude: Annotated[float, Label("Längengrad")]
     coordinates_exact: Annotated[bool, NOT_IN_TEXT]
     coordinates_note: Annotated[str | Absent, Label("Koordinaten")] = Field(
-        description="Warum die Koordinaten nur ungefähr sind (Mitte der PLZ); fehlt, wenn sie genau so angegeben sind."
+        description="Warum die Koordinaten nur ungefähr sind."
     )
 
 

@@ -28,11 +28,9 @@ from contract.tool import Effect, ToolSpec
 
 RESULTS_SHOWN = 10  # results of one `search` call; the shape has no paging, so the rest is said, not dropped
 LINE_READ = (
-    "Gelesen werden Nummer, PLZ, Ort (auch Ortsteil; 'bei', 'im Raum', '20 km' als Umkreis), Zimmer, Wohnfläche, "
-    "Preis, Warm- und Kaltmiete mit Grenzen und Bereichen ('ab', 'max.', '2-3', 'zwischen … und …', '250 Tsd.'), "
-    "Kauf/Miete, Objektart und Ausstattung; übrige Wörter sucht der Volltext. read_as sagt, wie gelesen wurde; was "
-    "nicht verstanden wurde (auch ein Ortsname mehrerer Orte), nennt completeness (NOT_UNDERSTOOD) samt Zeilen zum "
-    "erneuten Senden."
+    "Die Zeile wird gelesen wie in Inseraten üblich (Ort oder Umkreis, Zimmer, Fläche, Preis oder Miete mit Grenzen "
+    "und Bereichen, Kauf/Miete, Objektart, Ausstattung), der Rest als Volltext; read_as sagt, wie. Was nicht "
+    "verstanden wurde, nennt completeness (NOT_UNDERSTOOD) mit Zeilen zum erneuten Senden."
 )
 
 
@@ -114,10 +112,9 @@ SEARCH_OFFICE = ToolSpec(
     name="search",
     title="Büro durchsuchen (Recherche)",
     description=(
-        "Für ChatGPTs Recherche und Unternehmenswissen: sucht mit einer Zeile im Bestand des eigenen Büros (jeder "
-        "Status) und in seinen Anfragen. Eine Objekt- oder Anfragenummer liefert genau diesen Datensatz. Sonst: "
-        f"{LINE_READ} Anfragen werden nach Suchwörtern und Ausstattung in ihren Nachrichten gesucht (ohne solche Wörter "
-        f"keine Anfragen, read_as sagt es). Je Art höchstens {RESULTS_SHOWN} "
+        "Für ChatGPTs Recherche: sucht mit einer Zeile im Bestand des eigenen Büros (jeder Status) und in seinen "
+        "Anfragen. Eine Objekt- oder Anfragenummer liefert genau diesen Datensatz. "
+        f"{LINE_READ} Anfragen: nach Suchwörtern und Ausstattung in ihren Nachrichten. Je Art höchstens {RESULTS_SHOWN} "
         "Ergebnisse; gibt es mehr, sagt es completeness. Den ganzen Datensatz liefert fetch."
     ),
     input_model=ConnectorSearchInput,

@@ -73,7 +73,7 @@ def request_id_field(*, required: bool = False) -> Any:
         min_length=8,
         max_length=200,
         description=(
-            f"{need}Idempotenzschlüssel (z. B. UUID, {IDEMPOTENCY_KEY_HOURS} Stunden gültig): eine Wiederholung gibt "
-            f"das erste Ergebnis zurück und ändert nichts doppelt; neuer Auftrag, neuer Schlüssel."
+            f"{need}Idempotenzschlüssel (z. B. UUID, {IDEMPOTENCY_KEY_HOURS} h gültig): eine Wiederholung gibt das erste "
+            f"Ergebnis zurück; neuer Auftrag, neuer Schlüssel."
         ),
     )

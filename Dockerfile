@@ -33,7 +33,7 @@ ENV PATH=/opt/athaus/bin:$PATH \
 USER athaus
 WORKDIR /var/lib/athaus
 EXPOSE 8000
-# liveness: /healthz answers within 3 s (503 when the database does not answer)
+# liveness: /healthz answers while the process does (the database is readiness's: /healthz/ready)
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
 CMD ["athaus", "serve"]

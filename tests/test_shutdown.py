@@ -25,6 +25,7 @@ from tests.conftest import _free_port, _fresh_database_url
 SEEKER = "suchende@athaus-demo.example"
 MCP = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
 DEADLINE = 5
+DRAIN = 1  # ATHAUS_DRAIN_SECONDS: still serving this long after SIGTERM (athaus/draining.py)
 
 
 def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_path: Path) -> None:
@@ -33,7 +34,7 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
     base = f"http://127.0.0.1:{port}"
     env = {key: value for key, value in os.environ.items() if not key.startswith("ATHAUS_")}
     env |= {
-        "ATHAUS_DATABASE_URL": database_url, "ATHAUS_DEMO_LISTINGS": "60", "ATHAUS_CALL_DEADLINE_SECONDS": str(DEADLINE),
+        "ATHAUS_DATABASE_URL": database_url, "ATHAUS_DEMO_LISTINGS": "60", "ATHAUS_CALL_DEADLINE_SECONDS": str(DEADLINE), "ATHAUS_DRAIN_SECONDS": str(DRAIN),
         "ATHAUS_LOG_FORMAT": "json", "ATHAUS_OUTBOX_WORKER": "true", "ATHAUS_SMTP_HOST": "127.0.0.1", "ATHAUS_SMTP_PORT": "9",
     }
     log = tmp_path / "serve.log"
@@ -76,7 +77,7 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
             time.sleep(0.05)
         process.send_signal(signal.SIGTERM)
         sent_at = time.monotonic()
-        code = process.wait(DEADLINE + 15)
+        code = process.wait(DRAIN + DEADLINE + 15)
         stopped_after = time.monotonic() - sent_at
         stop.set()
         for thread in writers:
@@ -97,8 +98,8 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
         drop()
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert code in (0, -signal.SIGTERM), log.read_text()
-    assert stopped_after < DEADLINE + 3, stopped_after
+    assert DRAIN <= stopped_after < DRAIN + DEADLINE + 3, stopped_after
     assert set(answered) <= stored  # every answered write is there
     assert refs <= audited and audit_rows == len(audited)  # each with its one audit row, nothing half-written
-    assert [line["event"] for line in lines if line.get("event") == "stopped"] == ["stopped"]  # lifespan ended: outbox, listener
+    assert [line["event"] for line in lines if line.get("event") in ("draining", "stopped")] == ["draining", "stopped"]  # lifespan ended: outbox, listener
     assert not any(line.get("level") == "error" for line in lines), [line for line in lines if line.get("level") == "error"]

@@ -18,6 +18,9 @@ COPY migrations ./migrations
 RUN /opt/athaus/bin/pip install . && /opt/athaus/bin/pip uninstall -y pip setuptools
 
 FROM python:3.12-slim-bookworm
+# the commit the image is built from, for the version (`0.2.0+g<commit>`: athaus --version, /healthz, serverInfo); the
+# image has no .git: docker build --build-arg ATHAUS_COMMIT=$(git rev-parse HEAD) .
+ARG ATHAUS_COMMIT=""
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/athaus --create-home athaus \
     && pip uninstall -y pip setuptools wheel 2>/dev/null; true
 COPY --from=build /opt/athaus /opt/athaus
@@ -29,7 +32,8 @@ ENV PATH=/opt/athaus/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     ATHAUS_HOST=0.0.0.0 \
     ATHAUS_PORT=8000 \
-    ATHAUS_DEVELOPMENT=false
+    ATHAUS_DEVELOPMENT=false \
+    ATHAUS_COMMIT=${ATHAUS_COMMIT}
 USER athaus
 WORKDIR /var/lib/athaus
 EXPOSE 8000

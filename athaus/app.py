@@ -99,8 +99,8 @@ async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, n
 
 def _on_listing_event(payload: dict[str, object]) -> None:
     # the channel also carries access changes ({"event": ...}, no listing): logged under their own name
-    if "event" in payload:
-        log.info('{"event": "notification", "kind": "%s"}', payload.get("event"))
+    if "event" in payload:  # plumbing heard by every worker (the change itself is logged once, where it is written)
+        log.debug('{"event": "notification", "kind": "%s"}', payload.get("event"))
     else:
         log.info('{"event": "listing_event", "kind": "%s", "listing": "%s"}', payload.get("kind"), payload.get("listing"))
     deliver(payload)

@@ -18,6 +18,9 @@ COPY migrations ./migrations
 RUN /opt/athaus/bin/pip install . && /opt/athaus/bin/pip uninstall -y pip setuptools
 
 FROM python:3.12-slim-bookworm
+# the commit the image is built from, for the version (`0.2.0+g<commit>`: athaus --version, /healthz, serverInfo); the
+# image has no .git: docker build --build-arg ATHAUS_COMMIT=$(git rev-parse HEAD) .
+ARG ATHAUS_COMMIT=""
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/athaus --create-home athaus \
     && mkdir -p /var/lib/athaus/var/images && chown -R athaus:athaus /var/lib/athaus/var \
     && pip uninstall -y pip setuptools wheel 2>/dev/null; true
@@ -30,11 +33,12 @@ ENV PATH=/opt/athaus/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     ATHAUS_HOST=0.0.0.0 \
     ATHAUS_PORT=8000 \
-    ATHAUS_DEVELOPMENT=false
+    ATHAUS_DEVELOPMENT=false \
+    ATHAUS_COMMIT=${ATHAUS_COMMIT}
 USER athaus
 WORKDIR /var/lib/athaus
 EXPOSE 8000
-# liveness: /healthz answers within 3 s (503 when the database does not answer)
+# liveness: /healthz answers while the process does (the database is readiness's: /healthz/ready)
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
 CMD ["athaus", "serve"]

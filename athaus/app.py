@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.staticfiles import StaticFiles
 
 from athaus.dispatch import McpPaths
+from athaus.draining import CloseWhileDraining, Drain
 from athaus.docs.site import SITE_DIR
 from athaus.health import HEALTH_DEADLINE_SECONDS, health_router
 from athaus.record_pages import record_router
@@ -104,8 +105,8 @@ async def deliver_outbox(settings: Settings, db: Database, mailer: SmtpMailer, n
 
 def _on_listing_event(payload: dict[str, object]) -> None:
     # the channel also carries access changes ({"event": ...}, no listing): logged under their own name
-    if "event" in payload:
-        log.info('{"event": "notification", "kind": "%s"}', payload.get("event"))
+    if "event" in payload:  # plumbing heard by every worker (the change itself is logged once, where it is written)
+        log.debug('{"event": "notification", "kind": "%s"}', payload.get("event"))
     else:
         log.info('{"event": "listing_event", "kind": "%s", "listing": "%s"}', payload.get("kind"), payload.get("listing"))
     deliver(payload)
@@ -141,6 +142,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         enable_dns_rebinding_protection=True, allowed_hosts=hosts.for_the_sdk(), allowed_origins=settings.allowed_origins
     )
     resolver = token_resolver(settings, db)
+    drain = Drain(settings.drain_seconds)  # SIGTERM: readiness 503, then stop (athaus/draining.py)
     origins = OriginPolicy(settings.allowed_origins)
     managers: list[StreamableHTTPSessionManager] = []
     secret = auth_secret(settings, db)  # signs sign-in state and the 2025-11-25 session ids alike (one key per purpose)
@@ -188,7 +190,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     routers += [webapp.router(), PeoplePages(webapp).router(), OfficePages(webapp).router()]  # the owner's staff list and office, everyone's "Meine Daten"
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))
-    routers.append(health_router(db, served))
+    routers.append(health_router(db, served, drain))
     routers.append(image_router(FolderStore(settings.images_dir)))  # the photos imported listings show
     routers.append(metrics_router(settings, db))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
@@ -205,9 +207,12 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         # Before the first request is taken (uvicorn binds after this): the place index search and write tools resolve
         # against, read from the shipped file in about a second, which no caller should wait for.
         await anyio.to_thread.run_sync(gazetteer)
+        drain.install()  # uvicorn's SIGTERM handler is in place by now (main thread only)
         async with contextlib.AsyncExitStack() as stack:
             # said last, once the requests, the outbox worker and the listener have stopped
             stack.callback(log.info, '{"event": "stopped", "text": "Athaus beendet: Anfragen abgeschlossen, Postausgang und Listener angehalten."}')
+            # the spans of the last requests: uvicorn ends the process by re-raising SIGTERM, so no atexit hook runs
+            stack.callback(tracing.flush)
             for manager in managers:
                 await stack.enter_async_context(manager.run())
             if db.engine.dialect.name == "postgresql":
@@ -227,6 +232,7 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
         description=OPENAPI_DESCRIPTION,
         lifespan=lifespan,
         middleware=[
+            Middleware(CloseWhileDraining, drain=drain),  # draining: each answer closes its connection
             Middleware(Telemetry),  # outermost: the request id and span cover the edge's own answers (413, 503) too
             Middleware(EveryResponseHeaders),  # nosniff on every response, the host check's and the edge's own too
             Middleware(HostCheck, hosts=hosts, bind_port=settings.port),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -19,7 +20,7 @@ from sqlalchemy import func, select
 
 from athaus.german_cli import GermanParser
 from athaus.german_cli import install as install_german
-from shared.db.migrate import upgrade
+from shared.db.migrate import MigrationFailed, upgrade
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.identity import version
@@ -83,6 +84,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
     from athaus.connections import uvicorn_options
+    from athaus.draining import Supervisor
     from athaus.start import announce_when_listening
 
     try:
@@ -105,9 +107,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     # follows it there too
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     metrics_dir = shared_metrics_dir()
-    uvicorn.run(
+    # uvicorn.run's own path for several workers, with a supervisor that lets go of the socket as its workers drain
+    config = uvicorn.Config(
         "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
     )
+    with contextlib.suppress(KeyboardInterrupt):
+        Supervisor(config, sockets=[config.bind_socket()]).run()
     if metrics_dir is not None:
         shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
@@ -501,7 +506,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SETTINGS_REFUSED} {_problems(invalid)}", file=sys.stderr)
         return 2
     configure(settings.log_level, console_wanted(settings.log_format, settings.development))
-    return int(args.run(args, settings))
+    try:
+        return int(args.run(args, settings))
+    except MigrationFailed as failed:  # one German sentence, never a traceback (the detail is in the log line)
+        print(failed, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

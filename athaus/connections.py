@@ -22,7 +22,8 @@ worker process and the tests' live servers).
   answer only shows the process is not hung: `WORKER_HEALTHCHECK_SECONDS` gives a hung worker a minute.
 - **No keep-alive close of a request that has arrived.** A lagging event loop ran uvicorn's keep-alive timer before it
   read the next request that was already waiting; closing dropped it and reset the connection (`ReadError` again).
-- **A clean stop**: on SIGTERM the calls in flight get their deadline to finish (`timeout_graceful_shutdown`).
+- **A clean stop**: on SIGTERM, after the drain (athaus/draining.py), the calls in flight get their deadline to finish
+  (`timeout_graceful_shutdown`).
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "reset_contextvars": True,
         "timeout_worker_healthcheck": WORKER_HEALTHCHECK_SECONDS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
-        # SIGTERM: no new connections; the calls in flight get their deadline to finish (then they are cancelled, and
+        # SIGTERM, once the drain is over (athaus/draining.py): no new connections; the calls in flight get their deadline to finish (then they are cancelled, and
         # a write cut off is rolled back whole: one transaction each); then the app's lifespan stops the outbox
         # worker and the listing events listener (athaus/app.py)
         "timeout_graceful_shutdown": math.ceil(settings.call_deadline_seconds) + 1,

@@ -104,6 +104,13 @@ class Settings(BaseSettings):
         description="Time a client has to send one request whole (headers and body) from its first byte, or from "
         "opening the connection; a slower connection is closed.",
     )
+    drain_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="After SIGTERM: how long an instance still takes new requests while its readiness says 503 and "
+        "every answer closes its connection, so the proxy and load balancer move on; then it stops accepting, "
+        "finishes the calls in flight (within the call deadline), flushes telemetry and exits. 0: stop at once.",
+    )
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )

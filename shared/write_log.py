@@ -3,6 +3,9 @@
 - `audit(...)`: one row per write in `audit_log`: who (user), with which client (OAuth client id), which office,
   what (`action`, `subject_ref`, the subject's version after the write), and the state before and after (JSON-safe
   dicts; None before a creation).
+- Security events (sign-ups, resets, deletions, offices and staff: `SECURITY_ACTIONS`) are, besides their row, one log
+  line each (`security_event`, logger `athaus.security`) once the transaction commits: the action, the subject's ref
+  and the acting user's and office's internal ids; never an address, a name, a token or the before/after state.
 - `replayed(...)` / `remember(...)`: a write called with an idempotency key first asks `replayed`; a stored outcome
   for the same user, operation and key is returned as it was (nothing changes twice). The same key with a different
   request is CONFLICT. After the write, `remember` stores the outcome in the same transaction, so a crash leaves
@@ -18,11 +21,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -33,6 +37,14 @@ from shared.db.session import Database
 
 T = TypeVar("T")
 KEY_TTL = dt.timedelta(hours=IDEMPOTENCY_KEY_HOURS)
+security_log = logging.getLogger("athaus.security")
+# what an operator watches: who got in, who changed whose access (logins are logged where they are checked,
+# shared/auth/access.py)
+SECURITY_ACTIONS = frozenset({
+    "account.signup", "account.password_reset", "account.delete", "office.create",
+    "staff.join", "staff.role", "staff.remove", "staff.invite",
+})
+_PENDING = "athaus_security_events"  # session.info: this transaction's events, logged on commit, dropped on rollback
 
 
 def in_one_transaction(db: Database, write: Callable[[Session], T]) -> T:
@@ -111,7 +123,25 @@ def audit(
     entry = AuditEntry(**audit_row(now=now, user_id=user_id, client_id=client_id, office_id=office_id, action=action,
                                    subject_ref=subject_ref, subject_version=subject_version, before=before, after=after))
     session.add(entry)
+    if action in SECURITY_ACTIONS:
+        log_on_commit(session, {"action": action, "subject": subject_ref, "by_user": user_id, "office": office_id, "client_id": client_id})
     return entry
+
+
+def log_on_commit(session: Session, fields: dict[str, Any]) -> None:
+    """One `security_event` log line once this session's transaction commits (none if it rolls back)."""
+    session.info.setdefault(_PENDING, []).append({key: value for key, value in fields.items() if value is not None})
+
+
+@event.listens_for(Session, "after_commit")
+def _log_pending(session: Session) -> None:
+    for fields in session.info.pop(_PENDING, None) or ():
+        security_log.info(json.dumps({"event": "security_event", **fields}, ensure_ascii=False))
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_pending(session: Session) -> None:
+    session.info.pop(_PENDING, None)
 
 
 def changed_keys(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:

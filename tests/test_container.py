@@ -53,6 +53,21 @@ def test_compose_runs_postgresql_two_instances_and_the_tested_proxy_with_limits(
     assert placeholders == {key for key in proxy["environment"] if key.startswith("ATHAUS_")}
 
 
+def test_compose_runs_the_supported_postgresql_and_lets_an_instance_drain_before_docker_kills_it() -> None:
+    from shared.settings import Settings
+
+    services = COMPOSE["services"]
+    supported = re.search(r"^\| PostgreSQL \| (\d+) \|", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.M)
+    assert supported is not None
+    assert services["db"]["image"] == f"postgres:{supported.group(1)}-bookworm"
+    defaults = Settings(database_url="sqlite://")
+    # drain, the calls in flight (deadline + 1 s), the telemetry flush (5 s): all before Docker's SIGKILL
+    needed = defaults.drain_seconds + defaults.call_deadline_seconds + 1 + 5
+    for name in ("athaus-1", "athaus-2"):
+        grace = re.fullmatch(r"(\d+)s", services[name]["stop_grace_period"])
+        assert grace is not None and int(grace.group(1)) >= needed, services[name]["stop_grace_period"]
+
+
 def with_defaults(value: str) -> str:
     """A compose value as it runs when the operator sets none of its variables: ${NAME:-default} → default."""
     return re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", value)

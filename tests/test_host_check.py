@@ -70,3 +70,18 @@ def test_the_accepted_hosts_are_port_exact_for_loopback() -> None:
     assert configured.allows("intern.example.de", 8000) and not configured.allows("intern.example.de:81", 8000)
     assert configured.allows("proxy.example:9000", 8000) and configured.allows("proxy.example", 8000)
     assert configured.allows("localhost:80", 80) and configured.allows("localhost", 80)
+
+
+@pytest.mark.parametrize("host", ["ATHAUS.EXAMPLE:443", "Athaus.Example", "LOCALHOST:{port}"])
+def test_a_host_in_capitals_is_the_same_host_on_pages_and_mcp_endpoints(server: LiveServer, host: str) -> None:
+    """Host names ignore case everywhere (issue 34: `MCP.EXAMPLE:443` passed the pages but got 421 from the MCP SDK)."""
+    named = {"Host": host.format(port=server.port)}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    mcp_headers = {**named, "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    with httpx.Client(base_url=server.base_url, timeout=10) as http:
+        page = http.get("/app/anmelden", headers=named)
+        listed = http.post("/suche/mcp", json=call, headers=mcp_headers)
+        refused = http.post("/suche/mcp", json=call, headers={**mcp_headers, "Host": "EVIL.EXAMPLE"})
+    assert page.status_code == 200, page.text[:300]
+    assert listed.status_code == 200 and listed.json()["result"]["tools"], listed.text[:300]
+    assert refused.status_code == 421

@@ -1,5 +1,5 @@
 """A database that is down or hangs: every call answers SOURCE_UNAVAILABLE within seconds, the HTTP-level paths 503
-with Retry-After, /healthz says so without holding anything else, and once the database is back the same server
+with Retry-After, /healthz/ready says so without holding anything else (/healthz, liveness, stays 200), and once the database is back the same server
 answers again without a restart. PostgreSQL behind a TCP proxy the test can stop and hang."""
 
 from __future__ import annotations
@@ -128,9 +128,10 @@ def test_outage_is_source_unavailable_within_seconds_and_recovery_needs_no_resta
             assert result.content[0].text == "Die Datenbank ist gerade nicht erreichbar; bitte in einer Minute erneut versuchen."
             assert elapsed < 3 * DEADLINE + 4, elapsed
         started = time.monotonic()
-        health = httpx.get(f"{base_url}/healthz", timeout=30)
-        assert (health.status_code, health.headers["retry-after"], health.json()["status"]) == (503, "30", "unavailable")
+        ready = httpx.get(f"{base_url}/healthz/ready", timeout=30)
+        assert (ready.status_code, ready.headers["retry-after"], ready.json()["database"]) == (503, "30", "unreachable")
         assert time.monotonic() - started < 5
+        assert httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200  # alive: no restart fixes an outage
         # A token is looked up in the database before MCP: 503 with Retry-After, not a bare 500 or a dropped connection.
         started = time.monotonic()
         response = httpx.post(
@@ -147,7 +148,7 @@ def test_outage_is_source_unavailable_within_seconds_and_recovery_needs_no_resta
     deadline = time.monotonic() + 10
     while _code(_call(base_url, "search_listings", {"query": "Balkon", "limit": 1})[1]) != "OK":
         assert time.monotonic() < deadline, "no recovery without a restart"
-    assert httpx.get(f"{base_url}/healthz", timeout=10).status_code == 200
+    assert httpx.get(f"{base_url}/healthz/ready", timeout=10).status_code == 200
 
 
 def test_a_call_on_a_hung_database_answers_within_the_stated_deadline(proxied: tuple[Proxy, str, str]) -> None:
@@ -179,7 +180,7 @@ def test_health_check_on_a_hung_database_holds_nothing_else(proxied: tuple[Proxy
             outcome: dict[str, Any] = {}
 
             def health() -> None:
-                outcome["health"] = http.get(f"{base_url}/healthz")
+                outcome["health"] = http.get(f"{base_url}/healthz/ready")
 
             waiting = threading.Thread(target=health)
             waiting.start()
@@ -193,7 +194,7 @@ def test_health_check_on_a_hung_database_holds_nothing_else(proxied: tuple[Proxy
     finally:
         proxy.set("pass")
     with contextlib.suppress(Exception):
-        httpx.get(f"{base_url}/healthz", timeout=10)
+        httpx.get(f"{base_url}/healthz/ready", timeout=10)
 
 
 def test_the_listing_events_listener_listens_again_after_the_connection_is_lost(demo_db: Database) -> None:

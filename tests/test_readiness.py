@@ -1,7 +1,8 @@
 """Readiness (`/healthz/ready`) apart from liveness (`/healthz`), on the real database (SQLite, or PostgreSQL with
 ATHAUS_TEST_DATABASE_URL): ready only when the database answers and its schema is at this code's head; a database
 behind (`athaus db upgrade` due), at a revision this code does not know, or not answering is 503 with the reason in
-German, while liveness keeps its own answer."""
+German, while liveness answers 200 whenever the process does (it never asks the database: in an outage all instances
+would be restarted at once). From SIGTERM on, readiness says `draining` (athaus/draining.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from sqlalchemy import text
 from starlette.testclient import TestClient
 
 from athaus.app import create_app
-from athaus.health import AHEAD, BEHIND, UNREACHABLE
+from athaus.draining import CloseWhileDraining
+from athaus.health import AHEAD, BEHIND, DRAINING, UNREACHABLE
 from shared.db.migrate import alembic_config, head_revisions, upgrade
 from shared.db.session import Database
 from shared.settings import Settings
@@ -85,5 +87,18 @@ def test_not_ready_when_the_database_does_not_answer(tmp_path: Path, backend: st
     db = Database.from_url(url)
     ready, alive = answers(db)
     assert ready == (503, {"status": "unavailable", "database": "unreachable", "message": UNREACHABLE}, "30")
-    assert alive == 503
+    assert alive == 200  # liveness does not depend on the database
     db.engine.dispose()
+
+
+def test_not_ready_while_draining_and_alive_all_the_same(fresh: Database) -> None:
+    upgrade(fresh.engine)
+    app = create_app(Settings(database_url=str(fresh.engine.url), secret_key="ready-test", outbox_worker=False), fresh)
+    http = TestClient(app, base_url=BASE)
+    assert http.get("/healthz/ready").status_code == 200
+    drain = next(m.kwargs["drain"] for m in app.user_middleware if m.cls is CloseWhileDraining)
+    drain.begin()  # what SIGTERM does first
+    ready, alive = http.get("/healthz/ready"), http.get("/healthz")
+    assert (ready.status_code, ready.json(), ready.headers["retry-after"]) == (503, {"status": "draining", "message": DRAINING}, "30")
+    assert (alive.status_code, alive.json()["status"]) == (200, "ok")
+    assert ready.headers["connection"] == alive.headers["connection"] == "close"  # each answer closes its connection

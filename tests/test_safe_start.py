@@ -227,7 +227,8 @@ def documented_docker_runs() -> list[tuple[str, dict[str, str]]]:
 
 
 def test_the_image_runs_in_production_mode_on_every_address() -> None:
-    assert image_environment() == {"ATHAUS_HOST": "0.0.0.0", "ATHAUS_PORT": "8000", "ATHAUS_DEVELOPMENT": "false"}
+    # ATHAUS_COMMIT: the build argument, for the version (shared/identity.py)
+    assert image_environment() == {"ATHAUS_HOST": "0.0.0.0", "ATHAUS_PORT": "8000", "ATHAUS_DEVELOPMENT": "false", "ATHAUS_COMMIT": "${ATHAUS_COMMIT}"}
 
 
 @pytest.mark.parametrize(

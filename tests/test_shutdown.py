@@ -25,6 +25,7 @@ from tests.conftest import _free_port, _fresh_database_url
 SEEKER = "suchende@athaus-demo.example"
 MCP = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
 DEADLINE = 5
+DRAIN = 1  # ATHAUS_DRAIN_SECONDS: still serving this long after SIGTERM (athaus/draining.py)
 
 
 def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_path: Path) -> None:
@@ -33,7 +34,7 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
     base = f"http://127.0.0.1:{port}"
     env = {key: value for key, value in os.environ.items() if not key.startswith("ATHAUS_")}
     env |= {
-        "ATHAUS_DATABASE_URL": database_url, "ATHAUS_DEMO_LISTINGS": "60", "ATHAUS_CALL_DEADLINE_SECONDS": str(DEADLINE),
+        "ATHAUS_DATABASE_URL": database_url, "ATHAUS_DEMO_LISTINGS": "60", "ATHAUS_CALL_DEADLINE_SECONDS": str(DEADLINE), "ATHAUS_DRAIN_SECONDS": str(DRAIN),
         "ATHAUS_LOG_FORMAT": "json", "ATHAUS_OUTBOX_WORKER": "true", "ATHAUS_SMTP_HOST": "127.0.0.1", "ATHAUS_SMTP_PORT": "9",
     }
     log = tmp_path / "serve.log"
@@ -76,7 +77,7 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
             time.sleep(0.05)
         process.send_signal(signal.SIGTERM)
         sent_at = time.monotonic()
-        code = process.wait(DEADLINE + 15)
+        code = process.wait(DRAIN + DEADLINE + 15)
         stopped_after = time.monotonic() - sent_at
         stop.set()
         for thread in writers:
@@ -97,8 +98,53 @@ def test_sigterm_mid_load_finishes_the_writes_in_flight_and_stops_cleanly(tmp_pa
         drop()
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert code in (0, -signal.SIGTERM), log.read_text()
-    assert stopped_after < DEADLINE + 3, stopped_after
+    assert DRAIN <= stopped_after < DRAIN + DEADLINE + 3, stopped_after
     assert set(answered) <= stored  # every answered write is there
     assert refs <= audited and audit_rows == len(audited)  # each with its one audit row, nothing half-written
-    assert [line["event"] for line in lines if line.get("event") == "stopped"] == ["stopped"]  # lifespan ended: outbox, listener
+    assert [line["event"] for line in lines if line.get("event") in ("draining", "stopped")] == ["draining", "stopped"]  # lifespan ended: outbox, listener
     assert not any(line.get("level") == "error" for line in lines), [line for line in lines if line.get("level") == "error"]
+
+
+def test_the_spans_of_the_last_requests_are_exported_before_the_process_ends(tmp_path: Path) -> None:
+    """uvicorn ends the process by raising SIGTERM again, so no atexit hook runs: the lifespan's end flushes the span
+    processor (issue 34: the spans of the last requests were never exported). A collector stand-in on loopback."""
+    import http.server
+
+    received: list[int] = []
+
+    class Collector(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(len(self.rfile.read(int(self.headers.get("content-length", 0)))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    collector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=collector.serve_forever, daemon=True).start()
+    database_url, drop = _fresh_database_url(tmp_path, "flush")
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("ATHAUS_", "OTEL_"))}
+    env |= {"ATHAUS_DATABASE_URL": database_url, "ATHAUS_DEMO_LISTINGS": "20", "ATHAUS_LOG_FORMAT": "json", "ATHAUS_OUTBOX_WORKER": "false",
+            "ATHAUS_DRAIN_SECONDS": "0.5", "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}"}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "athaus.cli", "serve", "--port", str(port), "--workers", "1"], env=env, stderr=out)
+    try:
+        until = time.monotonic() + 120
+        while b'"event": "serving"' not in log.read_bytes():
+            assert process.poll() is None and time.monotonic() < until, log.read_text()
+            time.sleep(0.2)
+        before = len(received)  # whatever the start exported on its own schedule
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        assert httpx.post(f"http://127.0.0.1:{port}/suche/mcp", json=call, headers=MCP, timeout=30).status_code == 200
+        process.send_signal(signal.SIGTERM)  # well within the batch processor's 5 s delay
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        collector.shutdown()
+        drop()
+    assert len(received) > before and received[-1] > 0, log.read_text()[-2000:]

@@ -84,6 +84,12 @@ SETTING_MEANINGS: dict[str, str] = {
         "ersten Byte oder ab dem Öffnen der Verbindung; eine langsamere Verbindung wird geschlossen. So hält ein Client, "
         "der nur einen halben Körper schickt, keine Verbindung minutenlang fest."
     ),
+    "drain_seconds": (
+        "Auslaufzeit nach SIGTERM in Sekunden: So lange nimmt eine Instanz noch neue Anfragen an, meldet unter "
+        "`/healthz/ready` aber schon 503 und schließt nach jeder Antwort die Verbindung, damit Proxy und Load Balancer "
+        "auf die anderen Instanzen wechseln. Danach nimmt sie keine Verbindungen mehr an, beendet die laufenden Aufrufe "
+        "(innerhalb ihrer Frist), übergibt die letzten Spans dem Exporter und endet. 0: sofort beenden."
+    ),
     "registrations_per_minute": (
         "Wie viele dynamische Client-Registrierungen (`/register`) je Absenderadresse und Minute angenommen werden; "
         "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -206,15 +208,22 @@ def guarded(db: Database, checks: list[tuple[throttle.Limit, str]]) -> int | Non
         return throttle.attempt(session, checks, utcnow())
 
 
+security_log = logging.getLogger("athaus.security")
+
+
 def sign_in(db: Database, email: str, password: str, address: str) -> SignIn:
     """Every login form (sign-in pages, web app): counted first, then verified (bounded hash work), a success gives
-    its count back. Blocking: call it through `shared.auth.passwords.hashing`."""
+    its count back. Blocking: call it through `shared.auth.passwords.hashing`. One `security_event` log line each:
+    the outcome and, on success, the account's internal id (never the address typed or the password)."""
     checks = throttle.login_checks(email, address)
     wait = guarded(db, checks)
     if wait is not None:
+        security_log.info(json.dumps({"event": "security_event", "action": "login", "outcome": "throttled"}))
         return SignIn(None, wait)
     user_id = check_credentials(db, email, password)
     if user_id is not None:
         with db.unit_of_work() as session:
             throttle.refund(session, checks)
+    outcome = {"outcome": "ok", "by_user": user_id} if user_id is not None else {"outcome": "wrong_password"}
+    security_log.info(json.dumps({"event": "security_event", "action": "login", **outcome}))
     return SignIn(user_id)

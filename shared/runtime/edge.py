@@ -169,7 +169,9 @@ class HostCheck:
         port = int(server[1]) if server and server[1] is not None else self.bind_port
         host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
         if self.hosts.allows(host, port):
-            await self.app(scope, receive, send)
+            # Host names ignore case: passed on lower-cased, so the checks behind (the MCP SDK's compares exactly) agree
+            headers = [(key, value.lower()) if key == b"host" else (key, value) for key, value in scope.get("headers") or []]
+            await self.app({**scope, "headers": headers}, receive, send)
             return
         log.info(json.dumps({"event": "host_refused", "path": scope.get("path")}))
         if scope["type"] == "websocket":

@@ -46,6 +46,17 @@ def configure(*, configured_endpoint: str | None, pseudonym_key: bytes) -> bool:
     return True
 
 
+FLUSH_SECONDS = 5.0
+
+
+def flush() -> None:
+    """At the end of serving: the spans still in the batch processor go to the exporter (within FLUSH_SECONDS). A
+    process ended by a signal runs no atexit hook, where the SDK's provider would do this at its shutdown."""
+    force_flush = getattr(trace.get_tracer_provider(), "force_flush", None)
+    if callable(force_flush):
+        force_flush(int(FLUSH_SECONDS * 1000))
+
+
 def tracing_on() -> bool:
     """Whether a tracer provider is installed (configure's exporter, or a test's): without one every span is a no-op,
     and what only a span would carry (an incoming traceparent, its attributes) need not be made per request."""

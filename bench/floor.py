@@ -103,6 +103,37 @@ def _replay_server(path: str, tools: dict[str, Any], answers: dict[str, Any]) ->
     return Server(name, version=identity.get("version", "0"), title=identity.get("title"), on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+class Recorder:
+    """Every tools/list and tools/call answer, from the HTTP bodies, by path: what the replay floor serves.
+    bench/load.py installs it as a response hook of each session's HTTP client (httpx2), on Athaus and on the replay
+    floor alike (so the client does the same work on both sides); only the Athaus run's recording is kept."""
+
+    def __init__(self) -> None:
+        self.tools: dict[str, dict[str, Any]] = {}
+        self.answers: dict[str, dict[str, Any]] = {}
+
+    async def hook(self, response: Any) -> None:
+        try:
+            message = json.loads(response.request.content)
+        except (ValueError, TypeError):
+            return
+        method = message.get("method") if isinstance(message, dict) else None
+        if method not in ("tools/list", "tools/call"):
+            return
+        await response.aread()
+        result = json.loads(response.content).get("result") if response.headers.get("content-type", "").startswith("application/json") else None
+        if result is None:
+            return
+        path, params = response.request.url.path, message.get("params") or {}
+        if method == "tools/list":
+            self.tools.setdefault(path, {})[params.get("cursor") or ""] = result
+        else:
+            self.answers.setdefault(path, {})[replay_key(params["name"], params.get("arguments"))] = result
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tools": self.tools, "answers": self.answers}
+
+
 def create_replay_app(recording: dict[str, Any] | None = None) -> Starlette:
     """The replay floor of a recording ({"tools": {path: {cursor: page}}, "answers": {path: {key: result}}})."""
     if recording is None:

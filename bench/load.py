@@ -55,7 +55,7 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from bench.floor import replay_key
+from bench.floor import Recorder, replay_key
 from shared.demo.places import DEMO_PLACES
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -289,37 +289,6 @@ SERVER_PIDS: dict[str, int] = {}  # the server driven: its process tree's CPU ti
 PROBLEMS: set[str] = set()  # what the failed calls said (printed after the table: an error must be explained)
 
 
-class Recorder:
-    """Every tools/list and tools/call answer, from the HTTP bodies, by path: what bench/floor.py --replay serves.
-    Installed as a response hook of each session's HTTP client, on Athaus and on the replay floor alike (so the client
-    does the same work on both sides); only the Athaus run's recording is kept."""
-
-    def __init__(self) -> None:
-        self.tools: dict[str, dict[str, Any]] = {}
-        self.answers: dict[str, dict[str, Any]] = {}
-
-    async def hook(self, response: Any) -> None:
-        try:
-            message = json.loads(response.request.content)
-        except (ValueError, TypeError):
-            return
-        method = message.get("method") if isinstance(message, dict) else None
-        if method not in ("tools/list", "tools/call"):
-            return
-        await response.aread()
-        result = json.loads(response.content).get("result") if response.headers.get("content-type", "").startswith("application/json") else None
-        if result is None:
-            return
-        path, params = response.request.url.path, message.get("params") or {}
-        if method == "tools/list":
-            self.tools.setdefault(path, {})[params.get("cursor") or ""] = result
-        else:
-            self.answers.setdefault(path, {})[replay_key(params["name"], params.get("arguments"))] = result
-
-    def as_json(self) -> dict[str, Any]:
-        return {"tools": self.tools, "answers": self.answers}
-
-
 @dataclass
 class Tally:
     """Calls of one run: the sessions' call sequences by seed (what the replay floor replays), and how many public
@@ -483,15 +452,14 @@ def measure_mixed(
 
 
 @contextmanager
-def _floor(workers: int, replay: str | None = None) -> Iterator[subprocess.Popen[bytes]]:
+def _floor(workers: int, replay: str | None = None) -> Iterator[tuple[str, int]]:
     """bench/floor.py (with `replay`: the replay floor of that recording) with the same worker count, on a free port."""
     port = _free_port()
     command = [sys.executable, "-m", "bench.floor", "--port", str(port), "--workers", str(workers)]
     process = subprocess.Popen(command + (["--replay", replay] if replay else []))
     try:
         _wait_until_up(process, f"http://127.0.0.1:{port}/suche/mcp", method="POST")
-        process.url = f"http://127.0.0.1:{port}"  # type: ignore[attr-defined]
-        yield process
+        yield f"http://127.0.0.1:{port}", process.pid
     finally:
         process.terminate()
         process.wait(30)
@@ -499,10 +467,10 @@ def _floor(workers: int, replay: str | None = None) -> Iterator[subprocess.Popen
 
 def measure_floor(workers: int, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
     """bench/floor.py's one trivial tool with the same worker count, driven by as many sessions for as long."""
-    with _floor(workers) as process:
+    with _floor(workers) as (url, pid):
         rows = []
         for clients in client_counts:
-            row = _run(process.url, fixed_plan("", "A-0000001"), clients, seconds, process.pid)  # type: ignore[attr-defined]
+            row = _run(url, fixed_plan("", "A-0000001"), clients, seconds, pid)
             rows.append({**row, "clients": f"{clients} floor"})
         return rows
 
@@ -514,12 +482,12 @@ def measure_replay(workers: int, recorder: Recorder, athaus_rows: list[dict[str,
         path = os.path.join(folder, "recording.json")
         with open(path, "w", encoding="utf-8") as file:
             json.dump(recorder.as_json(), file, ensure_ascii=False)
-        with _floor(workers, path) as process:
+        with _floor(workers, path) as (url, pid):
             rows = []
             for ours in athaus_rows:
                 scripts = {seed: sequence for seed, sequence in ours["sequences"].items() if sequence}
                 clients = len(scripts)
-                row = _run(process.url, ours["plans"], clients, seconds, process.pid, Recorder(), scripts)  # type: ignore[attr-defined]
+                row = _run(url, ours["plans"], clients, seconds, pid, Recorder(), scripts)
                 rows.append({**row, "clients": f"{clients} replay"})
             return rows
 

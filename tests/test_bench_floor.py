@@ -3,6 +3,7 @@ recorded call with the very bytes Athaus answered; and the bench scripts' argume
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ class Bodies:
         self.seen: list[tuple[str, bytes]] = []
 
     async def hook(self, response: Any) -> None:
-        method = load.json.loads(response.request.content).get("method")
+        method = json.loads(response.request.content).get("method")
         if method in ("tools/list", "tools/call"):
             await response.aread()
             self.seen.append((method, response.content))
@@ -71,7 +72,7 @@ def test_the_replay_floor_serves_athaus_tools_list_and_answers_byte_for_byte(liv
         ("count_listings", {"city": "Berlin", "marketing_type": "rent"}),
         ("get_listing", {"listing_id": "A-9999999"}),  # an error answer is replayed too
     ]
-    recorder, athaus = load.Recorder(), Bodies()
+    recorder, athaus = floor.Recorder(), Bodies()
     anyio.run(_drive, url, calls, [recorder.hook, athaus.hook])
     assert set(recorder.tools) == {"/suche/mcp"} and len(recorder.answers["/suche/mcp"]) == len(calls)
 

@@ -5,8 +5,18 @@
 
 With --mixed the sessions are the whole product's: 70 % seekers on /suche/mcp, 30 % brokers on /makler/mcp, and about
 a fifth of all calls write (a saved search, a valuation, a reply drafted for the click). With --floor the same number
-of sessions then drive bench/floor.py (one trivial tool on the same SDK, transport, uvicorn options and worker count)
-for as long, and the table ends with Athaus's calls per second as a share of the floor's (issue 21: at least 0.7).
+of sessions then drive bench/floor.py for as long, and the table ends with Athaus's calls per second as a share of
+the floor's. With --mixed that floor is the replay floor (issue 35): while the sessions drive Athaus, every tools/list
+and tools/call answer is recorded (from the HTTP bodies) with each session's call sequence; bench/floor.py --replay then
+serves exactly that tools/list and those answers, and the same sessions (same paths, tokens, seeds) replay the same
+call sequences against it, cyclically, for as long; both sides' calls/s and CPU per call (server, client, database)
+are printed. The client does the same work on both sides (it validates each result against the same output schema,
+and the recording hook parses every answer on both). Without --mixed the floor is one trivial tool (issue 21).
+
+The arguments are drawn with a seeded RNG per session from a realistic spread: the demo catalog's places (weighted
+by size) and districts, rent and purchase price ranges, words and phrases of listings; each row prints the share of
+public catalog reads whose tool and arguments repeat a call of the last 30 s (an upper bound of the read cache's hits:
+each worker keeps its own cache, and a write empties it).
 
 Without --url it creates a fresh database (PostgreSQL: a new database on --database-url's server; SQLite: a
 temporary file), starts `athaus serve` on it (migrations, demo catalog, --workers processes), mints a development
@@ -23,6 +33,7 @@ most cores × 1000 / (their milliseconds per call added up).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -44,10 +55,24 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from bench.floor import Recorder, replay_key
+from shared.demo.places import DEMO_PLACES
+
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SEEKER = "suchende@athaus-demo.example"
-QUERIES = ["Balkon", "Altbau Parkett", "Garten", '"mit Balkon"', "Dachgeschoss*", "Einbauküche OR Aufzug"]
-CITIES = ["Berlin", "Leipzig", "Köln", "München", "Hamburg", "Dresden"]
+# A realistic spread (issue 35): words and phrases people search for, every place of the demo catalog weighted by its
+# size, its districts, and price ranges around what rents and purchases cost; so a run measures the engine, and the
+# read cache answers only what people really repeat.
+QUERIES = [
+    "Balkon", "Altbau Parkett", "Garten", '"mit Balkon"', "Dachgeschoss*", "Einbauküche OR Aufzug", "Terrasse", "Keller",
+    "saniert", "Neubau", "Stellplatz", "Kamin", "ruhig", "Aufzug", "Fußbodenheizung", "barrierefrei", "Altbau*",
+    "Tiefgarage", "Einbauküche", "Gäste-WC", "Garten -Erdgeschoss", "hell", "Wannenbad", "Loggia",
+]
+CITIES = [place.name for place in DEMO_PLACES]
+CITY_WEIGHTS = [place.residents**0.5 for place in DEMO_PLACES]
+DISTRICTS = [district for place in DEMO_PLACES for district in place.districts]
+PUBLIC_READS = {"search_listings", "count_listings", "get_listing", "search", "fetch"}  # search_server/server.py
+REPEAT_WINDOW = 30.0  # seconds an answer is kept at most (shared/runtime/read_cache.py DEFAULT_MAX_AGE)
 # (weight, tool): searches dominate, as they do for a person looking for a home
 MIX = [(40, "search_listings"), (25, "get_listing"), (20, "count_listings"), (15, "list_search_orders")]
 
@@ -75,7 +100,7 @@ class Refs:
 
 def _broker_arguments(tool: str, rng: random.Random, refs: Refs) -> dict[str, Any]:
     if tool == "search_listings":
-        return {"query": rng.choice(QUERIES), "limit": 10}
+        return {"query": rng.choice(QUERIES), "limit": 10}  # the office's own stock
     if tool == "get_listing":
         return {"listing_id": rng.choice(refs.office_listings)}
     if tool == "search_inquiries":
@@ -92,18 +117,42 @@ def _broker_arguments(tool: str, rng: random.Random, refs: Refs) -> dict[str, An
 
 def _seeker_arguments(tool: str, rng: random.Random, refs: Refs) -> dict[str, Any]:
     if tool == "save_search_order":
-        criteria = {"city": rng.choice(CITIES), "marketing_type": "rent", "max_price": rng.randrange(600, 1600, 50)}
+        criteria = {"city": _city(rng), "marketing_type": "rent", "max_price": rng.randrange(400, 2500, 50)}
         return {"criteria": criteria, "frequency": "weekly", "request_id": f"load-{uuid.uuid4().hex}"}
     return _arguments(tool, rng, refs.listings)
 
 
+def _city(rng: random.Random) -> str:
+    return rng.choices(CITIES, CITY_WEIGHTS)[0]
+
+
+def _filters(rng: random.Random) -> dict[str, Any]:
+    """Filters as people combine them: mostly a place, often rent or buy, sometimes a price cap, a lower bound or words."""
+    found: dict[str, Any] = {}
+    if rng.random() < 0.8:
+        found["city"] = _city(rng)
+    if rng.random() < 0.7:
+        found["marketing_type"] = rng.choice(["buy", "rent"])
+    if rng.random() < 0.4:
+        rent = found.get("marketing_type", "rent") == "rent"
+        found["max_price"] = rng.randrange(400, 2500, 50) if rent else rng.randrange(100_000, 1_200_000, 10_000)
+        if rng.random() < 0.3:
+            found["min_price"] = found["max_price"] // 3
+    return found
+
+
 def _arguments(tool: str, rng: random.Random, listing_ids: list[str]) -> dict[str, Any]:
     if tool == "search_listings":
-        return {"query": rng.choice(QUERIES), "city": rng.choice(CITIES), "limit": 10}
+        arguments = {**_filters(rng), "limit": 10}
+        if rng.random() < 0.6:
+            arguments["query"] = rng.choice(QUERIES)
+        if rng.random() < 0.2:
+            arguments["include"] = {"photos": True}
+        return arguments
     if tool == "get_listing":
         return {"listing_id": rng.choice(listing_ids)}
     if tool == "count_listings":
-        return {"city": rng.choice(CITIES), "marketing_type": rng.choice(["buy", "rent"])}
+        return _filters(rng)
     return {}
 
 
@@ -240,16 +289,41 @@ SERVER_PIDS: dict[str, int] = {}  # the server driven: its process tree's CPU ti
 PROBLEMS: set[str] = set()  # what the failed calls said (printed after the table: an error must be explained)
 
 
-async def _session(url: str, plan: Plan, seconds: float, seed: int) -> tuple[list[float], int]:
+@dataclass
+class Tally:
+    """Calls of one run: the sessions' call sequences by seed (what the replay floor replays), and how many public
+    catalog reads repeated a call of the last REPEAT_WINDOW seconds (what a read cache could have answered)."""
+
+    sequences: dict[int, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+    recent: dict[str, float] = field(default_factory=dict)
+    public: int = 0
+    repeats: int = 0
+
+    def count(self, path: str, tool: str, arguments: dict[str, Any]) -> None:
+        if path != "/suche/mcp" or tool not in PUBLIC_READS or arguments.get("cursor"):
+            return
+        now, key = time.monotonic(), replay_key(tool, arguments)
+        self.public += 1
+        self.repeats += now - self.recent.get(key, -REPEAT_WINDOW - 1) <= REPEAT_WINDOW
+        self.recent[key] = now
+
+
+async def _session(url: str, plan: Plan, seconds: float, seed: int, tally: Tally, recorder: Recorder | None, script: list[tuple[str, dict[str, Any]]] | None) -> tuple[list[float], int]:
+    """One session: its plan's calls (or, with `script`, that call sequence over and over) for `seconds`."""
     rng = random.Random(seed)
     latencies: list[float] = []
     errors = 0
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {plan.token}"} if plan.token else {}, timeout=60) as http:
+    sequence = tally.sequences.setdefault(seed, [])
+    headers = {"Authorization": f"Bearer {plan.token}"} if plan.token else {}
+    hooks = {"response": [recorder.hook]} if recorder else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=60, event_hooks=hooks) as http:
         async with Client(streamable_http_client(f"{url}{plan.path}", http_client=http), mode="2026-07-28") as client:
             await client.list_tools()  # a 2026-07-28 client calls only tools it has listed
             end = time.monotonic() + seconds
             while time.monotonic() < end:
-                tool, arguments = plan.choose(rng)
+                tool, arguments = script[len(sequence) % len(script)] if script else plan.choose(rng)
+                sequence.append((tool, arguments))
+                tally.count(plan.path, tool, arguments)
                 started = time.perf_counter()
                 try:
                     result = await client.call_tool(tool, arguments)
@@ -292,11 +366,18 @@ def mixed_plan(seeker_token: str, broker_token: str, refs: Refs) -> Callable[[in
     return lambda seed: broker if (seed * 7) % 10 >= round(SEEKER_SHARE * 10) else seeker
 
 
-def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float, server: int | None = None) -> dict[str, Any]:
-    """One run; with the server's pid also its CPU milliseconds per call (all its processes; robust to other load)."""
+def _run(
+    url: str, plans: Callable[[int], Plan], clients: int, seconds: float, server: int | None = None,
+    recorder: Recorder | None = None, scripts: dict[int, list[tuple[str, dict[str, Any]]]] | None = None,
+) -> dict[str, Any]:
+    """One run; with the server's pid also its CPU milliseconds per call (all its processes; robust to other load).
+    With a recorder every answer is recorded; with scripts each session replays its seed's call sequence."""
     cpu = _tree_cpu_seconds(server) if server else None
     client, database, machine = time.process_time(), _database_cpu_seconds(), _machine_ticks()
-    row = anyio.run(_drive, url, plans, clients, seconds)
+    tally = Tally()
+    row = anyio.run(_drive, url, plans, clients, seconds, tally, recorder, scripts)
+    row["sequences"] = tally.sequences
+    row["repeat_share"] = tally.repeats / tally.public if tally.public else None
     row["machine"] = [after - before for before, after in zip(machine, _machine_ticks(), strict=True)]
     per_call = 1000 / max(1, row["calls"])
     row["cpu_ms"] = (_tree_cpu_seconds(server) - cpu) * per_call if server and cpu is not None else None
@@ -305,11 +386,14 @@ def _run(url: str, plans: Callable[[int], Plan], clients: int, seconds: float, s
     return row
 
 
-async def _drive(url: str, plans: Callable[[int], Plan], clients: int, seconds: float) -> dict[str, Any]:
+async def _drive(
+    url: str, plans: Callable[[int], Plan], clients: int, seconds: float, tally: Tally, recorder: Recorder | None = None,
+    scripts: dict[int, list[tuple[str, dict[str, Any]]]] | None = None,
+) -> dict[str, Any]:
     results: list[tuple[list[float], int]] = []
 
     async def one(seed: int) -> None:
-        results.append(await _session(url, plans(seed), seconds, seed))
+        results.append(await _session(url, plans(seed), seconds, seed, tally, recorder, scripts[seed] if scripts else None))
 
     started = time.monotonic()
     async with anyio.create_task_group() as group:
@@ -354,29 +438,58 @@ def measure(url: str, token: str, client_counts: list[int], seconds: float) -> l
     return rows
 
 
-def measure_mixed(url: str, seeker_token: str, broker_token: str, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
+def measure_mixed(
+    url: str, seeker_token: str, broker_token: str, client_counts: list[int], seconds: float, recorder: Recorder | None = None,
+) -> list[dict[str, Any]]:
+    """The mixed workload; with a recorder, every answer is recorded for the replay floor (rows keep their sequences)."""
     refs = anyio.run(_refs, url, broker_token)
     rows = []
     for clients in client_counts:
-        row = _run(url, mixed_plan(seeker_token, broker_token, refs), clients, seconds, SERVER_PIDS.get("athaus"))
-        rows.append({**row, "clients": f"{clients} mixed"})
+        plans = mixed_plan(seeker_token, broker_token, refs)
+        row = _run(url, plans, clients, seconds, SERVER_PIDS.get("athaus"), recorder)
+        rows.append({**row, "clients": f"{clients} mixed", "plans": plans})
     return rows
 
 
-def measure_floor(workers: int, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
-    """bench/floor.py with the same worker count, driven by the same sessions for as long."""
+@contextmanager
+def _floor(workers: int, replay: str | None = None) -> Iterator[tuple[str, int]]:
+    """bench/floor.py (with `replay`: the replay floor of that recording) with the same worker count, on a free port."""
     port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "bench.floor", "--port", str(port), "--workers", str(workers)])
+    command = [sys.executable, "-m", "bench.floor", "--port", str(port), "--workers", str(workers)]
+    process = subprocess.Popen(command + (["--replay", replay] if replay else []))
     try:
         _wait_until_up(process, f"http://127.0.0.1:{port}/suche/mcp", method="POST")
-        rows = []
-        for clients in client_counts:
-            row = _run(f"http://127.0.0.1:{port}", fixed_plan("", "A-0000001"), clients, seconds, process.pid)
-            rows.append({**row, "clients": f"{clients} floor"})
-        return rows
+        yield f"http://127.0.0.1:{port}", process.pid
     finally:
         process.terminate()
         process.wait(30)
+
+
+def measure_floor(workers: int, client_counts: list[int], seconds: float) -> list[dict[str, Any]]:
+    """bench/floor.py's one trivial tool with the same worker count, driven by as many sessions for as long."""
+    with _floor(workers) as (url, pid):
+        rows = []
+        for clients in client_counts:
+            row = _run(url, fixed_plan("", "A-0000001"), clients, seconds, pid)
+            rows.append({**row, "clients": f"{clients} floor"})
+        return rows
+
+
+def measure_replay(workers: int, recorder: Recorder, athaus_rows: list[dict[str, Any]], seconds: float) -> list[dict[str, Any]]:
+    """The replay floor of the recording, driven by the same sessions (paths, tokens, seeds) replaying the call
+    sequences each session made against Athaus, for as long (issue 35)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "recording.json")
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(recorder.as_json(), file, ensure_ascii=False)
+        with _floor(workers, path) as (url, pid):
+            rows = []
+            for ours in athaus_rows:
+                scripts = {seed: sequence for seed, sequence in ours["sequences"].items() if sequence}
+                clients = len(scripts)
+                row = _run(url, ours["plans"], clients, seconds, pid, Recorder(), scripts)
+                rows.append({**row, "clients": f"{clients} replay"})
+            return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -394,13 +507,15 @@ def main(argv: list[str] | None = None) -> int:
 
     def report(rows: list[dict[str, Any]]) -> None:
         print(f"{'clients':>10} {'calls':>7} {'calls/s':>8} {'p50_ms':>8} {'p95_ms':>8} {'p99_ms':>8} {'errors':>6} {'cpu_ms':>7} "
-              f"{'client_ms':>9} {'db_ms':>6}")
+              f"{'client_ms':>9} {'db_ms':>6} {'repeats':>7}")
         for row in rows:
             cpu = "" if row.get("cpu_ms") is None else f"{row['cpu_ms']:.1f}"
+            repeats = "" if row.get("repeat_share") is None else f"{100 * row['repeat_share']:.0f} %"
             print(
                 f"{row['clients']!s:>10} {row['calls']:>7} {row['calls_per_s']:>8.1f} {row['p50']:>8.1f} {row['p95']:>8.1f} "
-                f"{row['p99']:>8.1f} {row['errors']:>6} {cpu:>7} {row['client_ms']:>9.1f} {row['database_ms']:>6.1f}"
+                f"{row['p99']:>8.1f} {row['errors']:>6} {cpu:>7} {row['client_ms']:>9.1f} {row['database_ms']:>6.1f} {repeats:>7}"
             )
+        print("repeats: public catalog reads repeating a call of the last 30 s, the most the read cache can have answered")
 
     if args.url:
         report(measure(args.url.rstrip("/"), args.token, args.clients, args.seconds))
@@ -409,19 +524,22 @@ def main(argv: list[str] | None = None) -> int:
     workers = args.workers or (1 if args.backend == "sqlite" else max(1, os.cpu_count() or 1))
     with _fresh_database(args.backend, args.database_url) as database_url, _server(database_url, workers) as (url, tokens):
         print(f"backend {args.backend}, {workers} workers, {os.cpu_count()} cores, {args.seconds:g} s per run, load {_load()}")
+        recorder = Recorder() if args.mixed and args.floor else None
         if args.mixed:
-            rows = measure_mixed(url, tokens["seeker_writes"], tokens["broker"], args.clients, args.seconds)
+            rows = measure_mixed(url, tokens["seeker_writes"], tokens["broker"], args.clients, args.seconds, recorder)
         else:
             rows = measure(url, tokens["seeker"], args.clients, args.seconds)
     if args.floor:
-        floor = measure_floor(workers, args.clients, args.seconds)
+        floor = measure_replay(workers, recorder, rows, args.seconds) if recorder else measure_floor(workers, args.clients, args.seconds)
         rows += floor
     report(rows)
     if args.floor:
         for ours, theirs in zip(rows[-2 * len(floor) : -len(floor)], floor, strict=True):
             print(f"{ours['clients']}: {ours['calls_per_s'] / theirs['calls_per_s']:.2f} x the floor's calls per second")
             if ours.get("cpu_ms") and theirs.get("cpu_ms"):
-                print(f"{ours['clients']}: server CPU per call {ours['cpu_ms']:.1f} ms against the floor's {theirs['cpu_ms']:.1f} ms")
+                print(f"{ours['clients']}: server CPU per call {ours['cpu_ms']:.1f} ms against the floor's {theirs['cpu_ms']:.1f} ms "
+                      f"({ours['cpu_ms'] / theirs['cpu_ms']:.2f} x); client {ours['client_ms']:.1f} against {theirs['client_ms']:.1f} ms, "
+                      f"database {ours['database_ms']:.1f} against {theirs['database_ms']:.1f} ms")
         for row in rows:
             if row.get("cpu_ms"):
                 print(f"{row['clients']}: {_ceiling(row)}")

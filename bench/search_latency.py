@@ -2,7 +2,13 @@
 
 For each backend and catalog size this seeds a demo catalog, serves the real app on a loopback port and
 times (1) a mix of searches through `mcp.Client`, (2) the floor of that path: `get_listing` of a fixed id
-and a raw `tools/list`, and (3) the database work of the same searches in-process. It then prints the
+and a raw `tools/list`, and (3) the database work of the same searches in-process. Every call of a scenario has
+its own arguments (another word, place, price or radius, drawn in a fixed order), and the server runs with the
+per-revision read cache off (ATHAUS_READ_CACHE_ENTRIES=0): the `mcp` rows and the p95 ratio between sizes are the
+engine's (issue 35). The `hot` rows, from a second server with the cache on, repeat one argument set per scenario:
+what a repeated read costs. Scenarios include the connector's one-line `search` (a line with a place and a price,
+and one naming a district) and a search with photos in its results; those have no SQL row. The server's resident
+memory is printed per process. It then prints the
 page query's plan for two searches on the largest catalog and exits non-zero when a plan scans the whole
 `listings` table. Usage and how to read the output: bench/README.md.
 """
@@ -39,6 +45,7 @@ from shared.db.migrate import upgrade
 from shared.db.models import Listing
 from shared.db.session import Database
 from shared.demo import seed_demo
+from shared.demo.places import DEMO_PLACES
 
 PROTOCOL_VERSION = "2026-07-28"
 WARMUP_ROUNDS = 5
@@ -52,19 +59,41 @@ class Scenario:
     name: str
     arguments: dict[str, Any]
     second_page: bool = False  # measured with the next_cursor of the first page
+    vary: Callable[[int], dict[str, Any]] | None = None  # the arguments of the n-th call (none: always `arguments`)
+    tool: str = "search_listings"
+
+    def call(self, n: int) -> dict[str, Any]:
+        return self.vary(n) if self.vary else self.arguments
+
+
+# What the calls vary over: words, prefixes, places, districts and prices of the demo catalog.
+WORDS = ("Balkon", "Garten", "Terrasse", "Parkett", "Keller", "Aufzug", "Einbauküche", "Kamin", "saniert", "Stellplatz", "Altbau", "Loggia")
+PREFIXES = ("Dachgeschoss*", "Altbau*", "Balk*", "Garte*", "Terr*", "Einbau*", "Park*", "Stell*")
+PLACES = tuple(place.name for place in DEMO_PLACES)
+DISTRICT_LINES = tuple(f"Wohnung in {district}, {place.name}" for place in DEMO_PLACES for district in place.districts[:2])
 
 
 HOUSES_BY_PRICE: dict[str, Any] = {"marketing_type": "buy", "property_types": ["house"], "sort": "price_asc"}
 HOUSES_DEAREST_FIRST: dict[str, Any] = {**HOUSES_BY_PRICE, "sort": "price_desc"}
 SCENARIOS = (
-    Scenario("fulltext", {"query": "Balkon"}),
-    Scenario("city_price", {"city": "Leipzig", "marketing_type": "rent", "min_price": 500, "max_price": 1200}),
-    Scenario("radius", {"near": {"place": "Köln", "radius_km": 15}}),
-    Scenario("prefix", {"query": "Dachgeschoss*"}),
-    Scenario("sort_price", HOUSES_BY_PRICE),
-    Scenario("page_2", HOUSES_BY_PRICE, second_page=True),
-    Scenario("price_desc", HOUSES_DEAREST_FIRST),
+    Scenario("fulltext", {"query": "Balkon"}, vary=lambda n: {"query": WORDS[n % len(WORDS)]}),
+    Scenario(
+        "city_price", {"city": "Leipzig", "marketing_type": "rent", "min_price": 500, "max_price": 1200},
+        vary=lambda n: {"city": PLACES[n % len(PLACES)], "marketing_type": "rent", "min_price": 300 + n % 7 * 50, "max_price": 900 + n % 11 * 100},
+    ),
+    Scenario("radius", {"near": {"place": "Köln", "radius_km": 15}}, vary=lambda n: {"near": {"place": PLACES[n % len(PLACES)], "radius_km": 5 + n % 21}}),
+    Scenario("prefix", {"query": "Dachgeschoss*"}, vary=lambda n: {"query": PREFIXES[n % len(PREFIXES)]}),
+    Scenario("sort_price", HOUSES_BY_PRICE, vary=lambda n: {**HOUSES_BY_PRICE, "min_price": 50_000 + n * 1_000}),
+    Scenario("page_2", HOUSES_BY_PRICE, second_page=True),  # a cursor's call is never kept: one argument set is the engine's
+    Scenario("price_desc", HOUSES_DEAREST_FIRST, vary=lambda n: {**HOUSES_DEAREST_FIRST, "max_price": 2_000_000 - n * 1_000}),
+    Scenario("photos", {"city": "Berlin", "include": {"photos": True}}, vary=lambda n: {"city": PLACES[n % len(PLACES)], "include": {"photos": True}}),
+    Scenario(
+        "line", {"query": "Wohnung mieten in Leipzig bis 1200 Euro"}, tool="search",
+        vary=lambda n: {"query": f"Wohnung mieten in {PLACES[n % len(PLACES)]} bis {800 + n % 13 * 100} Euro"},
+    ),
+    Scenario("district", {"query": DISTRICT_LINES[0]}, tool="search", vary=lambda n: {"query": DISTRICT_LINES[n % len(DISTRICT_LINES)]}),
 )
+SQL_SCENARIOS = tuple(scenario for scenario in SCENARIOS if scenario.tool == "search_listings")
 FLOOR = "get_listing"
 
 # A plan line that reads the whole listings table instead of going through an index.
@@ -237,9 +266,10 @@ def memory_line(backend: str, size: int, processes: list[tuple[str, float, float
 
 
 @contextlib.contextmanager
-def serve(db: Database) -> Iterator[Server]:
+def serve(db: Database, read_cache: bool = False) -> Iterator[Server]:
     """The real server (`athaus serve suche`) in a process of its own on a free loopback port, so its resident
-    memory is the server's alone; yields its MCP URL and process id."""
+    memory is the server's alone; yields its MCP URL and process id. Without `read_cache` the per-revision read
+    cache is off (ATHAUS_READ_CACHE_ENTRIES=0): every call is the engine's work."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -249,6 +279,7 @@ def serve(db: Database) -> Iterator[Server]:
         "ATHAUS_SECRET_KEY": "bench-secret",
         "ATHAUS_DEMO_SEED": "false",
         "ATHAUS_LOG_LEVEL": "WARNING",
+        "ATHAUS_READ_CACHE_ENTRIES": "256" if read_cache else "0",
     }
     command = [sys.executable, "-c", "import sys; from athaus.cli import main; sys.exit(main())", "serve", "suche", "--port", str(port)]
     process = subprocess.Popen(command, env=environment)
@@ -266,8 +297,9 @@ def serve(db: Database) -> Iterator[Server]:
         process.wait(timeout=20)
 
 
-async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measurement]:
-    """Searches, get_listing and tools/list through one Client over HTTP."""
+async def measure_mcp(url: str, listing_id: str, rounds: int, distinct: bool = True) -> dict[str, Measurement]:
+    """Searches, get_listing and tools/list through one Client over HTTP; with `distinct` each call of a scenario has
+    its own arguments (Scenario.vary), else every call repeats the scenario's one argument set."""
     async with Client(url, mode=PROTOCOL_VERSION) as client:
         await client.list_tools()  # a 2026-07-28 client sends tools/call only for tools it has listed
 
@@ -277,9 +309,11 @@ async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measu
                 raise RuntimeError(f"{name} {arguments} failed: {result.content[0].text if result.content else result}")
             return result.structured_content
 
-        def search(arguments: dict[str, Any]) -> Probe:
+        def search(scenario: Scenario, arguments: dict[str, Any] | None) -> Probe:
+            calls = iter(range(10**9))
+
             async def probe() -> int:
-                result = await call("search_listings", arguments)
+                result = await call(scenario.tool, arguments if arguments is not None else scenario.call(next(calls)))
                 return int(result["total"] if result["total"] is not None else result["total_at_least"])
 
             return probe
@@ -298,7 +332,7 @@ async def measure_mcp(url: str, listing_id: str, rounds: int) -> dict[str, Measu
                 if cursor is None:
                     raise RuntimeError(f"{scenario.name}: the first page is the last one")
                 arguments = {**arguments, "cursor": cursor}
-            probes[scenario.name] = search(arguments)
+            probes[scenario.name] = search(scenario, None if distinct and not scenario.second_page else arguments)
         probes["get_listing"] = get_listing
         probes["tools/list"] = list_tools
         return await time_probes(probes, rounds)
@@ -334,21 +368,23 @@ def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | No
 async def measure_sql(db: Database, rounds: int) -> dict[str, Measurement]:
     """The same searches in-process; only the database work (as search_sql runs it) is timed."""
 
-    def search(args: SearchListingsInput, position: list[Any] | None) -> Probe:
+    def search(scenario: Scenario, position: list[Any] | None) -> Probe:
+        calls = iter(range(10**9))
+
         async def probe() -> int:  # blocking on purpose: nothing else runs on this loop
-            return search_sql(db, args, position)[0]
+            arguments = scenario.arguments if scenario.second_page else scenario.call(next(calls))
+            return search_sql(db, SearchListingsInput.model_validate(arguments), position)[0]
 
         return probe
 
     probes: dict[str, Probe] = {}
-    for scenario in SCENARIOS:
-        args = SearchListingsInput.model_validate(scenario.arguments)
+    for scenario in SQL_SCENARIOS:  # the same argument sequence as measure_mcp's
         position = None
         if scenario.second_page:
-            _, position = search_sql(db, args, None)
+            _, position = search_sql(db, SearchListingsInput.model_validate(scenario.arguments), None)
             if position is None:
                 raise RuntimeError(f"{scenario.name}: the first page is the last one")
-        probes[scenario.name] = search(args, position)
+        probes[scenario.name] = search(scenario, position)
     return await time_probes(probes, rounds)
 
 
@@ -456,11 +492,10 @@ def summary_rows(backend: str, size: int, mcp: dict[str, Measurement], sql: dict
     rows = []
     for scenario in SCENARIOS:
         name = scenario.name
-        http50, http95, sql50 = p(mcp[name], 50), p(mcp[name], 95), p(sql[name], 50)
-        rows.append(
-            f"{backend:<10} {size:>7} {name:<11} {mcp[name].hits or 0:>7} {http50:>8.1f} {http95:>8.1f} {floor:>7.1f} "
-            f"{sql50:>7.1f} {http50 / (floor + sql50):>6.2f}"
-        )
+        http50, http95 = p(mcp[name], 50), p(mcp[name], 95)
+        sql50 = f"{p(sql[name], 50):>7.1f}" if name in sql else f"{'-':>7}"
+        ratio = f"{http50 / (floor + p(sql[name], 50)):>6.2f}" if name in sql else f"{'-':>6}"
+        rows.append(f"{backend:<10} {size:>7} {name:<11} {mcp[name].hits or 0:>7} {http50:>8.1f} {http95:>8.1f} {floor:>7.1f} {sql50} {ratio}")
     return rows
 
 
@@ -481,13 +516,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     for backend in options.backends:
         for size in options.sizes:
             with catalog(backend, size, options) as db:
-                progress(f"{backend} {size}: {options.requests} calls per scenario over HTTP")
+                progress(f"{backend} {size}: {options.requests} calls per scenario over HTTP, distinct arguments, read cache off")
                 with serve(db) as server:
                     mcp = anyio.run(measure_mcp, server.url, published_listing_id(db), options.requests)
                     processes = server.memory_mb()
+                progress(f"{backend} {size}: {options.requests} calls per scenario over HTTP, one argument set each, read cache on")
+                with serve(db, read_cache=True) as server:
+                    hot = anyio.run(measure_mcp, server.url, published_listing_id(db), options.requests, False)
                 progress(f"{backend} {size}: {options.requests} calls per scenario in SQL")
                 sql = anyio.run(measure_sql, db, options.requests)
-                for layer, measurements in (("mcp", mcp), ("sql", sql)):
+                for layer, measurements in (("mcp", mcp), ("hot", hot), ("sql", sql)):
                     for scenario, measurement in measurements.items():
                         print(table_row(backend, size, layer, scenario, measurement), flush=True)
                 if disagreeing := [name for name in sql if sql[name].hits != mcp[name].hits]:
@@ -496,13 +534,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 p95.update({(backend, size, s.name): p(mcp[s.name], 95) for s in SCENARIOS})
                 memory.append(memory_line(backend, size, processes))
                 print(memory[-1], flush=True)
-                for s in SCENARIOS:
+                for s in SQL_SCENARIOS:
                     plans.append(explain(db, backend, size, s))
                     plans[-1].hits = mcp[s.name].hits or 0
     print(f"\n{SUMMARY_HEADER}")
     print("\n".join(summaries))
     smallest = min(options.sizes)
-    print(f"\np95 ratio to the smallest size ({smallest})")
+    print(f"\np95 ratio to the smallest size ({smallest}), distinct arguments, read cache off: the engine's")
     for backend in options.backends:
         for size in sorted(options.sizes):
             if size != smallest:

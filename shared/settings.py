@@ -90,6 +90,12 @@ class Settings(BaseSettings):
         "The database work gets it less a reserve (a fifth, at most 2 s); past that the statement is cancelled "
         "(TIME_BUDGET_EXCEEDED), and a database that does not answer at all is SOURCE_UNAVAILABLE at the deadline.",
     )
+    read_cache_entries: int = Field(
+        default=256,
+        ge=0,
+        description="Answers of public catalog reads kept per worker and catalog revision; 0 turns the read cache off "
+        "(benchmarks of the engine itself, bench/search_latency.py).",
+    )
     workers: int | None = Field(
         default=None,
         ge=1,

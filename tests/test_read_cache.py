@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from dataclasses import replace
 import threading
 import time
 from collections.abc import Iterator
@@ -47,6 +48,16 @@ def test_a_repeated_public_read_is_the_kept_answer(caller: Caller) -> None:
     detail = caller.raw("get_listing", {"listing_id": ref})
     assert caller.raw("get_listing", {"listing_id": ref}) is detail
     assert len(caller.runner.read_cache) == 2
+
+
+def test_the_read_cache_is_off_with_no_entries(scratch_db: Database) -> None:
+    """ATHAUS_READ_CACHE_ENTRIES=0 (bench/search_latency.py measures the engine so): every read is made afresh."""
+    context = make_context(scratch_db)
+    caller = Caller(SEARCH, replace(context, settings=context.settings.model_copy(update={"read_cache_entries": 0})))
+    first = caller.raw("search_listings", SEARCH_ARGS)
+    again = caller.raw("search_listings", dict(SEARCH_ARGS))
+    assert again is not first and again.structured_content == first.structured_content
+    assert caller.runner.read_cache is None
 
 
 def test_a_write_is_seen_by_the_next_read(caller: Caller, scratch_db: Database) -> None:

@@ -72,6 +72,10 @@ SETTING_MEANINGS: dict[str, str] = {
         "danach wird die Abfrage abgebrochen (`TIME_BUDGET_EXCEEDED`), und eine Datenbank, die gar nicht antwortet, "
         "ergibt zur Frist `SOURCE_UNAVAILABLE`."
     ),
+    "read_cache_entries": (
+        "Wie viele Antworten öffentlicher Katalog-Lesezugriffe jeder Arbeitsprozess je Katalogstand aufbewahrt; "
+        "0 schaltet diesen Zwischenspeicher ab (zum Messen der Suche selbst)."
+    ),
     "workers": (
         "Arbeitsprozesse von `athaus serve` (`--workers` überschreibt sie). Ohne Angabe: einer je CPU-Kern mit "
         "PostgreSQL, einer mit SQLite."

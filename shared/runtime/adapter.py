@@ -143,7 +143,7 @@ class ToolRunner:
         self.deadline_seconds = context.settings.call_deadline_seconds
         self.budgets = {spec.name: spec.time_budget_seconds or self.deadline_seconds for spec in definition.spec.tools}
         self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
-        self.read_cache = ReadCache()
+        self.read_cache = ReadCache(context.settings.read_cache_entries) if context.settings.read_cache_entries else None
 
     async def call(
         self,
@@ -240,13 +240,15 @@ class ToolRunner:
             args = spec.input_model.model_validate(arguments)
         except ValidationError as invalid:
             return error_result(ErrorCode.INVALID_ARGUMENT, german_message(invalid))
-        key = cache_key(spec.name, arguments) if spec.name in self.definition.public_reads else None
+        cached = self.read_cache is not None and spec.name in self.definition.public_reads
+        key = cache_key(spec.name, arguments) if cached else None
         handler = self.definition.handlers[spec.name]
         if key is None:
             return self._finish(spec, await in_worker(self.budgets[spec.name], handler, args, context), context)
         revision_of = self.definition.catalog_revision
         assert revision_of is not None  # ServerDefinition checks it
         cache = self.read_cache
+        assert cache is not None
 
         def kept_or_made() -> tuple[int, dt.datetime, types.CallToolResult | None, Any]:
             """In one trip to a worker thread: the revision, then the kept answer, or else the handler's output."""

@@ -20,21 +20,36 @@ import pytest
 from sqlalchemy import select
 
 from contract.catalog import RESULTS_URI
-from shared.db.models import PendingAction
+from contract.vocabulary import PropertyType, label
+from shared.db.models import Listing, PendingAction
+from shared.settings import Settings
 from tests.confirmation_helpers import CARD_HOST_CLIENT
 from tests.conftest import LiveServer, seeded_database
 from tests.mcp_host import HostPage, host_site, sandbox_url  # noqa: F401  (the page's fixtures)
 from tests.test_confirmation_browser import SEEKER, SEEKER_SCOPES, access_token, keep_screenshot
 from tests.test_docs_browser import browser  # noqa: F401  (the module's Chromium fixture)
+from tests.test_expose_browser import STAND_IN, change
 
 ERAS = ["2025-11-25", "2026-07-28"]
 SEARCH = {"city": "Leipzig", "limit": 4, "include": {"photos": True}}
 
 
+PUBLIC = Settings().public_url.rstrip("/")
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A demo catalog of its own; its first Leipzig listing has photos in the image store (this deployment's address,
+    a floor plan among them), the others only the demo's addresses elsewhere, which never load."""
     with seeded_database(tmp_path_factory.mktemp("results"), "results") as db, LiveServer(db, card_hosts=[CARD_HOST_CLIENT]) as live:
         live.db = db  # type: ignore[attr-defined]
+        with db.read_only() as session:
+            ref = session.scalars(select(Listing.ref).where(Listing.status == "published", Listing.city == "Leipzig").order_by(Listing.id).limit(1)).one()
+        photos = [
+            {"url": f"{PUBLIC}/bilder/{ref}/1.jpg", "caption": "Grundriss Erdgeschoss"},
+            {"url": f"{PUBLIC}/bilder/{ref}/2.jpg", "caption": "Ansicht von der Straße"},
+        ]
+        change(db, ref, photos=photos)
         yield live
 
 
@@ -50,6 +65,8 @@ class ResultsTab:
         self.sandbox = sandbox
         self.token = access_token(server, SEEKER.email, "suche", SEEKER_SCOPES)
         self.app = self.host.page.frame_locator("iframe").frame_locator("iframe")  # host → sandbox proxy → app
+        # the image store's address answers with a drawn stand-in (the store is not part of this test)
+        self.host.page.route(f"{PUBLIC}/bilder/**", lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=STAND_IN))
 
     def show(self, args: dict[str, Any], era: str) -> dict[str, Any]:
         setup = {"url": f"{self.server.base_url}/suche/mcp", "token": self.token, "tool": "search_listings", "args": args, "sandboxUrl": self.sandbox, "era": era}
@@ -123,6 +140,24 @@ def expected_card(item: dict[str, Any]) -> list[str]:
     return [item["title"], price, *([" · ".join(sizes)] if sizes else []), place, energy]
 
 
+def assert_pictures(tab: ResultsTab, items: list[dict[str, Any]]) -> None:
+    """The title photo where the result has one on this deployment's address (never the floor plan), loaded; else the
+    drawing labelled "Illustration", never a broken image."""
+    for index, item in enumerate(items):
+        card = tab.app.locator("article.hit").nth(index)
+        own = [p for p in item.get("photos", []) if p["url"].startswith(PUBLIC + "/") and "Grundriss" not in (p["caption"] or "")]
+        if own:
+            image = card.locator("img")
+            assert image.get_attribute("src") == own[0]["url"]
+            image.evaluate("img => img.complete || new Promise(done => img.addEventListener('load', done))")
+            assert image.evaluate("img => img.naturalWidth") > 0
+            assert card.locator(".badge").count() == 0
+        else:
+            assert card.locator("img").count() == 0
+            assert card.locator(".badge").inner_text() == "Illustration"
+            assert card.locator(".pic").get_attribute("aria-label") == f"Illustration: {label(PropertyType(item['property_type']))}, kein Foto"
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_the_app_shows_the_hits_loads_more_opens_the_expose_and_drafts_through_the_card(
     results: Any, server: LiveServer, era: str, tmp_path: Path
@@ -140,9 +175,7 @@ def test_the_app_shows_the_hits_loads_more_opens_the_expose_and_drafts_through_t
     tab.wait_for_cards(4)
     assert tab.shown_ids() == [item["listing_id"] for item in first["items"]]
     assert [card_texts(tab, i) for i in range(4)] == [expected_card(item) for item in first["items"]]
-    # the demo's photos are not on the deployment's address: a labelled drawing, never a broken image
-    assert tab.app.locator("article.hit img").count() == 0
-    assert tab.app.locator("article.hit .badge").all_inner_texts() == ["Illustration"] * 4
+    assert_pictures(tab, first["items"])
     assert tab.app.locator("#list-summary").inner_text() == f"Teilergebnis: 4 von {first['total']} Treffern gezeigt."
     if era == "2026-07-28":
         tab.shot(tmp_path, "treffer-app-1280.png")
@@ -155,6 +188,10 @@ def test_the_app_shows_the_hits_loads_more_opens_the_expose_and_drafts_through_t
     second = more["result"]["structuredContent"]
     assert tab.shown_ids() == [item["listing_id"] for item in first["items"] + second["items"]]
     assert [card_texts(tab, i) for i in range(4, 8)] == [expected_card(item) for item in second["items"]]
+    assert_pictures(tab, first["items"] + second["items"])
+    assert tab.app.locator("article.hit img").count() == 1  # the one listing with photos in the store
+    assert tab.app.locator("#list-summary").inner_text() == f"Alle {first['total']} Treffer." and first["total"] == 8
+    assert tab.app.get_by_role("button", name="Weitere laden").count() == 0 or not tab.app.locator("#more-box").is_visible()
 
     # selecting a card shows the exposé (get_listing through the host)
     chosen = first["items"][1]

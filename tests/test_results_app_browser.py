@@ -84,6 +84,7 @@ class ResultsTab:
 
     def shot(self, tmp_path: Path, name: str) -> None:
         time.sleep(0.3)  # the frame follows the app's last size report
+        self.host.page.evaluate("window.scrollTo(0, 0)")
         frame = self.host.page.locator("iframe").first.bounding_box()
         assert frame is not None
         size = self.host.page.viewport_size or {"width": 1280}

@@ -11,22 +11,26 @@ Screenshots at 390 and 1280 px go to the test's temp folder and to ATHAUS_SCREEN
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import select
 
-from contract.catalog import RESULTS_URI
+from contract.catalog import RESULTS_CHATGPT_URI, RESULTS_URI
+from contract.confirmations import SKYBRIDGE_MIME
 from contract.vocabulary import PropertyType, label
 from shared.db.models import Listing, PendingAction
 from shared.settings import Settings
 from tests.confirmation_helpers import CARD_HOST_CLIENT
 from tests.conftest import LiveServer, seeded_database
 from tests.mcp_host import HostPage, host_site, sandbox_url  # noqa: F401  (the page's fixtures)
-from tests.test_confirmation_browser import SEEKER, SEEKER_SCOPES, access_token, keep_screenshot
+from tests.test_confirmation_browser import CHATGPT_URL, SEEKER, SEEKER_SCOPES, Seeker, access_token, keep_screenshot
+from tests.test_docs_browser import Visit
 from tests.test_docs_browser import browser  # noqa: F401  (the module's Chromium fixture)
 from tests.test_expose_browser import STAND_IN, change
 
@@ -256,3 +260,41 @@ def test_the_app_on_a_phone_and_in_the_dark(results: Any, server: LiveServer, tm
     tab.app.locator("#detail-view").wait_for(state="visible")
     tab.shot(tmp_path, "treffer-app-expose-390-dunkel.png")
     assert tab.host.problems == []
+
+
+def test_the_app_in_chatgpt_form_works_through_window_openai(browser: Any, server: LiveServer) -> None:  # noqa: F811
+    """The Apps SDK form: ChatGPT hands the app toolInput and toolOutput and carries its calls (window.openai.callTool)."""
+    seeker = Seeker(server)
+    args = {"city": "Leipzig", "limit": 4}
+    result = seeker.call("search_listings", args)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": RESULTS_CHATGPT_URI}}
+    (content,) = httpx.post(f"{server.base_url}/suche/mcp", json=body, headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}).json()["result"]["contents"]
+    assert content["mimeType"] == SKYBRIDGE_MIME
+    visit = Visit(browser)
+    stub = {"theme": "dark", "toolInput": args, "toolOutput": result["structuredContent"], "toolResponseMetadata": None}
+    visit.page.add_init_script("window.openai = Object.assign(" + json.dumps(stub) + ", {callTool: (name, args) => window.athausCallTool(name, args)});")
+    visit.page.expose_function("athausCallTool", seeker.call_from_card)
+    visit.page.route(f"{PUBLIC}/bilder/**", lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=STAND_IN))
+    visit.page.route(CHATGPT_URL, lambda route: route.fulfill(status=200, content_type="text/html", body=content["text"]))
+    try:
+        assert visit.open(CHATGPT_URL) == 200
+        assert visit.page.locator("html").get_attribute("data-theme") == "dark"
+        visit.page.locator("article.hit").nth(3).wait_for(state="visible")
+        first = result["structuredContent"]["items"]
+        assert [a.get_attribute("data-listing") for a in visit.page.locator("article.hit").all()] == [i["listing_id"] for i in first]
+        visit.page.get_by_role("button", name="Weitere laden").click()
+        visit.page.locator("article.hit").nth(7).wait_for(state="visible")
+        assert seeker.calls[0][0] == "search_listings"
+        visit.page.locator("article.hit").nth(0).get_by_role("button").click()
+        visit.page.locator("#detail-view").wait_for(state="visible")
+        assert visit.page.locator("#d-title").inner_text() == first[0]["title"]
+        visit.page.get_by_role("button", name="Anfrage stellen").click()
+        card = visit.page.frame_locator("#card-frame")
+        card.get_by_role("button", name="Senden").wait_for(state="visible")
+        assert [name for name, _ in seeker.calls] == ["search_listings", "get_listing", "draft_inquiry", "get_confirmation"]
+        card.get_by_role("button", name="Verwerfen").click()
+        card.locator("#status-title").filter(has_text="Verworfen").wait_for(state="visible")
+        assert seeker.calls[-1][0] == "decide_confirmation" and seeker.calls[-1][1]["structuredContent"]["confirmation"]["status"] == "discarded"
+        assert visit.problems == []
+    finally:
+        visit.page.close()

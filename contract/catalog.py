@@ -7,6 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from contract.confirmations import AppResourceSpec
 from contract.envelope import (
     Absent,
     ContractModel,
@@ -348,6 +349,26 @@ class ListingDetail(ContractModel):
 
 
 
+# The search results as an app in the chat (MCP Apps and the Apps SDK, like the confirmation card): cards of the hits,
+# the next page, the exposé and the inquiry through the host. The model's text stays the same; only hosts that show
+# apps read these.
+RESULTS_URI = "ui://athaus/treffer.html"
+RESULTS_CHATGPT_URI = "ui://athaus/treffer-chatgpt.html"
+RESULTS_APP = AppResourceSpec(
+    uri=RESULTS_URI,
+    chatgpt_uri=RESULTS_CHATGPT_URI,
+    name="treffer",
+    title="Trefferliste",
+    description="Zeigt die Treffer einer Suche als Karten mit Titelbild, Preis, Zimmern, Fläche, Ort und Energieklasse, und das Exposé.",
+    loads_images=True,
+)
+RESULTS_TOOL_META: dict[str, Any] = {
+    "ui": {"resourceUri": RESULTS_URI},
+    "openai/outputTemplate": RESULTS_CHATGPT_URI,
+    "openai/widgetAccessible": True,
+}
+
+
 TOOLS: list[ToolSpec] = [
     ToolSpec(
         name="search_listings",
@@ -364,6 +385,7 @@ TOOLS: list[ToolSpec] = [
         output_model=SearchListingsOutput,
         effect=Effect.read,
         right=SEARCH_PUBLIC,
+        extra_meta=RESULTS_TOOL_META,
     ),
     ToolSpec(
         name="count_listings",
@@ -392,5 +414,6 @@ TOOLS: list[ToolSpec] = [
         output_model=ListingDetail,
         effect=Effect.read,
         right=SEARCH_PUBLIC,
+        extra_meta=RESULTS_TOOL_META,
     ),
 ]

@@ -37,6 +37,9 @@ SKYBRIDGE_MIME = "text/html+skybridge"
 # renders the card declares it in its client capabilities.
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [MCP_APP_MIME]}
+# Where an app's HTML names the origins it may load from: the runtime writes there, as JSON, exactly the resourceDomains
+# of the app's CSP for this deployment (the card has no such place: it loads nothing).
+RESOURCE_DOMAINS_SLOT = "/*ATHAUS_RESOURCE_DOMAINS*/"
 CONFIRMATION_META_KEY = "athaus/confirmation"  # in a result's _meta: {"token", "payload_hash", "confirmation_id"}
 APP_PATH = "/app/"  # the web app's page of pending confirmations
 CONFIRM_PAGE_PATH = "/app/bestaetigungen/"  # + the confirmation's number: Athaus's own page of that one draft
@@ -76,12 +79,23 @@ class AppResourceSpec:
     title: str  # German
     description: str  # German
     prefers_border: bool = True  # the host draws the frame; the page draws none of its own
+    # True for an app that shows the listings' photos: it loads images from the deployment's public origin (the photos
+    # it shows are only those served there, /bilder/…) and from nowhere else.
+    loads_images: bool = False
 
-    def ui_meta(self) -> dict[str, Any]:
-        """`_meta.ui` of the MCP App content: no external connections or resources. No `domain`: the extension leaves
-        its format to each host (a hash or URL-derived subdomain of the host's own), so the host's default sandbox
-        origin is the right one, never the deployment's own origin (the web app's)."""
-        return {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": self.prefers_border}
+    def resource_domains(self, domain: str) -> list[str]:
+        """The origins the app loads from: the deployment's public origin for an app that shows photos, else none."""
+        if not self.loads_images:
+            return []
+        scheme, _, rest = domain.partition("://")
+        return [f"{scheme}://{rest.split('/', 1)[0]}"]
+
+    def ui_meta(self, domain: str = "") -> dict[str, Any]:
+        """`_meta.ui` of the MCP App content: no external connections; resources only from the deployment's public
+        origin, and only for an app that shows photos. No `domain`: the extension leaves its format to each host (a
+        hash or URL-derived subdomain of the host's own), so the host's default sandbox origin is the right one, never
+        the deployment's own origin (the web app's)."""
+        return {"csp": {"connectDomains": [], "resourceDomains": self.resource_domains(domain)}, "prefersBorder": self.prefers_border}
 
     def skybridge_meta(self, domain: str) -> dict[str, Any]:
         """`_meta` of the Apps SDK content; ChatGPT derives the card's own sandbox subdomain of its content domain from
@@ -89,7 +103,7 @@ class AppResourceSpec:
         return {
             "openai/widgetDescription": self.description,
             "openai/widgetPrefersBorder": self.prefers_border,
-            "openai/widgetCSP": {"connect_domains": [], "resource_domains": []},
+            "openai/widgetCSP": {"connect_domains": [], "resource_domains": self.resource_domains(domain)},
             "openai/widgetDomain": domain,
         }
 

@@ -55,6 +55,6 @@ SERVER = declare_server(
     tools=[*catalog.TOOLS, *connectors.SEARCH_TOOLS, *purchase_costs.TOOLS, *seeker_account.TOOLS, *seeker_writes.TOOLS, *seeker_contact.TOOLS],
     resources=(LISTING_RESOURCE, OWN_INQUIRY_RESOURCE),
     prompts=(START_SEARCH_PROMPT,),
-    apps=(CARD,),
+    apps=(CARD, catalog.RESULTS_APP),
     docs_page="suche.md",
 )

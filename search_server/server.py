@@ -8,13 +8,14 @@ from pydantic import BaseModel
 from sqlalchemy import select
 
 from contract import search as contract
-from contract.catalog import GetListingInput, ListingDetail
+from contract.catalog import RESULTS_URI, GetListingInput, ListingDetail
 from contract.confirmations import CARD_URI
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
 from search_server import account, account_writes, catalog, connector, contact, costs, matches
 from shared.catalog.search import PUBLIC_STATUSES, current_revision
 from shared.catalog.text import normalise
+from shared.chatapps.results import results_html
 from shared.confirmations.card import card_html
 from shared.catalog import places
 from shared.db.models import Inquiry, Listing
@@ -93,7 +94,7 @@ DEFINITION = ServerDefinition(
         f"{contract.LISTING_RESOURCE.name}.listing_id": complete_listing_ids,
         f"{contract.OWN_INQUIRY_RESOURCE.name}.inquiry_id": complete_own_inquiry_ids,
     },
-    app_html={CARD_URI: card_html},
+    app_html={CARD_URI: card_html, RESULTS_URI: results_html},
     # their answers depend on arguments, catalog and day only: kept per catalog revision (shared/runtime/read_cache.py)
     public_reads=frozenset({"search_listings", "count_listings", "get_listing", "search", "fetch"}),
     catalog_revision=catalog_revision,

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, PageVisit, Tally, WithMeta
 from contract.errors import ERROR_META_KEY, REASON_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
-from contract.confirmations import MCP_APP_MIME, SKYBRIDGE_MIME, UI_EXTENSION, UI_EXTENSION_SETTINGS
+from contract.confirmations import MCP_APP_MIME, RESOURCE_DOMAINS_SLOT, SKYBRIDGE_MIME, UI_EXTENSION, UI_EXTENSION_SETTINGS
 from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
 from contract.wire import compact_value
@@ -320,7 +320,7 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
         resource
         for app in server.apps
         for resource in (
-            types.Resource(uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=MCP_APP_MIME, _meta={"ui": app.ui_meta()}),
+            types.Resource(uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=MCP_APP_MIME, _meta={"ui": app.ui_meta(domain)}),
             types.Resource(
                 uri=app.chatgpt_uri, name=f"{app.name}-chatgpt", title=app.title, description=app.description, mime_type=SKYBRIDGE_MIME, _meta=app.skybridge_meta(domain)
             ),
@@ -334,9 +334,9 @@ def build_server(definition: ServerDefinition, context: ToolContext, version: st
     def read_app(uri: str) -> types.ReadResourceResult:
         """One content per URI (a host takes exactly one): the MCP App, or the same HTML in the Apps SDK form."""
         app = apps[uri]
-        html = definition.app_html[app.uri]()
+        html = definition.app_html[app.uri]().replace(RESOURCE_DOMAINS_SLOT, json.dumps(app.resource_domains(domain)), 1)
         if uri == app.uri:
-            content = types.TextResourceContents(uri=uri, mime_type=MCP_APP_MIME, text=html, _meta={"ui": app.ui_meta()})
+            content = types.TextResourceContents(uri=uri, mime_type=MCP_APP_MIME, text=html, _meta={"ui": app.ui_meta(domain)})
         else:
             content = types.TextResourceContents(uri=uri, mime_type=SKYBRIDGE_MIME, text=html, _meta=app.skybridge_meta(domain))
         return types.ReadResourceResult(contents=[content])

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import func, select
@@ -72,6 +73,17 @@ def prepare(settings: Settings, db: Database) -> None:
         tell(logging.WARNING, "no_office", FIRST_OFFICE_HINT, next_step="athaus office create")
 
 
+def run_supervised(app: str, **options: Any) -> None:
+    """uvicorn.run's own path for several workers (same arguments), with a supervisor that lets go of the socket as
+    its workers drain (athaus/draining.py)."""
+    import uvicorn
+
+    from athaus.draining import Supervisor
+
+    config = uvicorn.Config(app, **options)
+    Supervisor(config, sockets=[config.bind_socket()]).run()
+
+
 def default_workers(settings: Settings) -> int:
     """One worker process per core on PostgreSQL; one on SQLite (a single writer: more processes only queue on its lock)."""
     if settings.workers is not None:
@@ -84,7 +96,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
     from athaus.connections import uvicorn_options
-    from athaus.draining import Supervisor
     from athaus.start import announce_when_listening
 
     try:
@@ -107,12 +118,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     # follows it there too
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     metrics_dir = shared_metrics_dir()
-    # uvicorn.run's own path for several workers, with a supervisor that lets go of the socket as its workers drain
-    config = uvicorn.Config(
-        "athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings)
-    )
     with contextlib.suppress(KeyboardInterrupt):
-        Supervisor(config, sockets=[config.bind_socket()]).run()
+        run_supervised("athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings))
     if metrics_dir is not None:
         shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0

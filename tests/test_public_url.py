@@ -35,6 +35,7 @@ def serve(monkeypatch: pytest.MonkeyPatch, *argv: str) -> dict[str, Any]:
     """Runs `athaus serve ARGV`; returns what it handed to uvicorn."""
     ran: dict[str, Any] = {}
     monkeypatch.setattr("uvicorn.run", lambda app, **options: ran.update(app=app, **options))
+    monkeypatch.setattr("athaus.cli.run_supervised", lambda app, **options: ran.update(app=app, **options))  # several workers
     # A multi-worker start writes the bind into the environment for its workers: give it a copy, so nothing of it
     # outlives the test (monkeypatch.delenv of an absent variable records nothing to undo).
     monkeypatch.setattr(os, "environ", dict(os.environ))

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import pytest
 from sqlalchemy import select
 
 from broker_server.server import DEFINITION as BROKER
 from search_server.server import DEFINITION as SEARCH
-from shared.accounts.personal_data import delete_account
+from shared.accounts.personal_data import ERASED, TYPED_CONTACT, delete_account
 from shared.db.models import Base, Inquiry, InquiryMessage, OutboxMessage, PendingAction, User
 from shared.db.session import Database
 from tests.confirmation_helpers import APPS_META, OWNER, SEEKER, card_of, click, principal_of, published_listing
@@ -88,3 +89,16 @@ def test_a_deleted_seeker_leaves_no_name_form_no_typed_contact_no_sendable_draft
             "seeker", "office"
         ]
         assert session.scalars(select(OutboxMessage.recipient).where(OutboxMessage.recipient.like("%konto.invalid"))).all() == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("Rufen Sie an: +49 171 2345678.", "Rufen Sie an: [gelöscht]."),
+        ("Tel. 0171/2345678 oder (0711) 123456", "Tel. [gelöscht] oder ([gelöscht]"),
+        ("Mail an lena.privat@web.example bitte", "Mail an [gelöscht] bitte"),
+        ("Zu A-0000034 und I-000047: am 01.03.2027, bis 350.000 €, in 01067 Dresden", "Zu A-0000034 und I-000047: am 01.03.2027, bis 350.000 €, in 01067 Dresden"),
+    ],
+)
+def test_what_counts_as_contact_a_person_typed(typed: str, kept: str) -> None:
+    assert TYPED_CONTACT.sub(ERASED, typed) == kept

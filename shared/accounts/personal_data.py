@@ -50,7 +50,7 @@ from shared.write_log import audit, json_safe
 ERASED = "[gelöscht]"
 # What a person may type of themselves into a message: an e-mail address, a phone number (+49 …, 0049 …, 0171 …;
 # no dots, so that dates and prices stay)
-TYPED_CONTACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w+])(?:\+|0)\d[\d \t/()-]{4,}\d(?!\w)")
+TYPED_CONTACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w+-])(?:\+|0)\d[\d \t/()-]{4,}\d(?!\w)")
 KEPT_FOR_OFFICES = (
     "Anfragen an Maklerbüros und ihre Nachrichten bleiben beim jeweiligen Büro, weil Geschäftsbriefe aufbewahrt werden "
     "müssen (§ 257 HGB, § 147 AO); dein Name, deine E-Mail-Adresse und deine Telefonnummer werden daraus entfernt."

@@ -43,6 +43,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from sqlalchemy import select
 
+from shared.accounts.links import RESET_PATH, link, new_token
 from shared.auth.models import ThrottleCounter
 from shared.auth.throttle import LOGIN_PER_ADDRESS
 from shared.db.session import Database
@@ -67,6 +68,7 @@ DOCUMENTED = {
     "ATHAUS_SERVER_NAME": "mcp.example.de",
     "ATHAUS_TLS_CERTIFICATE": "/etc/letsencrypt/live/mcp.example.de/fullchain.pem",
     "ATHAUS_TLS_KEY": "/etc/letsencrypt/live/mcp.example.de/privkey.pem",
+    "ATHAUS_ACCESS_LOG": "/var/log/nginx/access.log",
 }
 
 
@@ -132,6 +134,7 @@ class Deployment:
         self.ports = [_free_port(), _free_port()]
         self.processes: list[subprocess.Popen[bytes]] = []
         self.logs = [folder / f"athaus-{n}.log" for n in (1, 2)]
+        self.site_log = folder / "athaus-access.log"  # the template's access log (its own format)
         self.env = {
             **os.environ, "ATHAUS_DATABASE_URL": database_url, "ATHAUS_PUBLIC_URL": self.base_url,
             "ATHAUS_DEVELOPMENT": "false", "ATHAUS_OUTBOX_WORKER": "false", "ATHAUS_LOG_LEVEL": "INFO",
@@ -151,6 +154,7 @@ class Deployment:
             "ATHAUS_UPSTREAM_1": f"127.0.0.1:{self.ports[0]}", "ATHAUS_UPSTREAM_2": f"127.0.0.1:{self.ports[1]}",
             "ATHAUS_TLS_PORT": f"127.0.0.1:{self.port}", "ATHAUS_SERVER_NAME": NAME,
             "ATHAUS_TLS_CERTIFICATE": str(ca[1]), "ATHAUS_TLS_KEY": str(ca[2]),
+            "ATHAUS_ACCESS_LOG": str(self.site_log),
         })
         (self.folder / "site.conf").write_text(site, encoding="utf-8")
         temp = self.folder / "nginx-temp"
@@ -473,3 +477,26 @@ def test_restarting_one_of_two_instances_under_load_fails_no_call(deployment: De
     assert answered["mcp"] > before["mcp"] + 10 and answered["read"] > before["read"] + 10, (before, answered)
     assert DRAIN_SECONDS <= stopped_after < DRAIN_SECONDS + 15, stopped_after
     print(f"\nrestart under load: {answered} answered, 0 failed; stopped {stopped_after:.1f} s after SIGTERM")
+
+
+@pytest.mark.postgres
+def test_the_access_log_of_the_shipped_template_holds_a_reset_links_path_but_never_its_token(deployment: Deployment, client_side: None) -> None:
+    """A reset link (`?t=…`, valid one hour) opened through nginx: the page answers with its form, and the access log
+    written in the template's format names the path, the status and nginx's request id, never the token (nor the
+    Referer, which repeats the link)."""
+    db = Database.from_url(deployment.database_url)
+    try:
+        with db.unit_of_work() as session:
+            token = new_token(session, purpose="reset", email=BROKER, now=dt.datetime.now(dt.UTC))
+    finally:
+        db.engine.dispose()
+    url = link(deployment.base_url, "reset", token)
+    answer = httpx2.get(url, headers={"Referer": url}, timeout=30)
+    assert answer.status_code == 200 and token in answer.text  # the valid link's form, carrying the token on to its POST
+    deadline = time.monotonic() + 10
+    while RESET_PATH not in (written := deployment.site_log.read_text(encoding="utf-8") if deployment.site_log.exists() else ""):
+        assert time.monotonic() < deadline, "nginx wrote no access log line for the reset link"
+        time.sleep(0.1)
+    line = next(line for line in written.splitlines() if RESET_PATH in line)
+    assert re.fullmatch(rf'127\.0\.0\.1 - \[[^\]]+\] "GET {RESET_PATH} HTTP/1\.1" 200 \d+ [\d.]+ "python-httpx2?/[^"]+" [0-9a-f]{{32}}', line), line
+    assert token not in written and "t=" not in written

@@ -15,7 +15,8 @@ from sqlalchemy import select
 from search_server.server import DEFINITION as SEARCH
 from shared.db.models import OutboxMessage
 from shared.db.session import Database
-from shared.outbox.worker import SmtpMailer, deliver_due
+from shared.outbox import enqueue
+from shared.outbox.worker import BODY_KEPT, SmtpMailer, deliver_due
 from shared.settings import Settings
 from tests.confirmation_helpers import APPS_META, SEEKER, card_of, click, principal_of, published_listing
 from tests.conftest import Caller, FIXED_NOW, make_context, request_key
@@ -85,7 +86,28 @@ def test_a_sent_inquiry_is_mailed_once(scratch_db: Database, inbox: Inbox, smtp_
         row = session.scalar(select(OutboxMessage))
         assert row.status == "sent" and row.attempts == 1 and f"Message-ID: {row.message_id}" in content
         assert inbox.messages[0].rcpt_tos == [row.recipient]
+        # sent: the body is gone, recipient, subject and time stay
+        assert (row.body, row.sent_at, bool(row.subject)) == ("", FIXED_NOW, True)
     assert "Ist die Wohnung noch frei?" in content
+
+
+def test_a_failed_or_skipped_body_is_kept_a_week_for_the_sender_then_emptied(scratch_db: Database, smtp_port: int) -> None:
+    send_inquiry(scratch_db)
+    config = Settings(database_url=str(scratch_db.engine.url), smtp_host="127.0.0.1", smtp_port=smtp_port, outbox_max_attempts=1)
+    mailer = SmtpMailer.from_settings(config)
+    assert mailer is not None
+    assert len(deliver_due(scratch_db, config, mailer, FIXED_NOW).failed) == 1  # nobody listening: failed at once
+    with scratch_db.unit_of_work() as session:
+        enqueue(session, kind="alert", recipient=None, subject="Neue Treffer", body="Text mit Link", now=FIXED_NOW)
+    deliver_due(scratch_db, config, mailer, FIXED_NOW + BODY_KEPT - dt.timedelta(minutes=1))
+    assert [(status, body != "") for status, body in bodies(scratch_db)] == [("failed", True), ("skipped", True)]
+    deliver_due(scratch_db, config, mailer, FIXED_NOW + BODY_KEPT + dt.timedelta(minutes=1))
+    assert bodies(scratch_db) == [("failed", ""), ("skipped", "")]
+
+
+def bodies(db: Database) -> list[tuple[str, str]]:
+    with db.read_only() as session:
+        return [(r.status, r.body) for r in session.scalars(select(OutboxMessage).order_by(OutboxMessage.id))]
 
 
 def test_smtp_down_is_retried_later_and_then_delivered_once(scratch_db: Database, smtp_port: int) -> None:

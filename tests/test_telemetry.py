@@ -6,6 +6,7 @@ in-memory exporter installed here; calls go through the official MCP client over
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import logging
@@ -29,9 +30,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from sqlalchemy import text
 
 from broker_server.server import DEFINITION as BROKER
+from shared.accounts.links import link, new_token
 from shared.db.session import Database
 from shared.logging import JsonLineFormatter, RequestIdFilter
-from shared.telemetry.tracing import pseudonym
+from shared.telemetry.tracing import athaus_provider, pseudonym
 from tests.conftest import Caller, LiveServer, make_context
 from tests.test_broker_http import OWNER, token_for
 
@@ -43,7 +45,7 @@ SECRET_EMAIL = "geheim-4711@example.org"
 def spans() -> InMemorySpanExporter:
     """The process's tracer provider (set once; later calls of set_tracer_provider are ignored by OpenTelemetry)."""
     if not isinstance(trace.get_tracer_provider(), TracerProvider):
-        provider = TracerProvider()
+        provider = athaus_provider()  # as configure() builds it, with an in-memory exporter instead of OTLP
         provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
         trace.set_tracer_provider(provider)
     return EXPORTER
@@ -227,3 +229,23 @@ def test_spans_go_out_over_otlp_only_when_an_endpoint_is_configured(tmp_path: Pa
         collector.shutdown()
     assert (off.stdout.strip(), on.stdout.strip()) == ("False", "True")
     assert received == [("/v1/traces", "application/x-protobuf")]
+
+
+def test_a_reset_links_token_is_in_no_exported_span(server: LiveServer, demo_db: Database, spans: InMemorySpanExporter) -> None:
+    """Opening a reset link (`?t=…`) and posting its form: the exported spans (HTTP, SQL) name the route group, never
+    the token: FastAPI's own span keeps `url.query` with `t=REDACTED`, nothing else names the token."""
+    with demo_db.unit_of_work() as session:
+        token = new_token(session, purpose="reset", email=OWNER.email, now=dt.datetime.now(dt.UTC))
+    spans.clear()
+    answer = httpx2.get(link(server.base_url, "reset", token), timeout=30)
+    assert answer.status_code == 200 and token in answer.text
+    finished = list(spans.get_finished_spans())
+    http = [span for span in finished if span.name == "GET /oauth"]
+    assert len(http) == 1 and dict(http[0].attributes or {}) == {
+        "http.request.method": "GET", "http.route": "/oauth", "athaus.request_id": http[0].attributes["athaus.request_id"],
+        "http.response.status_code": 200,
+    }
+    exported = json.dumps([{"name": span.name, "attributes": dict(span.attributes or {}), "events": [dict(e.attributes or {}) for e in span.events]} for span in finished])
+    assert token not in exported
+    queries = [span.attributes["url.query"] for span in finished if span.attributes and "url.query" in span.attributes]
+    assert queries == ["t=REDACTED"]

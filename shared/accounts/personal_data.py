@@ -5,7 +5,10 @@ Deletion erases what is personal and signs the account out everywhere: search or
 proposals, prepared actions, e-mail links, idempotency records and the account's sessions go; the account row stays
 as an anonymous placeholder (no name, no address, no usable password) that the office's records point to. Inquiries
 and their messages stay with the office, because business letters must be kept (§ 257 HGB, § 147 AO), but without
-the person: their name, address and phone are removed from the shared profile, the messages and the e-mail copies.
+the person: every form of their name (full, first, last: "Frau Hartwig" too), their address and phone are removed
+from the shared profile, the messages, prepared drafts and e-mail subjects; phone numbers and e-mail addresses they
+typed into their own messages go as well. E-mails to or about them keep no body and no address. A reply the office
+drafted to them and had not sent is discarded (`SEEKER_GONE` says so to whoever clicks it).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from shared.accounts.reset import DELETED_DOMAIN
 from shared.audit import PersonalDataRead
 from shared.auth.models import AccountToken, OAuthGrant
 from shared.auth.sessions import sign_out_everywhere
+from contract.vocabulary import MessageAuthor, PendingActionKind
 from shared.db.models import (
     AuditEntry,
     IdempotencyKey,
@@ -44,6 +48,9 @@ from shared.openimmo.writer import transfer_chunks
 from shared.write_log import audit, json_safe
 
 ERASED = "[gelöscht]"
+# What a person may type of themselves into a message: an e-mail address, a phone number (+49 …, 0049 …, 0171 …;
+# no dots, so that dates and prices stay)
+TYPED_CONTACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w+-])(?:\+|0)\d[\d \t/()-]{4,}\d(?!\w)")
 KEPT_FOR_OFFICES = (
     "Anfragen an Maklerbüros und ihre Nachrichten bleiben beim jeweiligen Büro, weil Geschäftsbriefe aufbewahrt werden "
     "müssen (§ 257 HGB, § 147 AO); dein Name, deine E-Mail-Adresse und deine Telefonnummer werden daraus entfernt."
@@ -132,15 +139,30 @@ def delete_account(session: Session, user_id: int, now: dt.datetime) -> None:
     session.execute(update(OutboxMessage).where(OutboxMessage.pending_action_id.in_(actions)).values(pending_action_id=None))
     session.execute(delete(PendingAction).where(PendingAction.user_id == user_id))
     session.execute(delete(OutboxMessage).where(OutboxMessage.recipient == user.email, OutboxMessage.status.in_(("queued", "sending"))))
-    for mail in session.scalars(select(OutboxMessage).where(or_(OutboxMessage.recipient == user.email, OutboxMessage.sender_user_id == user_id))):
-        mail.recipient = None if mail.recipient == user.email else mail.recipient
-        mail.subject, mail.body = scrub(mail.subject), scrub(mail.body)
-    for inquiry in session.scalars(select(Inquiry).where(Inquiry.seeker_id == user_id)):
+    inquiries = list(session.scalars(select(Inquiry).where(Inquiry.seeker_id == user_id)))
+    inquiry_ids = [inquiry.id for inquiry in inquiries]
+    for inquiry in inquiries:
         inquiry.shared_profile = {"geloescht": True}
         for message in session.scalars(select(InquiryMessage).where(InquiryMessage.inquiry_id == inquiry.id)):
-            message.body = scrub(message.body)
-        for mail in session.scalars(select(OutboxMessage).where(OutboxMessage.inquiry_id == inquiry.id)):
-            mail.subject, mail.body = scrub(mail.subject), scrub(mail.body)
+            typed = message.author == MessageAuthor.seeker.value
+            message.body = scrub(TYPED_CONTACT.sub(ERASED, message.body) if typed else message.body)
+        # the office's drafts to them: never sendable now, and without their name
+        for draft in session.scalars(select(PendingAction).where(PendingAction.office_id == inquiry.office_id, PendingAction.subject_ref == inquiry.ref)):
+            if draft.status == "pending" and draft.kind == PendingActionKind.send_reply.value:
+                draft.status, draft.decision, draft.via, draft.executed_at, draft.updated_at = "discarded", "discard", None, now, now
+            draft.payload = _scrubbed(draft.payload, scrub)
+            draft.summary = scrub(draft.summary)
+    # e-mails to them, from them or about their inquiries: recipient, subject and time stay (the office's delivery
+    # record), the body and their address go
+    for mail in session.scalars(
+        select(OutboxMessage).where(
+            or_(OutboxMessage.recipient == user.email, OutboxMessage.sender_user_id == user_id, OutboxMessage.inquiry_id.in_(inquiry_ids))
+        )
+    ):
+        mail.recipient = None if mail.recipient == user.email else mail.recipient
+        mail.subject, mail.body = scrub(mail.subject), ""
+        if mail.status in ("queued", "sending"):  # nothing left to send
+            mail.status, mail.claimed_until, mail.last_error = "skipped", None, "Konto gelöscht"
     session.execute(update(AuditEntry).where(AuditEntry.user_id == user_id).values(before=None, after=None))
     session.execute(delete(IdempotencyKey).where(IdempotencyKey.user_id == user_id))
     session.execute(delete(AccountToken).where(or_(AccountToken.user_id == user_id, AccountToken.email == normal_email(user.email))))
@@ -155,10 +177,28 @@ def delete_account(session: Session, user_id: int, now: dt.datetime) -> None:
 
 
 def _scrubber(user: User) -> Any:
-    values = [value for value in (user.email, user.name, user.phone) if value and len(value.strip()) >= 3]
-    pattern = re.compile("|".join(re.escape(value.strip()) for value in sorted(values, key=len, reverse=True)), re.IGNORECASE)
+    """Replaces every form of the person in a text: their address, their phone (however spaced), their full name and
+    each part of it of three letters or more (so "Frau Hartwig" and "Lena" go, not only "Lena Hartwig")."""
+    words = [part for part in re.split(r"[\s,]+", user.name or "") if len(part) >= 3]
+    forms = [re.escape(value.strip()) for value in (user.email, user.name) if value and len(value.strip()) >= 3]
+    forms += [rf"\b{re.escape(word)}\b" for word in words]
+    digits = re.sub(r"\D", "", user.phone or "")
+    if len(digits) >= 6:
+        forms.append(r"[\s/().-]*".join(re.escape(d) for d in (user.phone or "").strip() if d.isdigit() or d == "+"))
+    pattern = re.compile("|".join(sorted(forms, key=len, reverse=True)), re.IGNORECASE) if forms else None
 
     def scrub(text: str | None) -> str:
-        return pattern.sub(ERASED, text or "") if values else (text or "")
+        return pattern.sub(ERASED, text or "") if pattern else (text or "")
 
     return scrub
+
+
+def _scrubbed(value: Any, scrub: Any) -> Any:
+    """A JSON value with every string in it scrubbed."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [_scrubbed(item, scrub) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrubbed(item, scrub) for key, item in value.items()}
+    return value

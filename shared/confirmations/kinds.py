@@ -94,6 +94,8 @@ def reply_payload(session: Session, *, office_id: int, author_id: int, inquiry_r
         )
     if inquiry.status == InquiryStatus.closed.value:
         raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {inquiry_ref} ist geschlossen: eine Antwort geht nicht mehr hinaus.", Refusal.inquiry_closed)
+    if (inquiry.shared_profile or {}).get("geloescht"):
+        raise ToolFailure(ErrorCode.CONFLICT, seeker_gone(inquiry.ref), Refusal.inquiry_closed)
     assert inquiry.office_name is not None and inquiry.author_name is not None and inquiry.listing_ref is not None
     seeker_name = (inquiry.shared_profile or {}).get("name") or "die/der Suchende (Name nicht freigegeben)"
     return {
@@ -141,10 +143,23 @@ def lock_subject(session: Session, action: PendingAction) -> bool:
     return False
 
 
+def seeker_gone(inquiry_ref: str) -> str:
+    """The refusal of a reply to a seeker who deleted their account (shared.accounts.personal_data)."""
+    return (
+        f"Die suchende Person der Anfrage {inquiry_ref} hat ihr Konto gelöscht: eine Antwort geht nicht mehr hinaus, "
+        "der Entwurf ist verworfen. Die Anfrage bleibt zur Aufbewahrung beim Büro."
+    )
+
+
 def discarded_with_subject(action: PendingAction) -> str | None:
-    """Why a draft was discarded without a click (its proposal was rejected), for the person who clicks „Senden“ on it."""
-    if action.kind == PendingActionKind.decide_proposal.value and action.status == "discarded" and not action.via:
+    """Why a draft was discarded without a click (its proposal was rejected, its seeker deleted their account), for
+    the person who clicks „Senden“ on it."""
+    if action.status != "discarded" or action.via:
+        return None
+    if action.kind == PendingActionKind.decide_proposal.value:
         return decided(action.subject_ref, ProposalStatus.rejected.value)
+    if action.kind == PendingActionKind.send_reply.value:
+        return seeker_gone(action.subject_ref)
     return None
 
 
@@ -247,6 +262,8 @@ def _send_reply(session: Session, action: PendingAction, payload: dict[str, Any]
     inquiry = session.scalar(select(Inquiry).where(Inquiry.ref == payload["inquiry_id"], Inquiry.office_id == action.office_id))
     if inquiry is None or inquiry.status == InquiryStatus.closed.value:
         raise ToolFailure(ErrorCode.CONFLICT, f"Die Anfrage {payload['inquiry_id']} ist inzwischen geschlossen: die Antwort geht nicht hinaus.", Refusal.inquiry_closed)
+    if (inquiry.shared_profile or {}).get("geloescht"):
+        raise ToolFailure(ErrorCode.CONFLICT, seeker_gone(inquiry.ref), Refusal.inquiry_closed)
     session.add(InquiryMessage(inquiry_id=inquiry.id, author=MessageAuthor.office.value, author_user_id=action.user_id, body=payload["text"], created_at=now))
     inquiry.status = InquiryStatus.answered.value
     inquiry.last_message_at = now

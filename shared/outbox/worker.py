@@ -7,6 +7,10 @@ sent with the Message-ID fixed when it was enqueued and then marked sent (only f
 a permanent one (5xx) or the last of `outbox_max_attempts` attempts marks it failed, which the sender's views show.
 A lease that ran out (a worker died while sending) makes the row due again; the same Message-ID lets the receiving
 side drop a duplicate in that one case.
+
+A body is kept only while delivery needs it: a sent row keeps recipient, subject and times, its body (with any link
+and its token) is emptied in the same update that marks it sent; `forget_bodies` empties those of rows that ended
+failed or skipped once BODY_KEPT has passed (each round runs it), so the sender's view can still say what failed.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from shared.settings import Settings, is_loopback
 log = logging.getLogger("athaus.outbox")
 LEASE = dt.timedelta(minutes=5)
 BATCH = 20
+BODY_KEPT = dt.timedelta(days=7)  # a failed or skipped e-mail's body, for the sender to see what did not go out
 
 
 class Mailer(Protocol):
@@ -148,11 +153,20 @@ def deliver_due(db: Database, settings: Settings, mailer: Mailer, now: dt.dateti
             session.execute(
                 update(OutboxMessage)
                 .where(OutboxMessage.id == row_id, OutboxMessage.status == "sending")
-                .values(status="sent", sent_at=now, claimed_until=None, last_error=None)
+                .values(status="sent", sent_at=now, claimed_until=None, last_error=None, body="")
             )
         done.sent.append(row_id)
         log.info(json.dumps({"event": "outbox_sent", "id": row_id, "attempts": attempts}))
+    with db.unit_of_work() as session:
+        forget_bodies(session, now)
     return done
+
+
+def forget_bodies(session: Session, now: dt.datetime) -> int:
+    """Empty the bodies delivery no longer needs: every sent row's, and a failed or skipped row's after BODY_KEPT.
+    How many it emptied."""
+    done = or_(OutboxMessage.status == "sent", and_(OutboxMessage.status.in_(("failed", "skipped")), OutboxMessage.created_at < now - BODY_KEPT))
+    return session.execute(update(OutboxMessage).where(done, OutboxMessage.body != "").values(body="")).rowcount
 
 
 def outbox_counts(db: Database) -> dict[str, int]:

@@ -6,7 +6,11 @@ import hashlib
 import hmac
 import os
 
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
 from opentelemetry import trace
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 
 from shared.identity import version
 
@@ -35,11 +39,10 @@ def configure(*, configured_endpoint: str | None, pseudonym_key: bytes) -> bool:
         return _exporting
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "athaus-mcp"), "service.version": version()})
-    provider = TracerProvider(resource=resource)
+    provider = athaus_provider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
     trace.set_tracer_provider(provider)
     _exporting = True
@@ -55,6 +58,35 @@ def flush() -> None:
     force_flush = getattr(trace.get_tracer_provider(), "force_flush", None)
     if callable(force_flush):
         force_flush(int(FLUSH_SECONDS * 1000))
+
+
+# Query parameters that carry a secret: the token of invitation, confirmation and reset links (`?t=…`).
+SECRET_PARAMETERS = frozenset({"t"})
+REDACTED = "REDACTED"
+
+
+def redacted_query(query: str) -> str:
+    return urlencode([(key, REDACTED if key in SECRET_PARAMETERS else value) for key, value in parse_qsl(query, keep_blank_values=True)])
+
+
+class RedactSecretParameters(SpanProcessor):
+    """Overwrites the secret query parameters in `url.query` and `url.full` as a span starts, whoever made it (FastAPI's
+    own HTTP spans record the query string and redact only cloud signatures): no exported span carries a link's token."""
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        attributes = span.attributes or {}
+        if isinstance(query := attributes.get("url.query"), str) and query:
+            span.set_attribute("url.query", redacted_query(query))
+        if isinstance(full := attributes.get("url.full"), str) and "?" in full:
+            parts = urlsplit(full)
+            span.set_attribute("url.full", urlunsplit(parts._replace(query=redacted_query(parts.query))))
+
+
+def athaus_provider(**kwargs: Any) -> TracerProvider:
+    """A tracer provider that redacts secret query parameters before any exporter added later sees a span."""
+    provider = TracerProvider(**kwargs)
+    provider.add_span_processor(RedactSecretParameters())
+    return provider
 
 
 def tracing_on() -> bool:

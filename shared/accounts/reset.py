@@ -16,11 +16,12 @@ from shared.outbox import enqueue
 from shared.write_log import audit
 
 DELETED_DOMAIN = "konto.invalid"  # a deleted account's placeholder address (shared.accounts.personal_data)
+DEACTIVATED = "!deactivated!"  # prefix of a deactivated account's password hash (shared.accounts.admin): no link revives it
 
 
 def start_reset(session: Session, *, email: str, public_url: str, now: dt.datetime) -> None:
     user = user_by_email(session, email)
-    if user is None or user.email.endswith("@" + DELETED_DOMAIN):
+    if user is None or user.email.endswith("@" + DELETED_DOMAIN) or user.password_hash.startswith(DEACTIVATED):
         return
     token = new_token(session, purpose="reset", email=normal_email(email), user_id=user.id, now=now)
     enqueue(
@@ -49,7 +50,7 @@ def finish_reset(session: Session, token: str | None, password_hash: str, now: d
     if row is None or row.user_id is None or not use(session, row, now):
         return None
     user = session.get(User, row.user_id)
-    if user is None:
+    if user is None or user.password_hash.startswith(DEACTIVATED):
         return None
     user.password_hash = password_hash
     sign_out_everywhere(session, user.id, now)

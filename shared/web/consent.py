@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import hmac
 import secrets
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
@@ -271,7 +270,7 @@ class SignInPages:
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
         nonce, sent = self.cookies.read(request, CSRF_COOKIE), SignInForm.of(form).csrf_token
-        return nonce is not None and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce).encode())
+        return nonce is not None and sent is not None and self.csrf.verify(nonce, sent)
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
         self._set_cookie(response, CSRF_COOKIE, nonce, None)

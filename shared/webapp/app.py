@@ -12,7 +12,6 @@ of an office also finds there the office's setting of which kinds run without a 
 from __future__ import annotations
 
 import datetime as dt
-import hmac
 import re
 import secrets
 from collections.abc import Callable
@@ -306,7 +305,7 @@ class WebApp:
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
         nonce, sent = self.cookies.read(request, CSRF_COOKIE), CsrfForm.of(form).csrf_token
-        return bool(nonce) and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce or "").encode())
+        return bool(nonce) and sent is not None and self.csrf.verify(nonce or "", sent)
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
         self._set_cookie(response, CSRF_COOKIE, nonce, None)

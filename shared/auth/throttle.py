@@ -60,9 +60,10 @@ def login_checks(email: str, address: str) -> list[tuple[Limit, str]]:
     return [(LOGIN_PER_ACCOUNT, email), (LOGIN_PER_ADDRESS, address)]
 
 
-def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime) -> int | None:
+def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime, exceeded: list[str] | None = None) -> int | None:
     """Counts one attempt under every (limit, value) and returns the seconds to wait if any limit is now exceeded
-    (this attempt included), else None. Call it in its own short transaction, before the work it guards."""
+    (this attempt included), else None; the names of the limits exceeded go into `exceeded` if given. Call it in its
+    own short transaction, before the work it guards."""
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     waits = []
     for limit, value in checks:
@@ -84,6 +85,8 @@ def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datet
             # another attempt may have opened the window a moment after this one's clock: never more than the window
             left = math.ceil((started + limit.window - now).total_seconds())
             waits.append(max(1, min(left, int(limit.window.total_seconds()))))
+            if exceeded is not None:
+                exceeded.append(limit.name)
     return max(waits) if waits else None
 
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from shared.accounts.links import link, new_token, normal_email, use, user_by_email, user_ref, valid
+from shared.auth import throttle
+from shared.auth.models import ThrottleCounter
 from shared.auth.sessions import sign_out_everywhere
 from shared.db.models import User
 from shared.outbox import enqueue
@@ -54,6 +57,8 @@ def finish_reset(session: Session, token: str | None, password_hash: str, now: d
         return None
     user.password_hash = password_hash
     sign_out_everywhere(session, user.id, now)
+    # the link proves the mailbox: strangers' wrong passwords no longer keep the person out
+    session.execute(delete(ThrottleCounter).where(ThrottleCounter.key == throttle.LOGIN_PER_ACCOUNT.key(user.email)))
     audit(
         session, now=now, user_id=user.id, client_id=None, office_id=None, action="account.password_reset",
         subject_ref=user_ref(user.id), before=None, after=None,

@@ -114,3 +114,38 @@ def test_an_offices_limit_counts_each_of_its_brokers(db: Database) -> None:
     outcomes = [charge(db, usage_checks(settings, spec, broker), now) for broker in (same[0], same[1], same[0], same[1])]
     assert [o is None for o in outcomes] == [True, True, True, False] and outcomes[3][1] == "calls-office"
     assert charge(db, usage_checks(settings, spec, other), now) is None
+
+
+def test_over_real_http_the_official_client_gets_rate_limited_with_the_wait(db: Database) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from shared.auth.tokens import mint_access_token
+    from tests.conftest import LiveServer
+
+    broker = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner")
+    with db.unit_of_work() as session:
+        user_id = session.scalar(select(User.id).where(User.email == broker.email))
+        token = mint_access_token(
+            session, user_id=user_id, client_id="limits-http", resource=Settings().resource_url("makler"), scopes=["makler:lesen"]
+        ).access_token
+    outcomes: list[tuple[str, Any]] = []
+
+    async def calls(base_url: str) -> None:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(f"{base_url}/makler/mcp", http_client=http), mode="2026-07-28") as client:
+
+                async def one() -> None:
+                    result = await client.call_tool("list_valuations", {})
+                    meta = result.meta or {}
+                    outcomes.append((meta.get("athaus/code", "OK") if result.is_error else "OK", meta.get(RETRY_AFTER_META_KEY)))
+
+                async with anyio.create_task_group() as group:
+                    for _ in range(7):
+                        group.start_soon(one)
+
+    with LiveServer(db, limit_calls_per_person_per_minute=3) as server:
+        anyio.run(calls, server.base_url)
+    assert sorted(code for code, _ in outcomes) == ["OK"] * 3 + ["RATE_LIMITED"] * 4
+    assert all(isinstance(wait, int) and 1 <= wait <= 60 for code, wait in outcomes if code == "RATE_LIMITED")

@@ -53,7 +53,7 @@ from shared.runtime.failures import in_worker
 from shared.runtime.sessions import DeclaredSessions
 from shared.runtime.response_headers import EveryResponseHeaders
 from shared.routing import EXCEPTION_HANDLERS, HeadRoute, allowed_methods, openapi_document
-from shared.secrets import ensure_secret
+from shared.secrets import ensure_secret, load_secret
 from shared.settings import Settings
 from shared.web.accounts import AccountPages
 from shared.telemetry import tracing
@@ -73,8 +73,11 @@ def tool_context(settings: Settings, db: Database) -> ToolContext:
     secret = settings.secret_key
     if secret is None:
         with db.unit_of_work() as session:
-            secret = ensure_secret(session, "cursor")
-    return ToolContext(db=db, settings=settings, cursors=CursorCodec(secret.encode(), dt.timedelta(seconds=settings.cursor_ttl_seconds)))
+            secret = load_secret(session, "cursor", dt.datetime.now(dt.UTC))
+    previous = [(value.encode(), retires) for value, retires in getattr(secret, "previous", ())]
+    return ToolContext(
+        db=db, settings=settings, cursors=CursorCodec(secret.encode(), dt.timedelta(seconds=settings.cursor_ttl_seconds), previous=previous)
+    )
 
 
 def auth_secret(settings: Settings, db: Database) -> str:
@@ -82,7 +85,7 @@ def auth_secret(settings: Settings, db: Database) -> str:
     if settings.secret_key is not None:
         return settings.secret_key
     with db.unit_of_work() as session:
-        return ensure_secret(session, "oauth")
+        return load_secret(session, "oauth", dt.datetime.now(dt.UTC))
 
 
 def token_resolver(settings: Settings, db: Database) -> TokenResolver:

@@ -495,6 +495,10 @@ def parser() -> argparse.ArgumentParser:
     token.add_argument("--port", type=int, default=None, help="Port, mit dem `athaus serve --port` gestartet wurde")
     token.add_argument("--public-url", default=None, metavar="URL", help="öffentliche Adresse des Servers (wie ATHAUS_PUBLIC_URL beim Start)")
     token.set_defaults(run=cmd_token)
+
+    from athaus.admin import add_admin
+
+    add_admin(commands)
     return root
 
 

@@ -28,6 +28,8 @@ class ErrorCode(StrEnum):
 ERROR_META_KEY = "athaus/code"
 # Beside the code, where one code has several causes a program tells apart (the card's heading): `Refusal` values.
 REASON_META_KEY = "athaus/reason"
+# RATE_LIMITED: the seconds to wait before the next call (as HTTP's Retry-After would say).
+RETRY_AFTER_META_KEY = "athaus/retryAfter"
 
 
 class ToolFailure(Exception):

@@ -120,6 +120,13 @@ class Settings(BaseSettings):
     registrations_per_minute: int = Field(
         default=30, description="Dynamic client registrations accepted per client address and minute (more get 429)."
     )
+    # Limits on use per minute (shared/runtime/limits.py), counted in the database across instances; 0: no limit.
+    limit_calls_per_person_per_minute: int = Field(default=300, ge=0, description="Tool calls per person and minute.")
+    limit_calls_per_client_per_minute: int = Field(default=3000, ge=0, description="Tool calls per OAuth client and minute.")
+    limit_calls_per_office_per_minute: int = Field(default=1000, ge=0, description="Tool calls per office and minute.")
+    limit_writes_per_person_per_minute: int = Field(default=60, ge=0, description="Writing tool calls per person and minute.")
+    limit_writes_per_client_per_minute: int = Field(default=600, ge=0, description="Writing tool calls per OAuth client and minute.")
+    limit_writes_per_office_per_minute: int = Field(default=200, ge=0, description="Writing tool calls per office and minute.")
     demo_seed: bool = Field(
         default=True,
         description="In development mode, seed demo data on start when the catalog is empty; a production start (development "

@@ -40,6 +40,12 @@ from shared.runtime.definition import ServerDefinition
 from shared.runtime.read_cache import forget_all
 from shared.settings import Settings
 
+# Limits on use (shared/runtime/limits.py) count in the database against a clock many tests freeze: the suite calls
+# tools far more often per account than a person does, so they are off here; tests/test_limits.py switches them on.
+for _kind in ("calls", "writes"):
+    for _scope in ("person", "client", "office"):
+        os.environ.setdefault(f"ATHAUS_LIMIT_{_kind.upper()}_PER_{_scope.upper()}_PER_MINUTE", "0")
+
 DEMO_LISTINGS = 2400  # the embedded default's catalog; recall floors are measured against it
 FIXED_NOW = DEMO_NOW + dt.timedelta(days=1)
 

@@ -553,7 +553,10 @@ def test_pages_forbid_framing_and_set_safe_cookies(athaus_server: OAuthServer) -
     assert set_cookies(login) == {"athaus_csrf": {"httponly": "", "path": "/", "samesite": "lax"}}
     response = browser.http.post(f"{athaus_server.base_url}/oauth/anmelden", data={**form_fields(login.text), "email": BROKER, "password": PASSWORD})
     assert response.status_code == 303
-    assert set_cookies(response) == {"athaus_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax"}}
+    assert set_cookies(response) == {
+        "athaus_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax"},
+        "athaus_geraet": {"httponly": "", "max-age": "15552000", "path": "/", "samesite": "lax"},  # a known browser from now on
+    }
     consent = browser.follow(response)
     assert consent.headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in consent.headers["content-security-policy"]
 
@@ -569,7 +572,10 @@ def test_cookies_are_secure_outside_local_development(accounts_db: Database) -> 
         # the prefixed cookie is the one read: the form goes through with it
         response = http.post("/oauth/anmelden", data={**form_fields(login.text), "email": BROKER, "password": PASSWORD}, follow_redirects=False)
     assert response.status_code == 303, response.text
-    assert set_cookies(response) == {"__Host-athaus_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax", "secure": ""}}
+    assert set_cookies(response) == {
+        "__Host-athaus_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax", "secure": ""},
+        "__Host-athaus_geraet": {"httponly": "", "max-age": "15552000", "path": "/", "samesite": "lax", "secure": ""},
+    }
 
 
 @pytest.mark.parametrize("page", ["/oauth/anmelden", "/oauth/zustimmung"])

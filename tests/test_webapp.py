@@ -208,7 +208,11 @@ def test_cookies_and_headers(db: Database) -> None:
     form = secure.get("/app/anmelden")
     assert set_cookies(form) == {"__Host-athaus_app_csrf": {"httponly": "", "path": "/", "samesite": "lax", "secure": ""}}
     answer = secure.post("/app/anmelden", data={"csrf_token": hidden(form.text, "csrf_token"), "email": SEEKER.email, "password": SEEKER.password})
-    assert set_cookies(answer) == {"__Host-athaus_app_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax", "secure": ""}}
+    assert set_cookies(answer) == {
+        "__Host-athaus_app_sitzung": {"httponly": "", "max-age": "43200", "path": "/", "samesite": "lax", "secure": ""},
+        # the browser is known from now on (shared/auth/devices.py): 180 days
+        "__Host-athaus_geraet": {"httponly": "", "max-age": "15552000", "path": "/", "samesite": "lax", "secure": ""},
+    }
     assert secure.get("/app/").status_code == 200  # the prefixed cookies are the ones read
     out = secure.post("/app/abmelden", data={"csrf_token": hidden(secure.get("/app/").text, "csrf_token")})
     assert set_cookies(out)["__Host-athaus_app_sitzung"]["path"] == "/" and set_cookies(out)["__Host-athaus_app_sitzung"]["max-age"] == "0"

@@ -99,6 +99,23 @@ SETTING_MEANINGS: dict[str, str] = {
         "weitere bekommen HTTP 429 mit `Retry-After`. Registrierungen, die einen Tag lang nicht genutzt wurden, "
         "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
     ),
+    "limit_calls_per_person_per_minute": (
+        "Wie viele Werkzeugaufrufe eine Person je Minute machen kann (über alle Instanzen, in der Datenbank gezählt); "
+        "weitere bekommen `RATE_LIMITED` mit der Wartezeit in Sekunden (`_meta[\"athaus/retryAfter\"]`). 0: keine Grenze."
+    ),
+    "limit_calls_per_client_per_minute": (
+        "Wie viele Werkzeugaufrufe eine verbundene Anwendung (OAuth-Client) je Minute machen kann, über alle Personen "
+        "zusammen; eine Anwendung wie Claude oder ChatGPT ist für viele Personen ein Client, daher höher. 0: keine Grenze."
+    ),
+    "limit_calls_per_office_per_minute": (
+        "Wie viele Werkzeugaufrufe alle Personen eines Maklerbüros zusammen je Minute machen können. 0: keine Grenze."
+    ),
+    "limit_writes_per_person_per_minute": (
+        "Wie viele ändernde Aufrufe (speichern, ändern, entwerfen, senden) eine Person je Minute machen kann; sie zählen "
+        "auch als Aufrufe. 0: keine Grenze."
+    ),
+    "limit_writes_per_client_per_minute": "Wie viele ändernde Aufrufe eine verbundene Anwendung je Minute machen kann. 0: keine Grenze.",
+    "limit_writes_per_office_per_minute": "Wie viele ändernde Aufrufe ein Maklerbüro je Minute machen kann. 0: keine Grenze.",
     "demo_seed": (
         "Legt beim Start von `athaus serve` im Entwicklungsmodus die Demodaten an, wenn der Katalog leer ist "
         "(`scripts/serve` tut das). Ein Start im Betrieb (Entwicklungsmodus aus) legt nie Demodaten an, was auch hier "

@@ -134,8 +134,9 @@ ERROR_MEANINGS: dict[ErrorCode, tuple[str, str]] = {
         "Die Quelle prüfen lassen (Adresse, Format); bloßes Wiederholen hilft nicht.",
     ),
     ErrorCode.RATE_LIMITED: (
-        "Zu viele Aufrufe in kurzer Zeit.",
-        "Kurz warten, dann erneut aufrufen.",
+        "Zu viele Aufrufe in kurzer Zeit: je Person, verbundener Anwendung und Büro gilt eine Grenze je Minute, für "
+        "ändernde Aufrufe eine engere.",
+        "So viele Sekunden warten, wie `_meta[\"athaus/retryAfter\"]` nennt, dann erneut aufrufen.",
     ),
     ErrorCode.INPUT_REQUIRED: (
         "Eine Angabe fehlt; der Text ist genau eine Rückfrage.",

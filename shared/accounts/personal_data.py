@@ -119,12 +119,13 @@ def office_stock(session: Session, office_id: int, now: dt.datetime) -> Iterator
     return transfer_chunks(office, listings, features, now=now)
 
 
-def delete_account(session: Session, user_id: int, now: dt.datetime) -> None:
-    """Erases a seeker's personal data in the caller's transaction (Art. 17); see the module's docstring."""
+def delete_account(session: Session, user_id: int, now: dt.datetime, *, brokers_without_office: bool = False) -> None:
+    """Erases a seeker's personal data in the caller's transaction (Art. 17); see the module's docstring. The operator
+    (`brokers_without_office`) erases a broker's account the same way once they belong to no office."""
     user = session.get(User, user_id)
     if user is None or user.email.endswith("@" + DELETED_DOMAIN):
         raise ToolFailure(ErrorCode.NOT_FOUND, "Dieses Konto gibt es nicht mehr.")
-    if user.kind != "seeker" or session.scalar(select(OfficeMember).where(OfficeMember.user_id == user_id)) is not None:
+    if (user.kind != "seeker" and not brokers_without_office) or session.scalar(select(OfficeMember).where(OfficeMember.user_id == user_id)) is not None:
         raise ToolFailure(
             ErrorCode.MISSING_RIGHT,
             "Konten von Maklerinnen und Maklern entfernt die Inhaberin oder der Inhaber des Büros; danach können sie hier gelöscht werden.",

@@ -7,20 +7,24 @@ from __future__ import annotations
 
 import datetime as dt
 
+from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from shared.accounts.links import link, new_token, normal_email, use, user_by_email, user_ref, valid
+from shared.auth import throttle
+from shared.auth.models import ThrottleCounter
 from shared.auth.sessions import sign_out_everywhere
 from shared.db.models import User
 from shared.outbox import enqueue
 from shared.write_log import audit
 
 DELETED_DOMAIN = "konto.invalid"  # a deleted account's placeholder address (shared.accounts.personal_data)
+DEACTIVATED = "!deactivated!"  # prefix of a deactivated account's password hash (shared.accounts.admin): no link revives it
 
 
 def start_reset(session: Session, *, email: str, public_url: str, now: dt.datetime) -> None:
     user = user_by_email(session, email)
-    if user is None or user.email.endswith("@" + DELETED_DOMAIN):
+    if user is None or user.email.endswith("@" + DELETED_DOMAIN) or user.password_hash.startswith(DEACTIVATED):
         return
     token = new_token(session, purpose="reset", email=normal_email(email), user_id=user.id, now=now)
     enqueue(
@@ -49,10 +53,12 @@ def finish_reset(session: Session, token: str | None, password_hash: str, now: d
     if row is None or row.user_id is None or not use(session, row, now):
         return None
     user = session.get(User, row.user_id)
-    if user is None:
+    if user is None or user.password_hash.startswith(DEACTIVATED):
         return None
     user.password_hash = password_hash
     sign_out_everywhere(session, user.id, now)
+    # the link proves the mailbox: strangers' wrong passwords no longer keep the person out
+    session.execute(delete(ThrottleCounter).where(ThrottleCounter.key == throttle.LOGIN_PER_ACCOUNT.key(user.email)))
     audit(
         session, now=now, user_id=user.id, client_id=None, office_id=None, action="account.password_reset",
         subject_ref=user_ref(user.id), before=None, after=None,

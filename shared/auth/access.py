@@ -211,15 +211,19 @@ def guarded(db: Database, checks: list[tuple[throttle.Limit, str]]) -> int | Non
 security_log = logging.getLogger("athaus.security")
 
 
-def sign_in(db: Database, email: str, password: str, address: str) -> SignIn:
+def sign_in(db: Database, email: str, password: str, address: str, known_device: bool = False) -> SignIn:
     """Every login form (sign-in pages, web app): counted first, then verified (bounded hash work), a success gives
-    its count back. Blocking: call it through `shared.auth.passwords.hashing`. One `security_event` log line each:
-    the outcome and, on success, the account's internal id (never the address typed or the password)."""
-    checks = throttle.login_checks(email, address)
-    wait = guarded(db, checks)
-    if wait is not None:
-        security_log.info(json.dumps({"event": "security_event", "action": "login", "outcome": "throttled"}))
-        return SignIn(None, wait)
+    its count back. The address is counted first and an address over its limit stops there, without using up the
+    account's attempts; a known device (shared.auth.devices) counts under its own limit, so a person still signs in
+    from their own browser while others' wrong passwords lock the account. Blocking: call it through
+    `shared.auth.passwords.hashing`. One `security_event` log line each: the outcome and, on success, the account's
+    internal id (never the address typed or the password)."""
+    checks = throttle.login_checks(email, address, known_device)
+    for check in checks:
+        wait = guarded(db, [check])
+        if wait is not None:
+            security_log.info(json.dumps({"event": "security_event", "action": "login", "outcome": "throttled"}))
+            return SignIn(None, wait)
     user_id = check_credentials(db, email, password)
     if user_id is not None:
         with db.unit_of_work() as session:

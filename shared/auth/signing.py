@@ -26,9 +26,20 @@ class Signer:
 
     def __init__(self, secret: str, purpose: str) -> None:
         self._key = hmac.new(secret.encode(), purpose.encode(), hashlib.sha256).digest()
+        # a rotated secret (shared.secrets.Secret) brings its previous values: accepted until each retires
+        self._previous = [
+            (hmac.new(value.encode(), purpose.encode(), hashlib.sha256).digest(), retires.timestamp())
+            for value, retires in getattr(secret, "previous", ())
+        ]
 
-    def mac(self, value: str) -> str:
-        return _b64(hmac.new(self._key, value.encode(), hashlib.sha256).digest())
+    def mac(self, value: str, key: bytes | None = None) -> str:
+        return _b64(hmac.new(key or self._key, value.encode(), hashlib.sha256).digest())
+
+    def verify(self, body: str, signature: str) -> bool:
+        if hmac.compare_digest(signature, self.mac(body)):
+            return True
+        now = time.time()
+        return any(retires > now and hmac.compare_digest(signature, self.mac(body, key)) for key, retires in self._previous)
 
     def dumps(self, payload: dict[str, Any], ttl_seconds: int) -> str:
         body = _b64(json.dumps({**payload, "exp": int(time.time()) + ttl_seconds}, separators=(",", ":")).encode())
@@ -37,7 +48,7 @@ class Signer:
     def loads(self, token: str) -> dict[str, Any] | None:
         """The payload, or None if the value was altered, is malformed or has expired."""
         body, _, signature = token.partition(".")
-        if not hmac.compare_digest(signature, self.mac(body)):
+        if not self.verify(body, signature):
             return None
         try:
             payload = json.loads(_unb64(body))

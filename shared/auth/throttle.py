@@ -38,6 +38,9 @@ class Limit:
 
 LOGIN_PER_ACCOUNT = Limit("login-account", 10, dt.timedelta(minutes=15))
 LOGIN_PER_ADDRESS = Limit("login-address", 30, dt.timedelta(minutes=15))
+# A login from a browser that signed in to this account before (shared.auth.devices): its own counter, so strangers'
+# wrong passwords, which use up the account's, do not lock the person out.
+LOGIN_FROM_KNOWN_DEVICE = Limit("login-device", 10, dt.timedelta(minutes=15))
 # Sign-up and reset send e-mail: few per address typed (no mailbox is flooded), more per connection.
 SIGNUP_PER_ACCOUNT = Limit("signup-account", 3, dt.timedelta(hours=1))
 SIGNUP_PER_ADDRESS = Limit("signup-address", 10, dt.timedelta(hours=1))
@@ -56,13 +59,16 @@ def registration_limit(per_minute: int) -> Limit:
     return Limit("register-address", per_minute, REGISTRATION_WINDOW)
 
 
-def login_checks(email: str, address: str) -> list[tuple[Limit, str]]:
-    return [(LOGIN_PER_ACCOUNT, email), (LOGIN_PER_ADDRESS, address)]
+def login_checks(email: str, address: str, known_device: bool = False) -> list[tuple[Limit, str]]:
+    """The address first (a stranger's address is stopped before it counts against the account), then the account,
+    or for a known device its own counter."""
+    return [(LOGIN_PER_ADDRESS, address), (LOGIN_FROM_KNOWN_DEVICE if known_device else LOGIN_PER_ACCOUNT, email)]
 
 
-def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime) -> int | None:
+def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datetime, exceeded: list[str] | None = None) -> int | None:
     """Counts one attempt under every (limit, value) and returns the seconds to wait if any limit is now exceeded
-    (this attempt included), else None. Call it in its own short transaction, before the work it guards."""
+    (this attempt included), else None; the names of the limits exceeded go into `exceeded` if given. Call it in its
+    own short transaction, before the work it guards."""
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     waits = []
     for limit, value in checks:
@@ -84,6 +90,8 @@ def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datet
             # another attempt may have opened the window a moment after this one's clock: never more than the window
             left = math.ceil((started + limit.window - now).total_seconds())
             waits.append(max(1, min(left, int(limit.window.total_seconds()))))
+            if exceeded is not None:
+                exceeded.append(limit.name)
     return max(waits) if waits else None
 
 

@@ -199,7 +199,7 @@ def card_result(
     if status is ConfirmationStatus.pending and action.token_salt:
         shown = {"confirmation_id": action.ref, "payload_hash": action.payload_hash}
         if token:
-            shown["token"] = derive_token(session, action.ref, action.token_salt)
+            shown["token"] = derive_token(session, action.ref, action.token_salt, matching=action.token_hash)
         meta[CONFIRMATION_META_KEY] = shown
     output = OutboundResult(
         outcome=outcome or outcome_text(action, now),

@@ -8,6 +8,7 @@ sends it back, and a payload changed since then no longer matches."""
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import hmac
 import json
@@ -16,7 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from shared.secrets import ensure_secret
+from shared.secrets import ensure_secret, load_secret
 
 SECRET_NAME = "confirmations"
 
@@ -30,9 +31,18 @@ def new_salt() -> str:
     return secrets.token_hex(16)
 
 
-def derive_token(session: Session, ref: str, salt: str) -> str:
-    secret = ensure_secret(session, SECRET_NAME).encode()
-    digest = hmac.new(secret, f"confirmation:{ref}:{salt}".encode(), hashlib.sha256).digest()
+def derive_token(session: Session, ref: str, salt: str, matching: str | None = None) -> str:
+    """The action's token under the current secret; with `matching` (its stored hash), under whichever accepted value
+    of a rotated secret it was made with (shared.secrets), so a rotation leaves pending confirmations usable."""
+    values = [ensure_secret(session, SECRET_NAME)]
+    if matching is not None:
+        values = load_secret(session, SECRET_NAME, dt.datetime.now(dt.UTC)).accepted(dt.datetime.now(dt.UTC))
+    tokens = [_derive(value, ref, salt) for value in values]
+    return next((token for token in tokens if matching is not None and token_matches(token, matching)), tokens[0])
+
+
+def _derive(secret: str, ref: str, salt: str) -> str:
+    digest = hmac.new(secret.encode(), f"confirmation:{ref}:{salt}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 

@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from contract.errors import ErrorCode, ToolFailure
@@ -39,12 +40,18 @@ RESTART = "Bitte die Suche ohne cursor neu beginnen; die bisher gelesenen Seiten
 
 
 class CursorCodec:
-    def __init__(self, secret: bytes, ttl: dt.timedelta) -> None:
+    def __init__(self, secret: bytes, ttl: dt.timedelta, previous: Sequence[tuple[bytes, dt.datetime]] = ()) -> None:
         self._secret = secret
         self.ttl = ttl
+        self._previous = list(previous)  # a rotated key's former values, each accepted until it retires
 
-    def _sign(self, body: bytes) -> str:
-        return base64.urlsafe_b64encode(hmac.digest(self._secret, body, hashlib.sha256)[:12]).decode().rstrip("=")  # HMAC-96
+    def _sign(self, body: bytes, secret: bytes | None = None) -> str:
+        return base64.urlsafe_b64encode(hmac.digest(secret or self._secret, body, hashlib.sha256)[:12]).decode().rstrip("=")  # HMAC-96
+
+    def _verified(self, body: bytes, signature: str, now: dt.datetime) -> bool:
+        if hmac.compare_digest(signature, self._sign(body)):
+            return True
+        return any(retires > now and hmac.compare_digest(signature, self._sign(body, key)) for key, retires in self._previous)
 
     def encode(self, *, binding: str, snapshot: int, position: list[Any], now: dt.datetime) -> str:
         payload = {"b": binding, "s": snapshot, "p": position, "e": int((now + self.ttl).timestamp())}
@@ -56,7 +63,7 @@ class CursorCodec:
         try:
             encoded, signature = token.split(".", 1)
             body = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-            valid = hmac.compare_digest(signature, self._sign(body))
+            valid = self._verified(body, signature, now)
             payload = json.loads(body) if valid else None
         except (ValueError, UnicodeDecodeError):
             payload = None

@@ -28,7 +28,7 @@ from opentelemetry.trace import INVALID_SPAN
 from pydantic import BaseModel, ValidationError
 
 from contract.envelope import Page, PageVisit, Tally, WithMeta
-from contract.errors import ERROR_META_KEY, REASON_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
+from contract.errors import ERROR_META_KEY, REASON_META_KEY, RETRY_AFTER_META_KEY, ErrorCode, InputNeeded, Question, ToolFailure
 from contract.confirmations import MCP_APP_MIME, RESOURCE_DOMAINS_SLOT, SKYBRIDGE_MIME, UI_EXTENSION, UI_EXTENSION_SETTINGS
 from contract.primitives import ResourceTemplateSpec
 from contract.tool import ToolSpec
@@ -39,6 +39,7 @@ from shared.runtime import envelope
 from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
+from shared.runtime.limits import charge, refusal, usage_checks
 from shared.runtime.render import render
 from shared.runtime.hosts import client_capabilities, opens_pages, shows_card
 from shared.runtime.output_check import OutputCheck
@@ -174,7 +175,7 @@ class ToolRunner:
             try:
                 result = missing_right(
                     spec, caller, self.context.settings.resource_metadata_url(server)
-                ) or await self._run(
+                ) or await self._limited(spec, caller) or await self._run(
                     spec,
                     params,
                     meta,
@@ -199,6 +200,17 @@ class ToolRunner:
                 if logged:
                     line = {"event": "tool_call", "server": server, "tool": spec.name, "outcome": outcome}
                     log.info(json.dumps({**line, "duration_ms": round(seconds * 1000, 2), **who}))
+
+    async def _limited(self, spec: ToolSpec, caller: Principal | None) -> types.CallToolResult | None:
+        """RATE_LIMITED with the seconds to wait when the caller is over a limit on use (shared/runtime/limits.py)."""
+        checks = usage_checks(self.context.settings, spec, caller) if caller is not None else []
+        if not checks:
+            return None
+        over = await in_worker(self.deadline_seconds, charge, self.context.db, checks, self.context.now())
+        if over is None:
+            return None
+        wait, limit = over
+        return error_result(ErrorCode.RATE_LIMITED, refusal(spec, wait, limit), **{RETRY_AFTER_META_KEY: wait})
 
     async def _run(
         self, spec: ToolSpec, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, context: ToolContext

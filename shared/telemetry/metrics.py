@@ -23,6 +23,7 @@ HTTP_SECONDS = Histogram(
 POOL_IN_USE = Gauge("athaus_db_pool_in_use", "Database connections checked out of the pool", multiprocess_mode="livesum")
 POOL_WAITING = Gauge("athaus_db_pool_waiting", "Threads waiting for a database connection", multiprocess_mode="livesum")
 IMPORTS_RUNNING = Gauge("athaus_imports_running", "OpenImmo imports running now", multiprocess_mode="livesum")
+RATE_LIMITED = Counter("athaus_rate_limited", "Tool calls refused by a limit on use, by scope and kind", ["scope", "kind"])
 IMPORT_OBJECTS = Counter("athaus_import_objects", "OpenImmo objects processed by imports")
 
 # Read from the database at each scrape (the same figure in every process): name → (help, read).

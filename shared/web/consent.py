@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import hmac
 import secrets
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
@@ -26,6 +25,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from contract.rights import ServerName
 from shared.auth import tokens
 from shared.auth.passwords import hashing
+from shared.auth.devices import KnownDevices
 from shared.auth.sessions import CookiePolicy, open_session, session_user
 from shared.auth.access import SERVER_TITLES, Account, account_of, allowed_scopes, server_rights, sign_in
 from shared.auth.clients import LOOPBACK_HOSTS
@@ -76,6 +76,7 @@ class SignInPages:
         self.server = server
         self.csrf = Signer(secret, "web-csrf")
         self.cookies = CookiePolicy.of(server.settings.public_url, server.settings.development)
+        self.devices = KnownDevices(secret, self.cookies)
 
     def router(self) -> APIRouter:
         """The authorization endpoint, login and consent as FastAPI routes: the pending request, the CSRF check and
@@ -149,13 +150,16 @@ class SignInPages:
         email = entered.email or ""
         address = request.client.host if request.client else "unknown"
         # Counted before the password hash (a 32 MiB scrypt), the hash work bounded per process.
-        outcome = await hashing(sign_in, self.server.db, email, entered.password or "", address)
+        known = self.devices.knows(request, email)
+        outcome = await hashing(sign_in, self.server.db, email, entered.password or "", address, known)
         if outcome.retry_after is not None:
             return too_many_attempts(outcome.retry_after)
         user_id = outcome.user_id
         if user_id is None:
             return self._with_csrf_cookie(page(email=email, failed=True), nonce)
-        return await self.signed_in_to(carrying(CONSENT_PATH, request_token), user_id)
+        response = await self.signed_in_to(carrying(CONSENT_PATH, request_token), user_id)
+        self.devices.remember(response, email)
+        return response
 
     async def signed_in_to(self, url: str, user_id: int) -> Response:
         """On to `url` with a new server-side session of the account."""
@@ -271,7 +275,7 @@ class SignInPages:
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
         nonce, sent = self.cookies.read(request, CSRF_COOKIE), SignInForm.of(form).csrf_token
-        return nonce is not None and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce).encode())
+        return nonce is not None and sent is not None and self.csrf.verify(nonce, sent)
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
         self._set_cookie(response, CSRF_COOKIE, nonce, None)

@@ -12,7 +12,6 @@ of an office also finds there the office's setting of which kinds run without a 
 from __future__ import annotations
 
 import datetime as dt
-import hmac
 import re
 import secrets
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from shared.auth.signing import Signer
 from shared.auth.access import Account, account_of, sign_in
 from shared.auth.passwords import hashing
 from contract.confirmations import CONFIRM_PAGE_PATH, CONFIRMATION_ID_PATTERN
+from shared.auth.devices import KnownDevices
 from shared.auth.sessions import CookiePolicy, close_session, open_session, session_user
 from shared.confirmations import Outcome, PendingView, allowed_without_click, execute, list_pending, one_for_page, set_without_click
 from shared.confirmations.execute import OFFICE_KINDS
@@ -88,6 +88,7 @@ class WebApp:
         self.csrf = Signer(secret, "app-csrf")
         self.notices = Signer(secret, "app-notice")
         self.cookies = CookiePolicy.of(settings.public_url, settings.development)
+        self.devices = KnownDevices(secret, self.cookies)
 
     def router(self) -> APIRouter:
         """The web app's routes: the CSRF-checked form and the signed-in account are dependencies, each form a
@@ -191,7 +192,7 @@ class WebApp:
         email = form.email or ""
         address = request.client.host if request.client else "unknown"
         # The same throttle as the sign-in pages, counted before the hash; the hash work bounded per process.
-        outcome = await hashing(sign_in, self.db, email, form.password or "", address)
+        outcome = await hashing(sign_in, self.db, email, form.password or "", address, self.devices.knows(request, email))
         if outcome.retry_after is not None:
             return too_many_attempts(outcome.retry_after)
         user_id = outcome.user_id
@@ -205,6 +206,7 @@ class WebApp:
         response = see_other(onward_path(form.weiter))
         token = await anyio.to_thread.run_sync(self._open_session, user_id)
         self._set_cookie(response, SESSION_COOKIE, token, SESSION_TTL_SECONDS)
+        self.devices.remember(response, email)
         return response
 
     def logout(self) -> Response:
@@ -306,7 +308,7 @@ class WebApp:
 
     def _csrf_valid(self, request: Request, form: FormData) -> bool:
         nonce, sent = self.cookies.read(request, CSRF_COOKIE), CsrfForm.of(form).csrf_token
-        return bool(nonce) and sent is not None and hmac.compare_digest(sent.encode(), self.csrf.mac(nonce or "").encode())
+        return bool(nonce) and sent is not None and self.csrf.verify(nonce or "", sent)
 
     def _with_csrf_cookie(self, response: Response, nonce: str) -> Response:
         self._set_cookie(response, CSRF_COOKIE, nonce, None)

@@ -197,3 +197,44 @@ def test_the_xml_alone_after_its_zip_keeps_the_photos_the_zip_brought(db: Databa
     with db.read_only() as session:
         photos = session.scalar(select(Listing.photos).where(Listing.external_id == "AB123"))
     assert len(photos) == 4
+
+
+@respx.mock
+def test_photos_at_public_urls_are_fetched_into_the_store_and_one_that_cannot_be_had_is_named(db: Database, tmp_path: Path) -> None:
+    """An OpenImmo transfer naming its photos at public URLs (`location="REMOTE"`): the object built by
+    shared/demo/openimmo.py, its one photo swapped for three at mirror.example.org (a name tests resolve to a global
+    address); the photos themselves are drawn here by Pillow and answered by respx."""
+    from shared.demo.openimmo import object_xml, transfer
+
+    base = "https://mirror.example.org/obj-1"
+    remote = (
+        '<anhaenge><anhang location="REMOTE" gruppe="BILD"><anhangtitel>Küche</anhangtitel><daten><pfad>'
+        f'{base}/kueche.jpg</pfad></daten></anhang><anhang location="REMOTE" gruppe="TITELBILD"><anhangtitel>Ansicht</anhangtitel>'
+        f'<daten><pfad>{base}/ansicht.jpg</pfad></daten></anhang><anhang location="REMOTE" gruppe="GRUNDRISS"><anhangtitel>EG'
+        f'</anhangtitel><daten><pfad>{base}/fehlt.png</pfad></daten></anhang><anhang location="REMOTE" gruppe="BILD">'
+        f'<anhangtitel>Kaputt</anhangtitel><daten><pfad>{base}/kaputt.jpg</pfad></daten></anhang></anhaenge>'
+    )
+    one = object_xml("R-1", 1)
+    one = one[: one.index("<anhaenge>")] + remote + one[one.index("</anhaenge>") + len("</anhaenge>"):]
+    kitchen, view = jpeg(80, 60, gps=True), jpeg(120, 90)
+    respx.get(f"{base}/kueche.jpg").mock(return_value=httpx.Response(200, content=kitchen, headers={"content-type": "image/jpeg"}))
+    respx.get(f"{base}/ansicht.jpg").mock(return_value=httpx.Response(200, content=view, headers={"content-type": "image/jpeg"}))
+    respx.get(f"{base}/fehlt.png").mock(return_value=httpx.Response(404))
+    respx.get(f"{base}/kaputt.jpg").mock(return_value=httpx.Response(200, content=b"kein Bild", headers={"content-type": "image/jpeg"}))
+    images = tmp_path / "images"
+    result = broker(db, images)("import_listings", {"xml": transfer([one]), "publish": False})
+    first = result["results"][0]
+    assert first["outcome"] == "created"
+    assert [n for n in first["not_imported"] if n["field"] == "anhaenge/anhang"] == [
+        {"field": "anhaenge/anhang", "note": f"Das Foto ‹{base}/fehlt.png› konnte nicht geladen werden: Die Adresse antwortet "
+                                             "mit HTTP 404 statt mit dem Bild."},
+        {"field": "anhaenge/anhang", "note": f"Das Foto ‹{base}/kaputt.jpg› ist nicht übernommen: Die Datei ist kein lesbares "
+                                             "Bild (beschädigt oder ein anderes Format)."},
+    ]
+    with db.read_only() as session:
+        photos = session.scalar(select(Listing.photos).where(Listing.external_id == "R-1"))
+    store = FolderStore(images)
+    assert [(p["caption"], p["group"], p["url"].rsplit("/", 1)[0]) for p in photos] == [
+        ("Ansicht", "title", "https://athaus.example/bilder"), ("Küche", "photo", "https://athaus.example/bilder")]
+    kept = [store.get(p["url"].rsplit("/", 1)[1]) for p in photos]
+    assert [(Image.open(io.BytesIO(k[0])).size, dict(Image.open(io.BytesIO(k[0])).getexif())) for k in kept if k] == [((120, 90), {}), ((80, 60), {})]

@@ -447,7 +447,9 @@ def _photos(element: Any, result: ParsedObject) -> list[dict[str, str]]:
             others.setdefault(where, []).append(raw_group or path or "ohne Pfad")
             continue
         photo = {"url": path, "caption": plain(_text(attachment, "anhangtitel")) or "", "group": group}
-        if path.startswith(("https://", "http://")):
+        if path.startswith(("https://", "http://")) and (attachment.get("location") or "").strip().upper() == "REMOTE":
+            result.files.append({**photo, "where": where, "remote": "yes"})  # to fetch into the store (shared/stock_import/pictures.py)
+        elif path.startswith(("https://", "http://")):
             photos.append(photo)
         else:
             result.files.append({**photo, "where": where})

@@ -238,3 +238,38 @@ def test_photos_at_public_urls_are_fetched_into_the_store_and_one_that_cannot_be
         ("Ansicht", "title", "https://athaus.example/bilder"), ("Küche", "photo", "https://athaus.example/bilder")]
     kept = [store.get(p["url"].rsplit("/", 1)[1]) for p in photos]
     assert [(Image.open(io.BytesIO(k[0])).size, dict(Image.open(io.BytesIO(k[0])).getexif())) for k in kept if k] == [((120, 90), {}), ((80, 60), {})]
+
+
+@respx.mock
+def test_a_listing_says_why_it_has_no_photos_in_both_servers(db: Database, tmp_path: Path) -> None:
+    """Objects of shared/demo/openimmo.py: one without any attachment, one naming two photos at a public URL that
+    answers 404 (respx). get_listing of the broker and of the search server name the reason the import found."""
+    from search_server.server import DEFINITION as SEARCH
+    from shared.demo.openimmo import object_xml, transfer
+
+    def with_attachments(key: str, number: int, attachments: str) -> str:
+        one = object_xml(key, number)
+        return one[: one.index("<anhaenge>")] + attachments + one[one.index("</anhaenge>") + len("</anhaenge>"):]
+
+    base = "https://mirror.example.org/obj-2"
+    remote = "".join(f'<anhang location="REMOTE" gruppe="BILD"><daten><pfad>{base}/{n}.jpg</pfad></daten></anhang>' for n in (1, 2))
+    respx.get(url__startswith=base).mock(return_value=httpx.Response(404))
+    call = broker(db, tmp_path / "images")
+    result = call("import_listings", {"xml": transfer([with_attachments("N-1", 1, ""), with_attachments("N-2", 2, f"<anhaenge>{remote}</anhaenge>")]),
+                                      "publish": True})
+    assert [(r["objektnr_extern"], r["outcome"], r.get("refusal")) for r in result["results"]] == [("N-1", "created", None), ("N-2", "created", None)]
+    ids = {r["objektnr_extern"]: r["listing_id"] for r in result["results"]}
+    search = Caller(SEARCH, make_context(db))
+
+    def photo_lines(caller: Caller, ref: str) -> tuple[dict[str, str], list[str]]:
+        result = caller.raw("get_listing", {"listing_id": ref})
+        return ({"photos": result.structured_content["absent"]["photos"]},
+                [line for line in result.content[0].text.splitlines() if line.startswith("Fotos:")])
+
+    with db.unit_of_work() as session:  # without a photo not publishable; published here so the search server shows it
+        session.execute(update(Listing).where(Listing.external_id.in_(["N-1", "N-2"])).values(status="published"))
+    for caller in (call, search):
+        assert photo_lines(caller, ids["N-1"]) == (
+            {"photos": "empty_in_source"}, ["Fotos: – (keine Angabe: Der Anbieter hat keine Fotos geschickt.)"])
+        assert photo_lines(caller, ids["N-2"]) == (
+            {"photos": "empty_in_source"}, ["Fotos: – (keine Angabe: Die Übertragung nannte 2 Fotos, die nicht geladen werden konnten.)"])

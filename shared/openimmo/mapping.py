@@ -221,6 +221,7 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     _energy(element, result)
     _availability(element, result)
     f["photos"] = _photos(element, result)
+    f["photos_note"] = None if f["photos"] or result.files else NO_PHOTOS_SENT
     result.features = _features(element)
     result.not_imported += not_imported(element.element)
     if (_attribute(element, "ausstattung/unterkellert", "keller") or "").upper() == "TEIL":
@@ -425,6 +426,7 @@ def _features(element: ET.Element) -> list[str]:
     return sorted(found)
 
 
+NO_PHOTOS_SENT = "Der Anbieter hat keine Fotos geschickt."
 GROUPS = {"TITELBILD": "title", "BILD": "photo", "INNENANSICHTEN": "photo", "AUSSENANSICHTEN": "photo", "GRUNDRISS": "floor_plan"}
 IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp")
 

@@ -59,6 +59,16 @@ def store_files(obj: ParsedObject, attachments: Attachments | None, store: Image
     only looked up, nothing stored."""
     if obj.refusal is not None or not obj.files:
         return obj
+    named = len(obj.files) + len(obj.fields.get("photos") or [])
+    _store_files(obj, attachments, store, public_url, preview=preview)
+    if not obj.fields.get("photos") and obj.fields.get("photos") is not None:
+        obj.fields["photos_note"] = (f"Die Übertragung nannte {named} Fotos, die nicht geladen werden konnten."
+                                     if named > 1 else "Die Übertragung nannte ein Foto, das nicht geladen werden konnte.")
+    return obj
+
+
+def _store_files(obj: ParsedObject, attachments: Attachments | None, store: ImageStore | None, public_url: str, *,
+                 preview: bool) -> ParsedObject:
     remote = [item for item in obj.files if item.get("remote")]
     obj.files = [item for item in obj.files if not item.get("remote")]
     if remote:

@@ -194,7 +194,12 @@ def create_app(settings: Settings, db: Database, only: str | None = None) -> Fas
     # What a record's link opens (the connector tools hand them out): the public exposé, the office's records.
     routers.append(record_router(context, webapp))
     routers.append(health_router(db, served, drain))
-    routers.append(image_router(FolderStore(settings.images_dir)))  # the photos imported listings show
+
+    async def office_of(request: Request) -> int | None:  # a draft's photos: for the signed-in people of its office
+        account = await webapp.account(request)
+        return account.office_id if account is not None else None
+
+    routers.append(image_router(FolderStore(settings.images_dir), db, office_of))  # the photos imported listings show
     routers.append(metrics_router(settings, db))
     # The built docs site ships inside the package (athaus/docs/site/, package data), so every install serves it.
     docs_site = (SITE_DIR / "index.html").is_file()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
+from pydantic.json_schema import SkipJsonSchema
 from pydantic import Field, field_validator, model_validator
 
 from contract.broker_inquiries import ValuationSummary
@@ -64,6 +65,9 @@ class ListingFields(ContractModel):
         default=None, max_length=300,
         description="Warum die Koordinaten nur ungefähr sind (ohne Koordinaten: Mitte der PLZ).",
     )
+    # Why the listing has no photos: set by the import (shared/stock_import/pictures.py), not declared to models (the
+    # tools' schema stays within its budget), shown by get_listing instead of the generic note.
+    photos_note: Annotated[SkipJsonSchema[str | None], Label("Warum ohne Fotos")] = Field(default=None, max_length=300)
     state: Annotated[str | None, Label("Bundesland")] = Field(default=None, max_length=40)
     latitude: Annotated[float | None, Label("Breitengrad")] = Field(default=None, ge=47.0, le=55.2)
     longitude: Annotated[float | None, Label("Längengrad")] = Field(default=None, ge=5.8, le=15.1)

@@ -116,8 +116,8 @@ def _energy_item(listing: Listing, value: object, what: str, own: bool = False) 
 
 
 def photos_of(listing: Listing) -> list[Photo] | Absent:
-    if not listing.photos:
-        return no_entry("keine Fotos")
+    if not listing.photos:  # why, where the import found out (shared/stock_import/pictures.py)
+        return Absent(reason=AbsenceReason.empty_in_source, note=listing.photos_note) if listing.photos_note else no_entry("keine Fotos")
     return [Photo(url=p["url"], caption=p.get("caption"), group=p.get("group")) for p in listing.photos]
 
 

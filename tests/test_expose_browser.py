@@ -5,8 +5,9 @@ scrolling on the phone, no failed request, and no WCAG 2.1 AA violation axe-core
 tests/fixtures/mcp_host/node_modules, installed by `npm ci`). The screenshots go to docs/ansichten/ (written when
 missing or with ATHAUS_UPDATE_SCREENSHOTS=1; then `athaus docs build`), where the docs page "Was Menschen sehen" shows them.
 
-The photos' URLs point to this deployment (the image store serves them there); the test answers them in the browser
-with a drawn stand-in, as the store is not part of this page."""
+The exposé's photos are real stored images: JPEGs drawn here by Pillow, put into the deployment's image store and served
+by it (`/bilder/mittel/…` in the gallery, linked to `/bilder/gross/…`), with their groups (title photo, photos, floor
+plan)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import io
+
 import pytest
+from PIL import Image, ImageDraw
 from sqlalchemy import select, text, update
 
 from shared.db.models import CatalogState, Listing
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
+from shared.images import FolderStore
 from tests.conftest import LiveServer, seeded_database
 from tests.test_docs_browser import CHROMIUM, CHROMIUM_ARGS
 
@@ -31,14 +36,28 @@ PICTURES = ROOT / "docs" / "ansichten"
 WIDTHS = {"handy": 390, "desktop": 1280}
 SEEKER = next(a for a in DEMO_ACCOUNTS if a.email.startswith("suchende@"))
 OWNER = next(a for a in DEMO_ACCOUNTS if a.office_role == "owner" and a.office_id == 1)
-STAND_IN = (  # a drawn "photo" for the image store's URLs: sky, a facade, windows
-    '<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600"><defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1">'
-    '<stop offset="0" stop-color="#8fb8de"/><stop offset="1" stop-color="#dce9f5"/></linearGradient></defs>'
-    '<rect width="800" height="600" fill="url(#s)"/><rect y="470" width="800" height="130" fill="#7a9a5b"/>'
-    '<rect x="180" y="170" width="440" height="300" fill="#efe2cf"/><path d="M150 180L400 60l250 120z" fill="#8b3a2b"/>'
-    + "".join(f'<rect x="{x}" y="{y}" width="60" height="70" fill="#4a6a8a"/>' for x in (230, 370, 510) for y in (220, 340))
-    + "</svg>"
-)
+
+
+def drawn_photo(sky: tuple[int, int, int], wall: tuple[int, int, int], *, plan: bool = False) -> bytes:
+    """A small generated JPEG standing in for a photo (sky, a facade, windows) or a floor plan (lines on white)."""
+    image = Image.new("RGB", (1200, 900), (255, 255, 255) if plan else sky)
+    draw = ImageDraw.Draw(image)
+    if plan:
+        draw.rectangle((100, 100, 1100, 800), outline=(30, 30, 30), width=12)
+        draw.line((600, 100, 600, 800), fill=(30, 30, 30), width=8)
+        draw.line((100, 450, 600, 450), fill=(30, 30, 30), width=8)
+    else:
+        draw.rectangle((0, 700, 1200, 900), fill=(122, 154, 91))
+        draw.rectangle((270, 255, 930, 705), fill=wall)
+        draw.polygon([(225, 270), (600, 90), (975, 270)], fill=(139, 58, 43))
+        for x in (345, 555, 765):
+            for y in (330, 510):
+                draw.rectangle((x, y, x + 90, y + 105), fill=(74, 106, 138))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=85)
+    return out.getvalue()
+
+
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
@@ -49,8 +68,13 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 
 
 @pytest.fixture(scope="module")
-def server(db: Database) -> Iterator[LiveServer]:
-    with LiveServer(db, public_at_bind=True) as live:
+def images(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("expose-images")
+
+
+@pytest.fixture(scope="module")
+def server(db: Database, images: Path) -> Iterator[LiveServer]:
+    with LiveServer(db, public_at_bind=True, images_dir=str(images)) as live:
         yield live
 
 
@@ -97,7 +121,6 @@ class Look:
         self.failed: list[str] = []
         self.page.on("requestfailed", lambda request: self.failed.append(request.url))
         self.page.on("response", lambda response: self.failed.append(f"{response.status} {response.url}") if response.status >= 400 and response.request.resource_type != "document" else None)
-        self.context.route(f"{server.base_url}/bilder/**", lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=STAND_IN))
 
     def check(self, name: str, tmp: Path) -> None:
         """No horizontal scrolling, every image loaded, no axe violation; the screenshot kept under docs/ansichten/."""
@@ -129,20 +152,20 @@ class Look:
 
 
 @pytest.fixture(scope="module")
-def refs(server: LiveServer, db: Database) -> dict[str, str]:
-    """The listings looked at, prepared once: one with photos (and its floor plan), one without, one sold, one own."""
+def refs(server: LiveServer, db: Database, images: Path) -> dict[str, str]:
+    """The listings looked at, prepared once: one with stored photos (and its floor plan), one without, one sold, one
+    own."""
     base = server.base_url
     with_photos = listing_ref(db, 0, address_published=True, marketing_type="buy")
-    change(
-        db,
-        with_photos,
-        photos=[
-            {"url": f"{base}/bilder/{with_photos}/1.jpg", "caption": "Ansicht von der Straße"},
-            {"url": f"{base}/bilder/{with_photos}/2.jpg", "caption": "Wohnzimmer"},
-            {"url": f"{base}/bilder/{with_photos}/3.jpg", "caption": "Küche"},
-            {"url": f"{base}/bilder/{with_photos}/4.jpg", "caption": "Grundriss Erdgeschoss"},
-        ],
-    )
+    store = FolderStore(images)
+    shown = [  # the record's order; the groups put the title photo first and the floor plan apart
+        (drawn_photo((200, 215, 225), (220, 205, 185)), "Wohnzimmer", "photo"),
+        (drawn_photo((143, 184, 222), (239, 226, 207)), "Ansicht von der Straße", "title"),
+        (drawn_photo((250, 220, 170), (200, 190, 170)), "Garten", "photo"),
+        (drawn_photo((0, 0, 0), (0, 0, 0), plan=True), "Erdgeschoss", "floor_plan"),
+    ]
+    photos = [{"url": f"{base}/bilder/{store.put(data).name}", "caption": caption, "group": group} for data, caption, group in shown]
+    change(db, with_photos, photos=photos)
     without = listing_ref(db, 1, address_published=False, marketing_type="rent")
     gone = next(ref for n in range(5) if (ref := listing_ref(db, n)) not in (with_photos, without))
     change(db, gone, status="sold")
@@ -163,6 +186,12 @@ def test_every_page_of_a_listing_looked_at(chromium: Any, server: LiveServer, re
         page = look.page
         assert page.goto(f"{base}/inserate/{with_photos}").status == 200
         look.check(f"expose-mit-fotos-{size}", tmp_path)
+        shown = page.evaluate("[...document.querySelectorAll('figure img')].map(i => [i.closest('a').href, i.currentSrc, i.naturalWidth, i.alt])")
+        assert [(link.split("/bilder/")[1].split("/")[0], src.split("/bilder/")[1].split("/")[0], width, alt) for link, src, width, alt in shown] == [
+            ("gross", "mittel", 1024, "Ansicht von der Straße"), ("gross", "mittel", 1024, "Wohnzimmer"),
+            ("gross", "mittel", 1024, "Garten"), ("gross", "mittel", 1024, "Erdgeschoss"),
+        ]
+        assert page.locator("#grundrisse ~ .gallery img, section[aria-labelledby=grundrisse] img").count() == 1
         assert page.goto(f"{base}/inserate/{gone}").status == 410
         look.check(f"nicht-mehr-verfuegbar-{size}", tmp_path)
         assert page.goto(f"{base}/inserate/{without}").status == 200

@@ -91,20 +91,32 @@ def _measures(listing: Listing) -> str:
 
 def test_a_published_address_gets_the_map_at_the_address_and_own_photos_show(db: Database) -> None:
     listing = published(db, 1, address_published=True)
-    photos = [
-        {"url": "https://img.example.org/demo/x/1.jpg", "caption": "Fassade"},  # the demo's: never a broken image
-        {"url": f"{BASE}/bilder/{listing.ref}/1.jpg", "caption": "Wohnzimmer"},
-        {"url": f"{BASE}/bilder/{listing.ref}/2.jpg", "caption": "Grundriss EG"},
+    title, room, plan = ("a" * 32 + ".jpg"), ("b" * 32 + ".jpg"), ("c" * 32 + ".png")
+    photos = [  # in the record's order; the group, not the caption, says which is which
+        {"url": "https://img.example.org/demo/x/1.jpg", "caption": "Fassade", "group": "title"},  # the demo's: never a broken image
+        {"url": f"{BASE}/bilder/{room}", "caption": "Wohnzimmer (Grundriss offen)", "group": "photo"},
+        {"url": f"{BASE}/bilder/{plan}", "caption": "Erdgeschoss", "group": "floor_plan"},
+        {"url": f"{BASE}/bilder/{title}", "caption": "Ansicht", "group": "title"},
     ]
     change(db, listing.ref, photos=photos)
     text = client(db).get(f"/inserate/{listing.ref}").text
     lat, lon = f"{listing.latitude:.6f}", f"{listing.longitude:.6f}"
     assert f"https://www.openstreetmap.org/?mlat={lat}&amp;mlon={lon}#map=17/{lat}/{lon}" in text
-    assert re.findall(r'<img src="([^"]+)"', text) == [f"{BASE}/bilder/{listing.ref}/1.jpg", f"{BASE}/bilder/{listing.ref}/2.jpg"]
-    # the title photo leads the gallery; the floor plan stands apart under its own heading
-    assert text.index('<figure class="lead"><img') < text.index('id="grundrisse"') < text.index("/2.jpg")
-    assert meta(text, "og:image") == f"{BASE}/bilder/{listing.ref}/1.jpg"
+    # the gallery shows the medium size, each linked to the large one; the title photo first, the floor plan apart
+    assert re.findall(r'<a href="([^"]+)"><img src="([^"]+)"', text) == [
+        (f"{BASE}/bilder/gross/{name}", f"{BASE}/bilder/mittel/{name}") for name in (title, room, plan)
+    ]
+    assert text.index(f'<figure class="lead"><a href="{BASE}/bilder/gross/{title}">') < text.index(room) < text.index('id="grundrisse"') < text.index(plan)
+    assert meta(text, "og:image") == f"{BASE}/bilder/gross/{title}"
     assert "img.example.org" not in text
+    # a card (the gone page's similar listings, the search app) shows the thumbnail
+    from contract.catalog import ListingSummary, Photo
+    from shared.webapp.listing import card_html
+    card = card_html(ListingSummary.model_construct(
+        listing_id=listing.ref, title="T", marketing_type="miete", property_type="wohnung", postal_code="54290", city="Trier",
+        district=None, price=None, warm_rent=None, rooms=None, living_area=None, energy_class=None,
+        photos=[Photo(**p) for p in photos]), href="/x", public_url=BASE)
+    assert re.findall(r'<img src="([^"]+)"', card) == [f"{BASE}/bilder/klein/{title}"]
 
 
 def test_energy_certificate_as_geg_87_asks(db: Database) -> None:

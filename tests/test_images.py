@@ -143,7 +143,8 @@ def test_stored_photos_are_served_at_their_url_over_http_without_metadata(db: Da
     with LiveServer(db, public_at_bind=True, images_dir=str(images)) as server:
         call = broker(db, images, public_url=server.base_url)
         call("import_listings", {"zip_base64": base64.b64encode(crm_zip()).decode(), "publish": False})
-        with db.read_only() as session:
+        with db.unit_of_work() as session:  # a draft's photo is its office's only (tests/test_image_sizes.py)
+            session.execute(update(Listing).where(Listing.external_id == "AB123").values(status="published"))
             photos = session.scalar(select(Listing.photos).where(Listing.external_id == "AB123"))
         response = httpx.get(photos[0]["url"])
         missing = httpx.get(server.base_url + "/bilder/" + "0" * 32 + ".jpg")
@@ -196,3 +197,79 @@ def test_the_xml_alone_after_its_zip_keeps_the_photos_the_zip_brought(db: Databa
     with db.read_only() as session:
         photos = session.scalar(select(Listing.photos).where(Listing.external_id == "AB123"))
     assert len(photos) == 4
+
+
+@respx.mock
+def test_photos_at_public_urls_are_fetched_into_the_store_and_one_that_cannot_be_had_is_named(db: Database, tmp_path: Path) -> None:
+    """An OpenImmo transfer naming its photos at public URLs (`location="REMOTE"`): the object built by
+    shared/demo/openimmo.py, its one photo swapped for three at mirror.example.org (a name tests resolve to a global
+    address); the photos themselves are drawn here by Pillow and answered by respx."""
+    from shared.demo.openimmo import object_xml, transfer
+
+    base = "https://mirror.example.org/obj-1"
+    remote = (
+        '<anhaenge><anhang location="REMOTE" gruppe="BILD"><anhangtitel>Küche</anhangtitel><daten><pfad>'
+        f'{base}/kueche.jpg</pfad></daten></anhang><anhang location="REMOTE" gruppe="TITELBILD"><anhangtitel>Ansicht</anhangtitel>'
+        f'<daten><pfad>{base}/ansicht.jpg</pfad></daten></anhang><anhang location="REMOTE" gruppe="GRUNDRISS"><anhangtitel>EG'
+        f'</anhangtitel><daten><pfad>{base}/fehlt.png</pfad></daten></anhang><anhang location="REMOTE" gruppe="BILD">'
+        f'<anhangtitel>Kaputt</anhangtitel><daten><pfad>{base}/kaputt.jpg</pfad></daten></anhang></anhaenge>'
+    )
+    one = object_xml("R-1", 1)
+    one = one[: one.index("<anhaenge>")] + remote + one[one.index("</anhaenge>") + len("</anhaenge>"):]
+    kitchen, view = jpeg(80, 60, gps=True), jpeg(120, 90)
+    respx.get(f"{base}/kueche.jpg").mock(return_value=httpx.Response(200, content=kitchen, headers={"content-type": "image/jpeg"}))
+    respx.get(f"{base}/ansicht.jpg").mock(return_value=httpx.Response(200, content=view, headers={"content-type": "image/jpeg"}))
+    respx.get(f"{base}/fehlt.png").mock(return_value=httpx.Response(404))
+    respx.get(f"{base}/kaputt.jpg").mock(return_value=httpx.Response(200, content=b"kein Bild", headers={"content-type": "image/jpeg"}))
+    images = tmp_path / "images"
+    result = broker(db, images)("import_listings", {"xml": transfer([one]), "publish": False})
+    first = result["results"][0]
+    assert first["outcome"] == "created"
+    assert [n for n in first["not_imported"] if n["field"] == "anhaenge/anhang"] == [
+        {"field": "anhaenge/anhang", "note": f"Das Foto ‹{base}/fehlt.png› konnte nicht geladen werden: Die Adresse antwortet "
+                                             "mit HTTP 404 statt mit dem Bild."},
+        {"field": "anhaenge/anhang", "note": f"Das Foto ‹{base}/kaputt.jpg› ist nicht übernommen: Die Datei ist kein lesbares "
+                                             "Bild (beschädigt oder ein anderes Format)."},
+    ]
+    with db.read_only() as session:
+        photos = session.scalar(select(Listing.photos).where(Listing.external_id == "R-1"))
+    store = FolderStore(images)
+    assert [(p["caption"], p["group"], p["url"].rsplit("/", 1)[0]) for p in photos] == [
+        ("Ansicht", "title", "https://athaus.example/bilder"), ("Küche", "photo", "https://athaus.example/bilder")]
+    kept = [store.get(p["url"].rsplit("/", 1)[1]) for p in photos]
+    assert [(Image.open(io.BytesIO(k[0])).size, dict(Image.open(io.BytesIO(k[0])).getexif())) for k in kept if k] == [((120, 90), {}), ((80, 60), {})]
+
+
+@respx.mock
+def test_a_listing_says_why_it_has_no_photos_in_both_servers(db: Database, tmp_path: Path) -> None:
+    """Objects of shared/demo/openimmo.py: one without any attachment, one naming two photos at a public URL that
+    answers 404 (respx). get_listing of the broker and of the search server name the reason the import found."""
+    from search_server.server import DEFINITION as SEARCH
+    from shared.demo.openimmo import object_xml, transfer
+
+    def with_attachments(key: str, number: int, attachments: str) -> str:
+        one = object_xml(key, number)
+        return one[: one.index("<anhaenge>")] + attachments + one[one.index("</anhaenge>") + len("</anhaenge>"):]
+
+    base = "https://mirror.example.org/obj-2"
+    remote = "".join(f'<anhang location="REMOTE" gruppe="BILD"><daten><pfad>{base}/{n}.jpg</pfad></daten></anhang>' for n in (1, 2))
+    respx.get(url__startswith=base).mock(return_value=httpx.Response(404))
+    call = broker(db, tmp_path / "images")
+    result = call("import_listings", {"xml": transfer([with_attachments("N-1", 1, ""), with_attachments("N-2", 2, f"<anhaenge>{remote}</anhaenge>")]),
+                                      "publish": True})
+    assert [(r["objektnr_extern"], r["outcome"], r.get("refusal")) for r in result["results"]] == [("N-1", "created", None), ("N-2", "created", None)]
+    ids = {r["objektnr_extern"]: r["listing_id"] for r in result["results"]}
+    search = Caller(SEARCH, make_context(db))
+
+    def photo_lines(caller: Caller, ref: str) -> tuple[dict[str, str], list[str]]:
+        result = caller.raw("get_listing", {"listing_id": ref})
+        return ({"photos": result.structured_content["absent"]["photos"]},
+                [line for line in result.content[0].text.splitlines() if line.startswith("Fotos:")])
+
+    with db.unit_of_work() as session:  # without a photo not publishable; published here so the search server shows it
+        session.execute(update(Listing).where(Listing.external_id.in_(["N-1", "N-2"])).values(status="published"))
+    for caller in (call, search):
+        assert photo_lines(caller, ids["N-1"]) == (
+            {"photos": "empty_in_source"}, ["Fotos: – (keine Angabe: Der Anbieter hat keine Fotos geschickt.)"])
+        assert photo_lines(caller, ids["N-2"]) == (
+            {"photos": "empty_in_source"}, ["Fotos: – (keine Angabe: Die Übertragung nannte 2 Fotos, die nicht geladen werden konnten.)"])

@@ -159,7 +159,8 @@ class Listing(Base):
     energy_year_built: Mapped[int | None] = mapped_column(Integer)
     energy_valid_until: Mapped[dt.date | None] = mapped_column(Date)
 
-    photos: Mapped[list[Any]] = mapped_column(JSON, default=list)  # [{"url", "caption"}]
+    photos: Mapped[list[Any]] = mapped_column(JSON, default=list)  # [{"url", "caption", "group"}]
+    photos_note: Mapped[str | None] = mapped_column(String(300))  # why there are none (an import says); NULL: not known
     available_from: Mapped[dt.date | None] = mapped_column(Date)
     availability_note: Mapped[str | None] = mapped_column(String(100))  # "sofort", "nach Vereinbarung"
 

@@ -21,7 +21,11 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024  # a photo as a camera or CRM sends it
 MAX_PIXELS = 40_000_000  # 40 megapixels; beyond: a decompression bomb, not a photo
 MIN_SIDE = 16
 FORMATS = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "WEBP": ("image/webp", "webp")}
-_ID = re.compile(r"^[0-9a-f]{32}\.(jpg|png|webp)$")
+NAME = _ID = re.compile(r"^[0-9a-f]{32}\.(jpg|png|webp)$")
+# The sizes a page and an app show (longest side in pixels): a card's thumbnail, the exposé's gallery, the enlarged
+# photo. Made once from the stored image on first request and kept beside it; never larger than the original.
+SIZES = {"klein": 480, "mittel": 1024, "gross": 2048}
+_VARIANTS = "groessen"  # the folder of the sizes; never two hex digits, so never an original's folder
 
 
 class ImageRefused(ValueError):
@@ -44,6 +48,43 @@ class ImageStore(Protocol):
     def put(self, data: bytes) -> StoredImage: ...
 
     def get(self, name: str) -> tuple[bytes, str] | None: ...
+
+    def sized(self, name: str, size: str) -> tuple[bytes, str] | None: ...
+
+
+def _content_type(name: str) -> str:
+    extension = name.rsplit(".", 1)[1]
+    return next(t for t, e in FORMATS.values() if e == extension)
+
+
+def _encode(image: Image.Image, extension: str) -> bytes:
+    out = io.BytesIO()
+    if extension == "jpg":
+        image.convert("RGB").save(out, "JPEG", quality=85, optimize=True)
+    elif extension == "png":
+        image.save(out, "PNG", optimize=True)
+    else:
+        image.save(out, "WEBP", quality=85)
+    return out.getvalue()
+
+
+def resized(data: bytes, extension: str, size: str) -> bytes:
+    """The stored image scaled so its longest side is at most SIZES[size] (aspect kept, never enlarged)."""
+    side = SIZES[size]
+    with Image.open(io.BytesIO(data)) as image:
+        image.load()
+        if max(image.size) <= side:
+            return data
+        copy = image.copy()
+    copy.thumbnail((side, side), Image.Resampling.LANCZOS)
+    return _encode(copy, extension)
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
+        handle.write(data)
+    os.replace(handle.name, path)  # atomic: a reader sees the whole file or none
 
 
 def clean(data: bytes) -> tuple[bytes, str, str, int, int]:
@@ -95,10 +136,7 @@ class FolderStore:
         name = f"{hashlib.sha256(cleaned).hexdigest()[:32]}.{extension}"
         path = self._path(name)
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
-                handle.write(cleaned)
-            os.replace(handle.name, path)
+            _write(path, cleaned)
         return StoredImage(name, content_type, width, height)
 
     def get(self, name: str) -> tuple[bytes, str] | None:
@@ -108,6 +146,19 @@ class FolderStore:
         path = self._path(name)
         if not path.is_file():
             return None
-        extension = name.rsplit(".", 1)[1]
-        content_type = next(t for t, e in FORMATS.values() if e == extension)
-        return path.read_bytes(), content_type
+        return path.read_bytes(), _content_type(name)
+
+    def sized(self, name: str, size: str) -> tuple[bytes, str] | None:
+        """The image in one of SIZES, made on first request and kept (the same name in every instance: any instance
+        may write it, the bytes are the same)."""
+        if size not in SIZES or not _ID.fullmatch(name):
+            return None
+        path = self.root / _VARIANTS / size / name[:2] / name
+        if path.is_file():
+            return path.read_bytes(), _content_type(name)
+        found = self.get(name)
+        if found is None:
+            return None
+        data = resized(found[0], name.rsplit(".", 1)[1], size)
+        _write(path, data)
+        return data, found[1]

@@ -221,6 +221,7 @@ def _fill(element: ET.Element, result: ParsedObject) -> None:
     _energy(element, result)
     _availability(element, result)
     f["photos"] = _photos(element, result)
+    f["photos_note"] = None if f["photos"] or result.files else NO_PHOTOS_SENT
     result.features = _features(element)
     result.not_imported += not_imported(element.element)
     if (_attribute(element, "ausstattung/unterkellert", "keller") or "").upper() == "TEIL":
@@ -425,6 +426,7 @@ def _features(element: ET.Element) -> list[str]:
     return sorted(found)
 
 
+NO_PHOTOS_SENT = "Der Anbieter hat keine Fotos geschickt."
 GROUPS = {"TITELBILD": "title", "BILD": "photo", "INNENANSICHTEN": "photo", "AUSSENANSICHTEN": "photo", "GRUNDRISS": "floor_plan"}
 IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp")
 
@@ -447,7 +449,9 @@ def _photos(element: Any, result: ParsedObject) -> list[dict[str, str]]:
             others.setdefault(where, []).append(raw_group or path or "ohne Pfad")
             continue
         photo = {"url": path, "caption": plain(_text(attachment, "anhangtitel")) or "", "group": group}
-        if path.startswith(("https://", "http://")):
+        if path.startswith(("https://", "http://")) and (attachment.get("location") or "").strip().upper() == "REMOTE":
+            result.files.append({**photo, "where": where, "remote": "yes"})  # to fetch into the store (shared/stock_import/pictures.py)
+        elif path.startswith(("https://", "http://")):
             photos.append(photo)
         else:
             result.files.append({**photo, "where": where})

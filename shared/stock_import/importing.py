@@ -66,13 +66,13 @@ from shared.stock_writes import NewListing, change_status, create_listings, draf
 from shared.telemetry.metrics import IMPORT_OBJECTS, IMPORTS_RUNNING
 
 CHUNK = 500  # objects per transaction: read in one query, created in a few statements
-DIGEST_SCHEME = "1"  # raise when the mapping or save_listing's derivations change: the next import compares everything once
+DIGEST_SCHEME = "2"  # raise when the mapping or save_listing's derivations change: the next import compares everything once
 PROGRESS_EVERY = 100  # objects: a note at least this often; new listings are created this many together
 PROGRESS_EVERY_SECONDS = 0.5  # and a note when this much time has passed, however few objects were done
 FEED_PREFIX = "openimmo"
 # fields a listing always has: an absent value in the transfer leaves them as they are (or to their default)
 KEPT_WHEN_ABSENT = frozenset({"state", "latitude", "longitude", "description", "address_published", "price_on_request",
-                              "energy_status", "photos"})
+                              "energy_status", "photos", "photos_note"})
 GONE = (ListingStatus.withdrawn.value, ListingStatus.sold.value, ListingStatus.let.value)
 DELETE_REASON = "Löschung (aktion DELETE) in der OpenImmo-Übertragung"
 MISSING_REASON = "Nicht mehr in der vollständigen OpenImmo-Übertragung (umfang VOLL)"

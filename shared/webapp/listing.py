@@ -20,10 +20,10 @@ from contract.catalog import ListingDetail, ListingSummary, Money, Photo
 from contract.envelope import AbsenceReason, Absent
 from contract.vocabulary import CertificateType, EnergyStatus, MarketingType, PropertyType, label
 from shared.german import date_text, number
+from shared.images import NAME as IMAGE_NAME
 from shared.webapp.illustrations import illustration
 
 ILLUSTRATION_CAPTION = "Illustration – noch kein Foto dieses Objekts"
-_FLOOR_PLAN = re.compile(r"grundriss|floor ?plan", re.IGNORECASE)
 PARAGRAPHS = re.compile(r"\n\s*\n")
 _CLASS_COLOURS = {"A+": "#00843d", "A": "#1f9a3c", "B": "#7cb832", "C": "#c6d82d", "D": "#fff200", "E": "#fdb913", "F": "#f47b20", "G": "#e2231a", "H": "#b2181b"}
 
@@ -98,22 +98,33 @@ def _floor(floor: int) -> str:
 
 
 def shown_photos(photos: Sequence[Photo] | Absent, public_url: str) -> tuple[list[Photo], list[Photo]]:
-    """The photos a page can show (served from the deployment's own address), in their order: the others, title photo
-    first, and the floor plans apart."""
+    """The photos a page can show (served from the deployment's own address) by their group: the title photo first,
+    then the others in their order, and the floor plans apart. A photo without a group is a photo."""
     if isinstance(photos, Absent):
         return [], []
     own = public_url.rstrip("/") + "/"
     loadable = [photo for photo in photos if photo.url.startswith(own)]
-    plans = [photo for photo in loadable if _FLOOR_PLAN.search(photo.caption or "")]
-    return [photo for photo in loadable if photo not in plans], plans
+    plans = [photo for photo in loadable if photo.group == "floor_plan"]
+    others = [photo for photo in loadable if photo.group != "floor_plan"]
+    return sorted(others, key=lambda photo: photo.group != "title"), plans
+
+
+def sized(url: str, size: str) -> str:
+    """A stored image's URL in one of the store's sizes (klein, mittel, gross: shared/images/web.py); any other URL as
+    it is."""
+    head, _, name = url.rpartition("/")
+    if head.endswith("/bilder") and IMAGE_NAME.fullmatch(name):
+        return f"{head}/{size}/{name}"
+    return url
 
 
 def _figure(photo: Photo, alt: str, css: str = "", lazy: bool = True) -> str:
+    """A gallery photo: the medium size, a link to the large one."""
     caption = f"<figcaption>{escape(photo.caption)}</figcaption>" if photo.caption else ""
     loading = ' loading="lazy"' if lazy else ""
     return (
-        f'<figure class="{css}"><img src="{escape(photo.url)}" alt="{escape(photo.caption or alt)}"{loading} '
-        f'width="800" height="600">{caption}</figure>'
+        f'<figure class="{css}"><a href="{escape(sized(photo.url, "gross"))}"><img src="{escape(sized(photo.url, "mittel"))}" '
+        f'alt="{escape(photo.caption or alt)}"{loading} width="800" height="600"></a>{caption}</figure>'
     )
 
 
@@ -331,7 +342,7 @@ def og_head(detail: ListingDetail, *, url: str, public_url: str) -> str:
         ("name", "twitter:card", "summary_large_image" if pictures else "summary"),
     ]
     if pictures:
-        tags.append(("property", "og:image", pictures[0].url))
+        tags.append(("property", "og:image", sized(pictures[0].url, "gross")))
     return "".join(f'<meta {kind}="{name}" content="{escape(value)}">' for kind, name, value in tags) + f'<link rel="canonical" href="{escape(url)}">'
 
 
@@ -339,7 +350,7 @@ def card_html(item: ListingSummary, *, href: str, public_url: str, heading: str 
     """One listing as a card: the title photo (or the labelled drawing), price, rooms, area, place, energy class."""
     pictures, _ = shown_photos(item.photos, public_url)
     image = (
-        f'<img src="{escape(pictures[0].url)}" alt="" loading="lazy" width="640" height="400">'
+        f'<img src="{escape(sized(pictures[0].url, "klein"))}" alt="" loading="lazy" width="640" height="400">'
         if pictures
         else '<div class="pic">' + illustration(item.property_type.value, f"Illustration: {label(item.property_type)}, kein Foto")
         + '<span class="badge" aria-hidden="true">Illustration</span></div>'

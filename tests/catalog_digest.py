@@ -30,7 +30,8 @@ CATALOG_TABLES: tuple[tuple[Any, list[Any]], ...] = (
 # recorded digest stays the proof.
 LATER_COLUMNS = {"send_without_click", "openimmo_feed_url", "version", "feed", "external_id", "import_digest",
                  # an OpenImmo object's other free texts and why its coordinates are approximate (migration 0020)
-                 "location_text", "equipment_text", "other_text", "coordinates_note", "inquiry_email"}
+                 "location_text", "equipment_text", "other_text", "coordinates_note", "inquiry_email",
+                 "photos_note"}  # why a listing has no photos (migration 0021)
 
 
 def table_digest(engine: Engine, tables: Sequence[tuple[Any, list[Any]]] = CATALOG_TABLES, skip: frozenset[str] = frozenset()) -> str:

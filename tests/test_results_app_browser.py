@@ -32,7 +32,17 @@ from tests.mcp_host import HostPage, host_site, sandbox_url  # noqa: F401  (the 
 from tests.test_confirmation_browser import CHATGPT_URL, SEEKER, SEEKER_SCOPES, Seeker, access_token, keep_screenshot
 from tests.test_docs_browser import Visit
 from tests.test_docs_browser import browser  # noqa: F401  (the module's Chromium fixture)
-from tests.test_expose_browser import STAND_IN, change
+from tests.test_expose_browser import change
+
+STAND_IN = (  # a drawn "photo" answered for the image store's URLs (the app's test needs no stored JPEG): sky, a facade, windows
+    '<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600"><defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1">'
+    '<stop offset="0" stop-color="#8fb8de"/><stop offset="1" stop-color="#dce9f5"/></linearGradient></defs>'
+    '<rect width="800" height="600" fill="url(#s)"/><rect y="470" width="800" height="130" fill="#7a9a5b"/>'
+    '<rect x="180" y="170" width="440" height="300" fill="#efe2cf"/><path d="M150 180L400 60l250 120z" fill="#8b3a2b"/>'
+    + "".join(f'<rect x="{x}" y="{y}" width="60" height="70" fill="#4a6a8a"/>' for x in (230, 370, 510) for y in (220, 340))
+    + "</svg>"
+)
+
 
 ERAS = ["2025-11-25", "2026-07-28"]
 SEARCH = {"city": "Leipzig", "limit": 4, "include": {"photos": True}}

@@ -74,7 +74,7 @@ def test_every_creating_tool_takes_an_idempotency_key() -> None:
         if spec.name == "import_listings":  # keyed by the transfer itself: each object's objektnr_extern
             continue
         assert spec.input_model.model_fields["request_id"].is_required(), spec.name
-        assert "48 Stunden" in (spec.input_model.model_fields["request_id"].description or "")
+        assert "48 h gültig" in (spec.input_model.model_fields["request_id"].description or "")
 
 
 def test_a_hint_set_per_tool_needs_its_reason_and_sending_stays_destructive() -> None:

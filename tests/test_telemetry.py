@@ -13,6 +13,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -239,8 +240,15 @@ def test_a_reset_links_token_is_in_no_exported_span(server: LiveServer, demo_db:
     spans.clear()
     answer = httpx2.get(link(server.base_url, "reset", token), timeout=30)
     assert answer.status_code == 200 and token in answer.text
-    finished = list(spans.get_finished_spans())
-    http = [span for span in finished if span.name == "GET /oauth"]
+    # the server's spans end after the last byte went out: wait for them rather than read too early (a busy machine)
+    until = time.monotonic() + 10
+    while True:
+        finished = list(spans.get_finished_spans())
+        http = [span for span in finished if span.name == "GET /oauth"]
+        queries = [span.attributes["url.query"] for span in finished if span.attributes and "url.query" in span.attributes]
+        if (http and queries) or time.monotonic() > until:
+            break
+        time.sleep(0.05)
     assert len(http) == 1 and dict(http[0].attributes or {}) == {
         "http.request.method": "GET", "http.route": "/oauth", "athaus.request_id": http[0].attributes["athaus.request_id"],
         "http.response.status_code": 200,

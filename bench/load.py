@@ -56,7 +56,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from bench.floor import Recorder, replay_key
-from shared.demo.places import DEMO_PLACES
+from shared.catalog.places import PlaceMatch, classify_place
+from shared.demo.places import DEMO_PLACES, DemoPlace
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SEEKER = "suchende@athaus-demo.example"
@@ -68,7 +69,16 @@ QUERIES = [
     "saniert", "Neubau", "Stellplatz", "Kamin", "ruhig", "Aufzug", "Fußbodenheizung", "barrierefrei", "Altbau*",
     "Tiefgarage", "Einbauküche", "Gäste-WC", "Garten -Erdgeschoss", "hell", "Wannenbad", "Loggia",
 ]
-CITIES = [place.name for place in DEMO_PLACES]
+
+
+def _filter_name(place: DemoPlace) -> str:
+    """A place as a filter names it: with its Bundesland where namesakes share the name ("Neunkirchen (Saarland)"), as
+    the tools' own answers do; the bare name would be asked back (INPUT_REQUIRED), not searched."""
+    match = classify_place(place.name)
+    return match.name if isinstance(match, PlaceMatch) else f"{place.name} ({place.state})"
+
+
+CITIES = [_filter_name(place) for place in DEMO_PLACES]
 CITY_WEIGHTS = [place.residents**0.5 for place in DEMO_PLACES]
 DISTRICTS = [district for place in DEMO_PLACES for district in place.districts]
 PUBLIC_READS = {"search_listings", "count_listings", "get_listing", "search", "fetch"}  # search_server/server.py

@@ -27,7 +27,7 @@ def check_result(session: Session, listing: Listing, now: dt.datetime, freshness
 def check_listing(args: CheckListingInput, ctx: ToolContext) -> CheckListingOutput:
     office = ctx.office()
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         listing = own_listing(session, office, args.listing_id)
         return check_result(session, listing, ctx.now(), snap.freshness)
 

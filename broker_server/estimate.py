@@ -118,7 +118,7 @@ def _place(session: Session, args: EstimateValueInput) -> tuple[str | None, list
 def estimate_value(args: EstimateValueInput, ctx: ToolContext) -> EstimateValueOutput:
     office = ctx.office()
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         subject = _from_stock(session, office, args.listing_id) if args.listing_id is not None else _from_caller(session, args)
         area = valuation.area_range(subject.data.living_area, args.area_tolerance_percent)
         found = find_comparables(

@@ -152,7 +152,7 @@ def show_situation_report(args: ShowSituationReportInput, ctx: ToolContext) -> T
     today = now.date()
     limit = args.items_per_section
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         [head] = column_rows(session, _HEAD, office.params())
         scope = named_scope(head.office or NO_OFFICE_NAME)
         sections = [

@@ -108,7 +108,7 @@ def search_listings(args: SearchStockInput, ctx: ToolContext) -> Page[StockListi
     today = now.date()
     statuses = [s for s in ALL_STATUSES if s in {v.value for v in args.statuses}] if args.statuses else ALL_STATUSES
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         # The publishing check's blocking rules as SQL, so totals and pages of the filter are exact.
         also = [] if args.publishable is None else [publishing.publishable_condition(args.publishable, today)]
         if args.objektnr_extern:
@@ -277,7 +277,7 @@ def get_listing(args: GetStockListingInput, ctx: ToolContext) -> StockListingDet
     office = ctx.office()
     now = ctx.now()
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         listing = own_listing(session, office, args.listing_id)
         expose = listing_view.detail_fields(listing, snap.freshness, now.date(), own=True)
         return StockListingDetail.model_validate(

@@ -53,7 +53,7 @@ class Scope(PublicScope):
 
 def search_listings(args: SearchListingsInput, ctx: ToolContext) -> Page[ListingSummary]:
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         scope = Scope(session, args)
         page = scope.page(
             session, ctx.cursors, args, binding=engine.binding(args, args.sort), revision=snap.revision, now=ctx.now(),
@@ -94,7 +94,7 @@ def _buckets(pairs: list[tuple[Any, int]], labeller: Any) -> list[FacetBucket]:
 
 def count_listings(args: CountListingsInput, ctx: ToolContext) -> Tally:
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         scope = Scope(session, args)
         total = engine.count(session, scope.conditions)
         facets: list[Facet] = []
@@ -166,7 +166,7 @@ def load_public_listing(session: Session, listing_id: str) -> Listing:
 
 def get_listing(args: GetListingInput, ctx: ToolContext) -> ListingDetail:
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         listing = load_public_listing(session, args.listing_id)
         return listing_view.detail(listing, snap.freshness, ctx.now().date())
 

@@ -71,7 +71,7 @@ def _one_listing(line: str, reading: Reading, ctx: ToolContext) -> Page[Connecto
     """A line that is a listing number: that published listing, or an empty answer that says it does not exist."""
     assert reading.listing_id is not None
     with ctx.db.read_only() as session:
-        snap = engine.snapshot(session)
+        snap = engine.snapshot(session, ctx.catalog)
         row = session.execute(
             select(Listing.ref, Listing.title, Listing.postal_code, Listing.city).where(
                 Listing.ref == reading.listing_id, Listing.status.in_(engine.PUBLIC_STATUSES)

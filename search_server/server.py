@@ -13,7 +13,7 @@ from contract.confirmations import CARD_URI
 from contract.seeker_account import GetInquiryInput
 from contract.vocabulary import MarketingType, label
 from search_server import account, account_writes, catalog, connector, contact, costs, matches
-from shared.catalog.search import PUBLIC_STATUSES, current_revision
+from shared.catalog.search import PUBLIC_STATUSES, Snapshot, current_snapshot
 from shared.catalog.text import normalise
 from shared.chatapps.results import results_html
 from shared.confirmations.card import card_html
@@ -58,8 +58,8 @@ def complete_listing_ids(prefix: str, ctx: ToolContext, limit: int) -> list[str]
         return list(session.scalars(query))
 
 
-def catalog_revision(ctx: ToolContext) -> int:
-    return current_revision(ctx.db)
+def catalog_revision(ctx: ToolContext) -> Snapshot:
+    return current_snapshot(ctx.db)
 
 
 def start_search_prompt(arguments: Mapping[str, str], ctx: ToolContext) -> str:

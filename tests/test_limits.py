@@ -23,7 +23,7 @@ from shared.demo import DEMO_ACCOUNTS
 from shared.paging.cursor import CursorCodec
 from shared.runtime.adapter import ToolRunner
 from shared.runtime.context import ToolContext
-from shared.runtime.limits import charge, usage_checks
+from shared.runtime.limits import LEASE_SHARE, UsageLedger, usage_checks
 from shared.settings import Settings
 from tests.conftest import request_key, seeded_database
 
@@ -111,9 +111,53 @@ def test_an_offices_limit_counts_each_of_its_brokers(db: Database) -> None:
     other = next(b for b in brokers if b.office_id != office)
     spec = next(s for s in SEARCH.spec.tools if s.name == "count_listings")
     now = dt.datetime.now(dt.UTC)
-    outcomes = [charge(db, usage_checks(settings, spec, broker), now) for broker in (same[0], same[1], same[0], same[1])]
-    assert [o is None for o in outcomes] == [True, True, True, False] and outcomes[3][1] == "calls-office"
-    assert charge(db, usage_checks(settings, spec, other), now) is None
+    ledger = UsageLedger(db)
+    outcomes = [ledger.charge(usage_checks(settings, spec, broker), now) for broker in (same[0], same[1], same[0], same[1])]
+    assert [o is None for o in outcomes] == [True, True, True, False]
+    assert (outcomes[3].check.kind, outcomes[3].check.scope) == ("calls", "office")
+    assert ledger.charge(usage_checks(settings, spec, other), now) is None
+
+
+def test_large_limits_are_claimed_in_leases_across_processes_never_over_the_limit(db: Database) -> None:
+    """Two processes (two ledgers on one database) share a person's limit of 200: a lease is 200 / LEASE_SHARE = 4
+    calls, so the database is written once per 4 calls, not per call, and of 300 calls alternating between the two
+    never more than 200 run, at most one lease fewer (the share the other process claimed and could not use)."""
+    settings = Settings(database_url="sqlite://", limit_calls_per_person_per_minute=200, limit_calls_per_client_per_minute=0,
+                        limit_calls_per_office_per_minute=0)
+    spec = next(s for s in SEARCH.spec.tools if s.name == "count_listings")
+    checks = usage_checks(settings, spec, seeker(db, SEEKERS[0], "limits-f"))
+    lease = 200 // LEASE_SHARE
+    first, second = UsageLedger(db), UsageLedger(db)
+    writes = [0]
+    original = first._claim, second._claim
+
+    def counting(claim):  # type: ignore[no-untyped-def]
+        def claim_counted(*arguments):  # type: ignore[no-untyped-def]
+            writes[0] += 1
+            return claim(*arguments)
+        return claim_counted
+
+    first._claim, second._claim = counting(original[0]), counting(original[1])  # type: ignore[method-assign]
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(minutes=5)  # a window of its own
+    admitted = [(first if i % 2 else second).charge(checks, now) is None for i in range(300)]
+    assert 200 - lease <= sum(admitted) <= 200
+    assert all(admitted[: 200 - lease]) and not any(admitted[200:])
+    assert writes[0] <= 300 // lease
+    later = now + dt.timedelta(minutes=1)  # the next window grants again
+    assert first.charge(checks, later) is None and second.charge(checks, later) is None
+
+
+def test_parallel_calls_in_two_processes_never_exceed_a_large_limit(db: Database) -> None:
+    """Threads of two ledgers racing for one person's limit of 120: the database grants every lease atomically."""
+    settings = Settings(database_url="sqlite://", limit_calls_per_person_per_minute=120, limit_calls_per_client_per_minute=0,
+                        limit_calls_per_office_per_minute=0)
+    spec = next(s for s in SEARCH.spec.tools if s.name == "count_listings")
+    checks = usage_checks(settings, spec, seeker(db, SEEKERS[1], "limits-g"))
+    ledgers = [UsageLedger(db), UsageLedger(db)]
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(minutes=10)
+    with ThreadPoolExecutor(8) as pool:
+        admitted = sum(pool.map(lambda i: ledgers[i % 2].charge(checks, now) is None, range(200)))
+    assert 120 - 120 // LEASE_SHARE <= admitted <= 120
 
 
 def test_over_real_http_the_official_client_gets_rate_limited_with_the_wait(db: Database) -> None:

@@ -69,30 +69,42 @@ def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datet
     """Counts one attempt under every (limit, value) and returns the seconds to wait if any limit is now exceeded
     (this attempt included), else None; the names of the limits exceeded go into `exceeded` if given. Call it in its
     own short transaction, before the work it guards."""
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     waits = []
     for limit, value in checks:
-        expired = ThrottleCounter.window_start <= literal(now - limit.window, UTCDateTime())
-        statement = (
-            insert(ThrottleCounter)
-            .values(key=limit.key(value), window_start=now, count=1)
-            .on_conflict_do_update(
-                index_elements=[ThrottleCounter.key],
-                set_={
-                    "count": case((expired, 1), else_=ThrottleCounter.count + 1),
-                    "window_start": case((expired, literal(now, UTCDateTime())), else_=ThrottleCounter.window_start),
-                },
-            )
-            .returning(ThrottleCounter.count, ThrottleCounter.window_start)
-        )
-        counted, started = session.execute(statement).one()
+        counted, started = count(session, limit, value, 1, now)
         if counted > limit.attempts:
-            # another attempt may have opened the window a moment after this one's clock: never more than the window
-            left = math.ceil((started + limit.window - now).total_seconds())
-            waits.append(max(1, min(left, int(limit.window.total_seconds()))))
+            waits.append(seconds_left(limit, started, now))
             if exceeded is not None:
                 exceeded.append(limit.name)
     return max(waits) if waits else None
+
+
+def count(session: Session, limit: Limit, value: str, amount: int, now: dt.datetime) -> tuple[int, dt.datetime]:
+    """Adds `amount` to the counter of (limit, value), opening a new window if its own is over, and returns the
+    count after it and the start of its window: one atomic statement."""
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    expired = ThrottleCounter.window_start <= literal(now - limit.window, UTCDateTime())
+    statement = (
+        insert(ThrottleCounter)
+        .values(key=limit.key(value), window_start=now, count=amount)
+        .on_conflict_do_update(
+            index_elements=[ThrottleCounter.key],
+            set_={
+                "count": case((expired, amount), else_=ThrottleCounter.count + amount),
+                "window_start": case((expired, literal(now, UTCDateTime())), else_=ThrottleCounter.window_start),
+            },
+        )
+        .returning(ThrottleCounter.count, ThrottleCounter.window_start)
+    )
+    counted, started = session.execute(statement).one()
+    return counted, started
+
+
+def seconds_left(limit: Limit, started: dt.datetime, now: dt.datetime) -> int:
+    """Seconds until the window that opened at `started` is over: at least 1, and never more than the window (another
+    attempt may have opened it a moment after this one's clock)."""
+    left = math.ceil((started + limit.window - now).total_seconds())
+    return max(1, min(left, int(limit.window.total_seconds())))
 
 
 def refund(session: Session, checks: Sequence[tuple[Limit, str]]) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import ColumnElement, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, defer, joinedload, selectinload
 
 from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import ResultWarning, Suggestion, WarningCode
@@ -163,6 +163,8 @@ class ListingScope:
     full text, the centre, the SQL conditions and what each range filter excludes. The public catalog and an
     office's stock differ only in `_base_conditions` (their fixed scope, with every filter but the ranges)."""
 
+    page_reads_description = False  # the description on a page only when the caller asks for it
+
     def __init__(self, session: Session, filters: CatalogFilters, *, count_excluded: bool = True) -> None:
         """`count_excluded` False: `excluded` stays empty, without its counts (one per range filter), for a caller
         that reads only `conditions` and shows no warnings."""
@@ -288,8 +290,15 @@ class ListingScope:
         """The page of `request` (after its cursor; the first without one) in its total order; the cursor is bound
         to `binding` and the catalog `revision`. With `count_cap` the total is counted only up to that many
         (engine.count_up_to); beyond, `total` is None and `total_at_least` the bound."""
+        # A page shows summaries: the long free texts stay in the database (the description only when asked for); the
+        # provider's office comes in the same statement (one per listing), the features in one more for the page
+        include = getattr(request, "include", None)
+        unread = [Listing.location_text, Listing.equipment_text, Listing.other_text]
+        unread += [] if self.page_reads_description or (include is not None and include.description) else [Listing.description]
         statement = (
-            select(Listing).where(*self.page_conditions).options(selectinload(Listing.office), selectinload(Listing.features))
+            select(Listing)
+            .where(*self.page_conditions)
+            .options(joinedload(Listing.office, innerjoin=True), selectinload(Listing.features), *(defer(column, raiseload=True) for column in unread))
         )
         page = keyset_page(
             session,
@@ -320,6 +329,8 @@ class PublicScope(ListingScope):
 class StockScope(ListingScope):
     """An office's own listings, in the statuses the caller asks for, narrowed by `also` (conditions of the office's
     own tools, such as whether a listing can be published today)."""
+
+    page_reads_description = True  # an item of the stock says which publishing rules fail, the description's among them
 
     def __init__(
         self,

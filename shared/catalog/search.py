@@ -51,21 +51,27 @@ class Snapshot:
         return Freshness(data_as_of=self.updated_at, snapshot=f"katalog-{self.revision}")
 
 
-_REVISION = select(CatalogState.revision).where(CatalogState.id == 1)  # built once: its cache key is memoized
-_SNAPSHOT = select(CatalogState.revision, CatalogState.updated_at).where(CatalogState.id == 1)  # the same, as columns, no ORM entity
+_SNAPSHOT = select(CatalogState.revision, CatalogState.updated_at).where(CatalogState.id == 1)  # built once: its cache key is memoized
 
 
-def snapshot(session: Session) -> Snapshot:
-    state = session.execute(_SNAPSHOT).first()
-    if state is None:
+def snapshot(session: Session, known: Snapshot | None = None) -> Snapshot:
+    """The catalog's revision and time of its last change; `known`, when the runtime read it for this call already."""
+    if known is not None:
+        return known
+    return _snapshot_of(session.execute(_SNAPSHOT).first())
+
+
+def current_snapshot(db: Database) -> Snapshot:
+    """The same, read as a statement on its own outside any transaction (`Database.read_alone`): the read cache asks
+    for it on every public read, and the handler then takes it as its own (ToolContext.catalog) instead of a second
+    read."""
+    return _snapshot_of(db.read_alone(_SNAPSHOT, row=True))
+
+
+def _snapshot_of(state: Any) -> Snapshot:
+    if state is None:  # before the first listing
         return Snapshot(0, dt.datetime(1970, 1, 1, tzinfo=dt.UTC))
     return Snapshot(state.revision, state.updated_at)
-
-
-def current_revision(db: Database) -> int:
-    """The catalog's revision alone (0 before the first listing): one primary-key read, a statement on its own outside
-    any transaction (`Database.read_alone`), as the read cache asks for it on every public read."""
-    return int(db.read_alone(_REVISION) or 0)
 
 
 def _upper_bound(prefix: str) -> str:

@@ -198,8 +198,8 @@ class Database:
         with self._writing.begin() as session:
             yield session
 
-    def read_alone(self, statement: Executable) -> Any:
-        """The first column of the first row of one read statement, run on its own outside any transaction (issue 21: the
+    def read_alone(self, statement: Executable, *, row: bool = False) -> Any:
+        """The first column of the first row (`row`: the first row) of one read statement, run on its own outside any transaction (issue 21: the
         read cache's catalog revision on every public read): on PostgreSQL in autocommit, one round trip where a read
         transaction needs three (BEGIN, the statement, ROLLBACK), and no ORM session; on SQLite without BEGIN. A single
         statement sees everything committed before it started, as it would as the only statement of a transaction."""
@@ -209,7 +209,7 @@ class Database:
             if autocommit is False:
                 dbapi_connection.autocommit = True
             try:
-                return connection.scalar(statement)
+                return connection.execute(statement).first() if row else connection.scalar(statement)
             finally:
                 if autocommit is False:
                     try:

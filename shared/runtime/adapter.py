@@ -39,7 +39,7 @@ from shared.runtime import envelope
 from shared.runtime.context import ProgressReporter, ToolContext
 from shared.runtime.definition import COMPLETION_SHOWN, ServerDefinition, template_variables
 from shared.runtime.failures import Failure, failure_of, guarded, in_worker, rpc_error
-from shared.runtime.limits import charge, refusal, usage_checks
+from shared.runtime.limits import ASK_THE_DATABASE, Refusal, UsageLedger, refusal, usage_checks
 from shared.runtime.render import render
 from shared.runtime.hosts import client_capabilities, opens_pages, shows_card
 from shared.runtime.output_check import OutputCheck
@@ -145,6 +145,7 @@ class ToolRunner:
         self.budgets = {spec.name: spec.time_budget_seconds or self.deadline_seconds for spec in definition.spec.tools}
         self.text_caps = {spec.name: declared_text_caps(spec.input_model) for spec in definition.spec.tools}
         self.read_cache = ReadCache(context.settings.read_cache_entries) if context.settings.read_cache_entries else None
+        self.ledger = UsageLedger(context.db)
 
     async def call(
         self,
@@ -206,11 +207,13 @@ class ToolRunner:
         checks = usage_checks(self.context.settings, spec, caller) if caller is not None else []
         if not checks:
             return None
-        over = await in_worker(self.deadline_seconds, charge, self.context.db, checks, self.context.now())
-        if over is None:
+        now = self.context.now()
+        refused = self.ledger.admit(checks, now)  # from the leases this process holds: no database, no thread
+        if refused is ASK_THE_DATABASE:
+            refused = await in_worker(self.deadline_seconds, self.ledger.charge, checks, now)
+        if not isinstance(refused, Refusal):
             return None
-        wait, limit = over
-        return error_result(ErrorCode.RATE_LIMITED, refusal(spec, wait, limit), **{RETRY_AFTER_META_KEY: wait})
+        return error_result(ErrorCode.RATE_LIMITED, refusal(spec, refused), **{RETRY_AFTER_META_KEY: refused.wait})
 
     async def _run(
         self, spec: ToolSpec, params: types.CallToolRequestParams, meta: Mapping[str, Any] | None, context: ToolContext
@@ -264,9 +267,9 @@ class ToolRunner:
 
         def kept_or_made() -> tuple[int, dt.datetime, types.CallToolResult | None, Any]:
             """In one trip to a worker thread: the revision, then the kept answer, or else the handler's output."""
-            revision, now = revision_of(context), context.now()
-            kept = cache.get(key, revision, now)
-            return revision, now, kept, (None if kept is not None else handler(args, context))
+            catalog, now = revision_of(context), context.now()
+            kept = cache.get(key, catalog.revision, now)
+            return catalog.revision, now, kept, (None if kept is not None else handler(args, replace(context, catalog=catalog)))
 
         revision, now, kept, raw = await in_worker(self.budgets[spec.name], kept_or_made)
         if kept is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from contract.errors import ErrorCode, ToolFailure
 from shared.auth.principal import Principal
@@ -12,6 +13,9 @@ from shared.db.scoped import OfficeData, SeekerData
 from shared.db.session import Database
 from shared.paging.cursor import CursorCodec
 from shared.settings import Settings
+
+if TYPE_CHECKING:
+    from shared.catalog.search import Snapshot
 
 
 def utc_now() -> dt.datetime:
@@ -39,6 +43,9 @@ class ToolContext:
     # answers to earlier ones (PageVisit.key → accept, decline or cancel), sent with the retry
     opens_pages: bool = False
     page_answers: Mapping[str, str] = field(default_factory=dict)
+    # set per call by the runtime for a public read it may keep: the catalog's revision as it read it for the read
+    # cache, so the handler's snapshot is that one and not a second read (shared.catalog.search.snapshot)
+    catalog: Snapshot | None = None
 
     def report_progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far a long call is (from the handler's worker thread); a no-op without a reporter."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -15,6 +15,9 @@ from contract.envelope import Page, Tally, WithMeta
 from contract.primitives import ResourceTemplateSpec
 from contract.server import ServerSpec
 from shared.runtime.context import ToolContext
+
+if TYPE_CHECKING:
+    from shared.catalog.search import Snapshot
 
 Handler = Callable[[Any, ToolContext], BaseModel | Page[Any] | Tally | WithMeta]
 ResourceReader = Callable[[Mapping[str, str], ToolContext], BaseModel]
@@ -56,9 +59,10 @@ class ServerDefinition:
     # ui:// resource URI (the spec's `apps`) → its HTML
     app_html: Mapping[str, Callable[[], str]] = field(default_factory=dict)
     # Tools whose answer depends only on their arguments, the catalog and the day (no right, no caller): the runtime
-    # keeps their answers per catalog revision (shared/runtime/read_cache.py), read with `catalog_revision`.
+    # keeps their answers per catalog revision (shared/runtime/read_cache.py), read with `catalog_revision`; the
+    # handler of an answer not kept gets what it read as `ToolContext.catalog`.
     public_reads: frozenset[str] = frozenset()
-    catalog_revision: Callable[[ToolContext], int] | None = None
+    catalog_revision: Callable[[ToolContext], Snapshot] | None = None
 
     def __post_init__(self) -> None:
         name = self.spec.name.value

@@ -100,7 +100,7 @@ SETTING_MEANINGS: dict[str, str] = {
         "verfallen. Hinter einem Proxy zählt die Adresse aus `X-Forwarded-For`, wenn uvicorn dem Proxy traut."
     ),
     "limit_calls_per_person_per_minute": (
-        "Wie viele Werkzeugaufrufe eine Person je Minute machen kann (über alle Instanzen, in der Datenbank gezählt); "
+        "Wie viele Werkzeugaufrufe eine Person je Minute machen kann (über alle Instanzen, in der Datenbank gezählt; wie genau, steht unter „Fristen und Grenzen“ im Betrieb); "
         "weitere bekommen `RATE_LIMITED` mit der Wartezeit in Sekunden (`_meta[\"athaus/retryAfter\"]`). 0: keine Grenze."
     ),
     "limit_calls_per_client_per_minute": (

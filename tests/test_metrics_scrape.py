@@ -23,10 +23,12 @@ from html import unescape
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 import yaml
 from aiosmtpd.controller import Controller
+from mcp import Client
 
 from shared.auth.throttle import LOGIN_PER_ACCOUNT, RESET_PER_ACCOUNT
 from shared.demo import DEMO_ACCOUNTS
@@ -318,3 +320,21 @@ def test_a_throttled_reset_form_is_counted_and_deliveries_by_outcome(instance: I
         for form in ("login", "signup", "reset", "new_password", "client_registration", "client_metadata")
     }
     assert _value(after, "athaus_outbox_backlog") == 1 and _value(after, "athaus_outbox_failed") == 1
+
+
+def test_every_metric_served_is_in_the_docs_table_and_every_one_there_is_served(instance: Instance) -> None:
+    async def search() -> None:  # the tool call metrics have a series once a tool was called
+        async with Client(f"{instance.url}/suche/mcp", mode="2026-07-28") as client:
+            assert not (await client.call_tool("search_listings", {"query": "Balkon", "limit": 1})).is_error
+
+    anyio.run(search)
+    samples = instance.scrape()
+    assert _series(samples, "athaus_rate_limited_total") == {
+        (("kind", kind), ("scope", scope)): 0.0 for scope in ("person", "client", "office") for kind in ("calls", "writes")
+    }
+    page = (ROOT / "docs" / "betrieb.md").read_text(encoding="utf-8")
+    section = page[page.index("### Kennzahlen und Traces"):page.index("Traces (OpenTelemetry):")]
+    rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `athaus_")]
+    documented = {re.sub(r"_total$", "", name) for row in rows for name in re.findall(r"`(athaus_[a-z_]+)", row)}
+    served = {re.sub(r"_(total|bucket|count|sum|created)$", "", name) for name, _ in samples}
+    assert served == documented

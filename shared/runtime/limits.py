@@ -18,6 +18,10 @@ from shared.settings import Settings
 from shared.telemetry.metrics import RATE_LIMITED
 
 WINDOW = dt.timedelta(minutes=1)
+SCOPES, KINDS = ("person", "client", "office"), ("calls", "writes")
+for _scope in SCOPES:  # every limit's count from the start, at 0
+    for _kind in KINDS:
+        RATE_LIMITED.labels(_scope, _kind)
 
 
 def usage_checks(settings: Settings, spec: ToolSpec, caller: Principal) -> list[tuple[throttle.Limit, str]]:

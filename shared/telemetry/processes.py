@@ -9,6 +9,7 @@ a worker uvicorn replaced no longer adds its last pool figures to the sum). With
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -122,7 +123,9 @@ def readings(folder: str | None) -> list[Reading]:
             continue
         found.append(reading)
     for pid in gone - {reading.pid for reading in found}:  # a pid reused by a new worker of ours keeps its files
-        multiprocess.mark_process_dead(pid, folder)
+        # another worker's scrape at the same moment may remove the same files: what it removed is gone either way
+        with contextlib.suppress(FileNotFoundError):
+            multiprocess.mark_process_dead(pid, folder)
     return sorted(found, key=lambda reading: reading.pid)
 
 

@@ -270,7 +270,7 @@ def test_every_process_of_the_instance_is_listed_by_pid(instance: Instance) -> N
     os.kill(workers[0], signal.SIGKILL)
     _until(lambda: len(instance.workers()) == 2 and workers[0] not in instance.workers(), seconds=120)
     _until(lambda: {dict(labels)["pid"] for labels in _series(instance.scrape(), "athaus_process_cpu_seconds_total")}
-           == {str(instance.process.pid), *map(str, instance.workers())})
+           == {str(instance.process.pid), *map(str, instance.workers())}, seconds=120)  # once the new one has started
 
 
 def _login(http: httpx2.Client, email: str, password: str) -> int:

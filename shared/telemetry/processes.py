@@ -87,8 +87,8 @@ def read(pid: int, role: str, expected_start: int | None = None) -> Reading | No
     try:
         fields = _stat_fields(pid)
         started = int(fields[19])
-        if expected_start is not None and started != expected_start:
-            return None
+        if fields[0] in ("Z", "X") or (expected_start is not None and started != expected_start):
+            return None  # ended (a zombie until its parent reaps it), or the pid now names another process
         with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
             resident_pages = int(statm.read().split()[1])
     except (OSError, ValueError, IndexError):

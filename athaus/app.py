@@ -60,6 +60,7 @@ from shared.telemetry import tracing
 from shared.telemetry.asgi import Telemetry
 from shared.telemetry.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from shared.telemetry.metrics import exposition, operator_may_read
+from shared.telemetry.processes import register as register_process
 from shared.web.consent import SignInPages
 from shared.web.pages import error_page
 from shared.webapp.app import WebApp
@@ -124,6 +125,7 @@ def app_from_environment() -> FastAPI:
     instances on one database answer alike."""
     settings = Settings()
     configure(settings.log_level, console_wanted(settings.log_format, settings.development))
+    register_process("worker")  # its process metrics at every scrape (shared/telemetry/processes.py)
     workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
     # the database's connections are shared by the workers: each gets its part (two workers: 10 + 20 each, as one
     # process alone has), never less than a handful, so N workers need about 60 connections at most in all

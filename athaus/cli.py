@@ -95,6 +95,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from athaus.app import SERVE_ONLY_ENV, WORKERS_ENV, create_app
+    from shared.telemetry.processes import register as register_process
     from athaus.connections import uvicorn_options
     from athaus.start import announce_when_listening
 
@@ -118,6 +119,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     # follows it there too
     os.environ.update({SERVE_ONLY_ENV: args.server or "", WORKERS_ENV: str(workers), "ATHAUS_HOST": host, "ATHAUS_PORT": str(port)})
     metrics_dir = shared_metrics_dir()
+    register_process("supervisor")
     with contextlib.suppress(KeyboardInterrupt):
         run_supervised("athaus.app:app_from_environment", factory=True, workers=workers, host=host, port=port, **uvicorn_options(settings))
     if metrics_dir is not None:

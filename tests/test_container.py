@@ -38,14 +38,15 @@ def test_the_image_is_built_in_one_stage_and_runs_in_another_as_an_unprivileged_
 
 def test_compose_runs_postgresql_two_instances_and_the_tested_proxy_with_limits() -> None:
     services = COMPOSE["services"]
-    assert sorted(services) == ["athaus-1", "athaus-2", "db", "migrate", "proxy"]
+    assert sorted(services) == ["athaus-1", "athaus-2", "db", "migrate", "prometheus", "proxy"]
+    assert services["prometheus"]["profiles"] == ["monitoring"]  # only on demand (tests/test_metrics_scrape.py)
     for name in ("athaus-1", "athaus-2"):
         limits = services[name]["deploy"]["resources"]["limits"]
         assert (limits["cpus"], limits["memory"]) == ("2", "640M")
         environment = services[name]["environment"]
         assert environment["ATHAUS_DEVELOPMENT"] == "false" and environment["ATHAUS_DATABASE_URL"].startswith("postgresql+psycopg://")
         assert services[name]["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}
-    assert all("limits" in services[name]["deploy"]["resources"] for name in ("db", "proxy"))
+    assert all("limits" in services[name]["deploy"]["resources"] for name in ("db", "proxy", "prometheus"))
     proxy = services["proxy"]
     assert "./deploy/nginx/athaus.conf.template:/etc/nginx/templates/athaus.conf.template:ro" in proxy["volumes"]
     template = (ROOT / "deploy" / "nginx" / "athaus.conf.template").read_text(encoding="utf-8")
@@ -84,7 +85,7 @@ def test_the_instances_believe_forwarded_headers_only_from_the_proxy_which_overw
     assert proxy_address in subnet
     for name in ("athaus-1", "athaus-2"):
         assert with_defaults(services[name]["environment"]["FORWARDED_ALLOW_IPS"]) == str(proxy_address)
-        assert sorted(services[name]["networks"]) == ["default", "edge"] and "ports" not in services[name]
+        assert sorted(services[name]["networks"]) == ["default", "edge", "monitoring"] and "ports" not in services[name]
     assert [name for name, service in services.items() if "edge" in service.get("networks", [])] == ["athaus-1", "athaus-2", "proxy"]
     template = (ROOT / "deploy" / "nginx" / "athaus.conf.template").read_text(encoding="utf-8")
     headers = dict(re.findall(r"^\s*proxy_set_header (\S+) (.+);$", template, flags=re.M))

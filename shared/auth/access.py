@@ -23,6 +23,7 @@ from shared.auth.tokens import AccessGrant, access_grant, valid_access_token
 from shared.db.models import OfficeMember, User, utcnow
 from shared.db.session import Database
 from shared.matching.notify import held_weakly, notify_all
+from shared.telemetry.metrics import LOGINS
 
 SERVER_TITLES: dict[ServerName, str] = {name: server.title for name, server in SERVERS.items()}
 
@@ -222,12 +223,20 @@ def sign_in(db: Database, email: str, password: str, address: str, known_device:
     for check in checks:
         wait = guarded(db, [check])
         if wait is not None:
-            security_log.info(json.dumps({"event": "security_event", "action": "login", "outcome": "throttled"}))
+            login_event("throttled")
             return SignIn(None, wait)
     user_id = check_credentials(db, email, password)
     if user_id is not None:
         with db.unit_of_work() as session:
             throttle.refund(session, checks)
-    outcome = {"outcome": "ok", "by_user": user_id} if user_id is not None else {"outcome": "wrong_password"}
-    security_log.info(json.dumps({"event": "security_event", "action": "login", **outcome}))
+    if user_id is not None:
+        login_event("ok", by_user=user_id)
+    else:
+        login_event("wrong_password")
     return SignIn(user_id)
+
+
+def login_event(outcome: str, **fields: object) -> None:
+    """The one place a login's outcome is told: its `security_event` log line and the operator's count of logins."""
+    security_log.info(json.dumps({"event": "security_event", "action": "login", "outcome": outcome, **fields}))
+    LOGINS.labels(outcome).inc()

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from shared.auth.models import ThrottleCounter
 from shared.db.models import UTCDateTime
+from shared.telemetry.metrics import THROTTLED
 
 
 @dataclass(frozen=True)
@@ -31,32 +32,38 @@ class Limit:
     name: str
     attempts: int
     window: dt.timedelta
+    # the form it guards, as the operator's metrics count its refusals (athaus_throttled_total{form}); None: counted
+    # elsewhere (the limits on tool calls, shared/runtime/limits.py: athaus_rate_limited_total)
+    form: str | None = None
 
     def key(self, value: str) -> str:
         return f"{self.name}:{hashlib.sha256(value.strip().lower().encode()).hexdigest()[:64]}"
 
 
-LOGIN_PER_ACCOUNT = Limit("login-account", 10, dt.timedelta(minutes=15))
-LOGIN_PER_ADDRESS = Limit("login-address", 30, dt.timedelta(minutes=15))
+LOGIN_PER_ACCOUNT = Limit("login-account", 10, dt.timedelta(minutes=15), "login")
+LOGIN_PER_ADDRESS = Limit("login-address", 30, dt.timedelta(minutes=15), "login")
 # A login from a browser that signed in to this account before (shared.auth.devices): its own counter, so strangers'
 # wrong passwords, which use up the account's, do not lock the person out.
-LOGIN_FROM_KNOWN_DEVICE = Limit("login-device", 10, dt.timedelta(minutes=15))
+LOGIN_FROM_KNOWN_DEVICE = Limit("login-device", 10, dt.timedelta(minutes=15), "login")
 # Sign-up and reset send e-mail: few per address typed (no mailbox is flooded), more per connection.
-SIGNUP_PER_ACCOUNT = Limit("signup-account", 3, dt.timedelta(hours=1))
-SIGNUP_PER_ADDRESS = Limit("signup-address", 10, dt.timedelta(hours=1))
-RESET_PER_ACCOUNT = Limit("reset-account", 3, dt.timedelta(hours=1))
-RESET_PER_ADDRESS = Limit("reset-address", 10, dt.timedelta(hours=1))
+SIGNUP_PER_ACCOUNT = Limit("signup-account", 3, dt.timedelta(hours=1), "signup")
+SIGNUP_PER_ADDRESS = Limit("signup-address", 10, dt.timedelta(hours=1), "signup")
+RESET_PER_ACCOUNT = Limit("reset-account", 3, dt.timedelta(hours=1), "reset")
+RESET_PER_ADDRESS = Limit("reset-address", 10, dt.timedelta(hours=1), "reset")
 # Setting a password from a link (reset, invitation) hashes it: counted per connection like a login.
-NEW_PASSWORD_PER_ADDRESS = Limit("password-address", 30, dt.timedelta(minutes=15))
+NEW_PASSWORD_PER_ADDRESS = Limit("password-address", 30, dt.timedelta(minutes=15), "new_password")
 # Each new client_id URL at /authorize is a fetch of its metadata document (a cached document is not fetched again).
-METADATA_FETCH_PER_HOST = Limit("metadata-host", 30, dt.timedelta(minutes=1))
-METADATA_FETCH_OVERALL = Limit("metadata-all", 300, dt.timedelta(minutes=1))
+METADATA_FETCH_PER_HOST = Limit("metadata-host", 30, dt.timedelta(minutes=1), "client_metadata")
+METADATA_FETCH_OVERALL = Limit("metadata-all", 300, dt.timedelta(minutes=1), "client_metadata")
 REGISTRATION_WINDOW = dt.timedelta(minutes=1)  # the number per window is a setting (registrations_per_minute)
 LONGEST_WINDOW = dt.timedelta(hours=1)
+FORMS = ("login", "signup", "reset", "new_password", "client_registration", "client_metadata")
+for _form in FORMS:  # every form's count from the start, at 0
+    THROTTLED.labels(_form)
 
 
 def registration_limit(per_minute: int) -> Limit:
-    return Limit("register-address", per_minute, REGISTRATION_WINDOW)
+    return Limit("register-address", per_minute, REGISTRATION_WINDOW, "client_registration")
 
 
 def login_checks(email: str, address: str, known_device: bool = False) -> list[tuple[Limit, str]]:
@@ -69,13 +76,17 @@ def attempt(session: Session, checks: Sequence[tuple[Limit, str]], now: dt.datet
     """Counts one attempt under every (limit, value) and returns the seconds to wait if any limit is now exceeded
     (this attempt included), else None; the names of the limits exceeded go into `exceeded` if given. Call it in its
     own short transaction, before the work it guards."""
-    waits = []
+    waits, forms = [], []
     for limit, value in checks:
         counted, started = count(session, limit, value, 1, now)
         if counted > limit.attempts:
             waits.append(seconds_left(limit, started, now))
             if exceeded is not None:
                 exceeded.append(limit.name)
+            if limit.form is not None:
+                forms.append(limit.form)
+    if forms:  # one refused attempt, however many of its limits it exceeded
+        THROTTLED.labels(forms[0]).inc()
     return max(waits) if waits else None
 
 

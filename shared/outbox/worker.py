@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from shared.db.models import OutboxMessage
 from shared.db.session import Database
 from shared.settings import Settings, is_loopback
+from shared.telemetry.metrics import DELIVERIES
 
 log = logging.getLogger("athaus.outbox")
 LEASE = dt.timedelta(minutes=5)
@@ -143,11 +144,8 @@ def deliver_due(db: Database, settings: Settings, mailer: Mailer, now: dt.dateti
             with db.unit_of_work() as session:
                 session.execute(update(OutboxMessage).where(OutboxMessage.id == row_id, OutboxMessage.status == "sending").values(**values))
             (done.failed if last else done.retried).append(row_id)
-            status = getattr(error, "smtp_code", None)
-            log.warning(json.dumps({
-                "event": "outbox_failed" if last else "outbox_retry", "id": row_id, "attempts": attempts,
-                "error": type(error).__name__, "host": settings.smtp_host, "status": status,
-            }))
+            _told(logging.WARNING, "failed" if last else "retry", row_id, attempts, error=type(error).__name__, host=settings.smtp_host,
+                  status=getattr(error, "smtp_code", None))
             continue
         with db.unit_of_work() as session:
             session.execute(
@@ -156,10 +154,18 @@ def deliver_due(db: Database, settings: Settings, mailer: Mailer, now: dt.dateti
                 .values(status="sent", sent_at=now, claimed_until=None, last_error=None, body="")
             )
         done.sent.append(row_id)
-        log.info(json.dumps({"event": "outbox_sent", "id": row_id, "attempts": attempts}))
+        _told(logging.INFO, "sent", row_id, attempts)
     with db.unit_of_work() as session:
         forget_bodies(session, now)
     return done
+
+
+def _told(level: int, outcome: str, row_id: int, attempts: int, **fields: object) -> None:
+    """The one place a delivery attempt's outcome is told: its log line (`outbox_sent`, `outbox_retry`,
+    `outbox_failed`; a failure with the error's type, the SMTP host and status, never the recipient) and the
+    operator's count (athaus_outbox_deliveries_total{outcome})."""
+    log.log(level, json.dumps({"event": f"outbox_{outcome}", "id": row_id, "attempts": attempts, **fields}))
+    DELIVERIES.labels(outcome).inc()
 
 
 def forget_bodies(session: Session, now: dt.datetime) -> int:

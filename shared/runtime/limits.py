@@ -30,6 +30,10 @@ from shared.telemetry.metrics import RATE_LIMITED
 WINDOW = dt.timedelta(minutes=1)
 LEASE_SHARE = 50  # a lease is this fraction of a limit: fewer writes against a bound on early refusals
 PRUNE_ABOVE = 4096
+SCOPES, KINDS = ("person", "client", "office"), ("calls", "writes")
+for _scope in SCOPES:  # every limit's count from the start, at 0
+    for _kind in KINDS:
+        RATE_LIMITED.labels(_scope, _kind)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class _Lease:
 
 
 ASK_THE_DATABASE = object()  # `admit`'s answer when no lease held decides the call
+
 
 def usage_checks(settings: Settings, spec: ToolSpec, caller: Principal) -> list[Check]:
     """The limits one call of `spec` by `caller` counts under."""

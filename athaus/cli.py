@@ -1,4 +1,4 @@
-"""The `athaus` command: serve, db upgrade, demo seed, office create, docs build|check, outbox run, import, token."""
+"""The `athaus` command: serve, db upgrade|backup, demo seed, office create, docs build|check, outbox run, import, token."""
 
 from __future__ import annotations
 
@@ -182,8 +182,25 @@ def announce(settings: Settings) -> None:
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "backup":
+        return cmd_db_backup(args, settings)
     upgrade(_database(settings).engine)
     print("Datenbank ist auf dem neuesten Stand.")
+    return 0
+
+
+def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.db.backup import BackupRefused, backup_sqlite
+
+    if not args.target:
+        print("Wohin? Eine Zieldatei angeben, etwa: athaus db backup athaus-$(date -u +%Y%m%dT%H%MZ).sqlite3", file=sys.stderr)
+        return 2
+    try:
+        size = backup_sqlite(settings.database_url, Path(args.target))
+    except BackupRefused as refused:
+        print(f"Nicht gesichert: {refused}", file=sys.stderr)
+        return 1
+    print(f"Gesichert: {args.target} ({number(size / 1_000_000, 1)} MB).")
     return 0
 
 
@@ -422,10 +439,13 @@ def parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=cmd_serve)
 
     db = commands.add_parser(
-        "db", help="Datenbank auf den neuesten Stand bringen", description="Wendet die fehlenden Migrationen an.",
-        example="athaus db upgrade",
+        "db", help="Datenbank auf den neuesten Stand bringen oder (SQLite) sichern",
+        description="Wendet die fehlenden Migrationen an, oder sichert eine SQLite-Datenbank im laufenden Betrieb "
+        "(PostgreSQL: pg_dump, siehe docs/betrieb.md).",
+        example="athaus db upgrade\nathaus db backup athaus-$(date -u +%Y%m%dT%H%MZ).sqlite3",
     )
-    db.add_argument("action", choices=["upgrade"], help="upgrade: alle fehlenden Migrationen anwenden")
+    db.add_argument("action", choices=["upgrade", "backup"], help="upgrade: alle fehlenden Migrationen anwenden; backup: SQLite sichern")
+    db.add_argument("target", nargs="?", default=None, metavar="ZIEL", help="backup: Datei der Sicherung (darf es noch nicht geben)")
     db.set_defaults(run=cmd_db)
 
     demo = commands.add_parser(

@@ -8,8 +8,13 @@ a request on one got a reset, and it does not retry a POST (every MCP call) once
    an answer, never under a request.
 2. For `ATHAUS_DRAIN_SECONDS` the instance still serves new requests as usual (a proxy that reads no readiness, like
    nginx, keeps sending until connecting fails).
-3. Then uvicorn's own stop: the listening socket closes (a proxy's connect is refused, which nginx retries on the
-   other instance for every method: nothing was sent), the calls in flight finish within their deadline, the lifespan
+3. Then the listening socket stops taking new connections (Linux: it drops their SYNs, `refuse_new_connections`)
+   while the ones already queued are still accepted and served for a moment: closing a socket with connections in
+   its queue resets them after the proxy sent its request there, a 502 nginx does not retry for a POST (during the
+   drain every answer closes its connection, so nginx connects anew for each request, and one often waits in the
+   queue). A dropped SYN is sent again by the proxy's kernel a second later and finds the socket closed: refused,
+   nothing was sent, nginx retries on the other instance for every method.
+4. Then uvicorn's own stop: the listening socket closes, the calls in flight finish within their deadline, the lifespan
    ends (outbox, listener, telemetry flushed: athaus/app.py), the process exits.
 
 A second SIGTERM, or SIGINT (Ctrl+C), stops without draining. The drain wraps the handler uvicorn installed in each
@@ -18,10 +23,15 @@ own copy of the listening socket, so the socket closes when the workers close th
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import logging
+import os
 import signal
+import socket
+import struct
+import sys
 import threading
 import time
 from types import FrameType
@@ -30,6 +40,34 @@ from typing import Any
 from uvicorn.supervisors.multiprocess import Multiprocess
 
 log = logging.getLogger("athaus.app")
+QUEUE_SECONDS = 0.25  # after the SYNs are dropped: the connections already queued are accepted and read meanwhile
+SO_ATTACH_FILTER = 26  # Linux, <asm-generic/socket.h>
+# A classic BPF program of one instruction, `ret #0`: every packet dropped (struct sock_filter: code, jt, jf, k).
+_DROP_ALL = ctypes.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0))
+
+
+def refuse_new_connections() -> int:
+    """Every listening TCP socket of this process drops incoming SYNs from now on; connections already in its queue
+    are still accepted. The socket is shared by the worker processes, so one worker's call covers all. Linux only
+    (elsewhere nothing changes: 0); how many sockets."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    program = struct.pack("HP", 1, ctypes.addressof(_DROP_ALL))  # struct sock_fprog
+    done = 0
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            sock = socket.socket(fileno=int(name))
+        except (OSError, ValueError):
+            continue  # not a socket (or gone)
+        try:
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+                sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, program)
+                done += 1
+        except OSError:
+            pass
+        finally:
+            sock.detach()  # the descriptor stays open: it is uvicorn's
+    return done
 
 
 class Drain:
@@ -66,9 +104,17 @@ class Drain:
             stop(sig, frame)  # a second SIGTERM, or no drain: uvicorn's own stop now
             return
         self.begin()
-        timer = threading.Timer(self.seconds, stop, (sig, None))  # uvicorn's handler only sets flags its loop polls
+        timer = threading.Timer(self.seconds, self._stop, (stop, sig))
         timer.daemon = True
         timer.start()
+
+    @staticmethod
+    def _stop(stop: Any, sig: int) -> None:
+        """The drain is over: no new connections, the queued ones served, then uvicorn's stop (its handler only sets
+        flags its loop polls, so calling it from this thread is safe)."""
+        if refuse_new_connections():
+            time.sleep(QUEUE_SECONDS)
+        stop(sig, None)
 
 
 class CloseWhileDraining:

@@ -160,7 +160,7 @@ def _seeded_template(listings: int) -> str:
 LONG_FILES = frozenset({
     "test_busy_worker.py", "test_docs_browser.py", "test_demo_bulk.py", "test_soak.py", "test_read_cache.py",
     "test_behind_proxy.py", "test_new_matches_agree.py", "test_catalog_search.py", "test_accounts_browser.py",
-    "test_http.py", "test_instances.py", "test_import_publish_agrees.py",
+    "test_http.py", "test_instances.py", "test_import_publish_agrees.py", "test_restore.py",
 })
 
 

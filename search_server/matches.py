@@ -141,13 +141,13 @@ def _in_time_scope(args: ListMatchesInput, since: dt.datetime) -> ColumnElement[
 def _default_scope_warning(since: dt.datetime, older_new: int, older_seen: int) -> ResultWarning:
     new_part = (
         f"dazu {german.plural(older_new, 'älterer, noch nicht angesehener Treffer', 'ältere, noch nicht angesehene Treffer')} "
-        "(Zustand neu; list_search_orders zählt ihn bei den neuen Treffern mit)"
+        f"(Zustand neu; list_search_orders zählt {'ihn' if older_new == 1 else 'sie'} bei den neuen Treffern mit)"
         if older_new
         else "ältere, noch nicht angesehene Treffer gibt es nicht"
     )
     beyond = (
         f"{german.plural(older_seen, 'älterer, schon angesehener Treffer', 'ältere, schon angesehene Treffer')} zu diesen "
-        "Filtern sind nicht enthalten; für sie den Zeitpunkt früher setzen (since)."
+        f"Filtern {'ist' if older_seen == 1 else 'sind'} nicht enthalten; dafür den Zeitpunkt früher setzen (since)."
         if older_seen
         else "Ältere, schon angesehene Treffer zu diesen Filtern gibt es nicht."
     )

@@ -224,13 +224,13 @@ def test_default_since_is_named_and_echoed(search: Caller, demo_db: Database) ->
     assert echoed(default, "unseen_before_since") == {"value": True, "source": "default"}
     unseen = (
         f"dazu {older_new} {'älterer, noch nicht angesehener Treffer' if older_new == 1 else 'ältere, noch nicht angesehene Treffer'} "
-        "(Zustand neu; list_search_orders zählt ihn bei den neuen Treffern mit)"
+        f"(Zustand neu; list_search_orders zählt {'ihn' if older_new == 1 else 'sie'} bei den neuen Treffern mit)"
         if older_new
         else "ältere, noch nicht angesehene Treffer gibt es nicht"
     )
     beyond = (
         f"{older_seen} {'älterer, schon angesehener Treffer' if older_seen == 1 else 'ältere, schon angesehene Treffer'} zu "
-        "diesen Filtern sind nicht enthalten; für sie den Zeitpunkt früher setzen (since)."
+        f"diesen Filtern {'ist' if older_seen == 1 else 'sind'} nicht enthalten; dafür den Zeitpunkt früher setzen (since)."
         if older_seen
         else "Ältere, schon angesehene Treffer zu diesen Filtern gibt es nicht."
     )

@@ -21,6 +21,7 @@ WRITABLE: tuple[str, ...] = tuple(ListingFields.model_fields)
 FIELD_LABELS: dict[str, str] = {
     **{name: (label_of(info).text or name) if label_of(info) else name for name, info in ListingFields.model_fields.items()},
     "status": "Status",
+    "reason": "Grund",  # of a status change (update_listing_status), recorded beside the status
 }
 TEXT_FIELDS = frozenset({"title", "description", "city", "district", "property_subtype", "features"})
 DEFAULTS_ON_CREATE: dict[str, Any] = {

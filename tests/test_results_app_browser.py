@@ -282,7 +282,11 @@ def test_the_app_in_chatgpt_form_works_through_window_openai(browser: Any, serve
     assert content["mimeType"] == SKYBRIDGE_MIME
     visit = Visit(browser)
     stub = {"theme": "dark", "toolInput": args, "toolOutput": result["structuredContent"], "toolResponseMetadata": None}
-    visit.page.add_init_script("window.openai = Object.assign(" + json.dumps(stub) + ", {callTool: (name, args) => window.athausCallTool(name, args)});")
+    # ChatGPT puts window.openai into the app's frame only: Playwright runs an init script in every frame, the
+    # confirmation card's frame inside the app included, which would make the card a ChatGPT app of its own
+    visit.page.add_init_script(
+        "if (window.parent === window) window.openai = Object.assign(" + json.dumps(stub) + ", {callTool: (name, args) => window.athausCallTool(name, args)});"
+    )
     visit.page.expose_function("athausCallTool", seeker.call_from_card)
     visit.page.route(f"{PUBLIC}/bilder/**", lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=STAND_IN))
     visit.page.route(CHATGPT_URL, lambda route: route.fulfill(status=200, content_type="text/html", body=content["text"]))

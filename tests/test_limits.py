@@ -160,6 +160,39 @@ def test_parallel_calls_in_two_processes_never_exceed_a_large_limit(db: Database
     assert 120 - 120 // LEASE_SHARE <= admitted <= 120
 
 
+def test_a_lease_used_up_by_another_thread_while_claiming_is_claimed_again_not_refused(db: Database) -> None:
+    """A write counts as a call and as a write. Its thread holds a lease of calls but none of writes, so it claims
+    writes; meanwhile another thread of the process uses up the last call of the lease. Far under every limit, the
+    write must get through (it was refused with "retry in 1 second": the shutdown test's writers saw it)."""
+    settings = Settings(database_url="sqlite://", limit_calls_per_person_per_minute=100, limit_writes_per_person_per_minute=60,
+                        limit_calls_per_client_per_minute=0, limit_writes_per_client_per_minute=0, limit_calls_per_office_per_minute=0,
+                        limit_writes_per_office_per_minute=0)
+    who = seeker(db, SEEKERS[0], "limits-h")
+    save = next(s for s in SEARCH.spec.tools if s.name == "save_search_order")
+    read = next(s for s in SEARCH.spec.tools if s.name == "count_listings")
+    writes, reads = usage_checks(settings, save, who), usage_checks(settings, read, who)
+    assert [(c.kind, c.lease) for c in writes] == [("calls", 2), ("writes", 1)]
+    ledger = UsageLedger(db)
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(minutes=15)  # a window of its own
+    assert ledger.charge(writes, now) is None  # one lease each: one call of two left, no write left
+    claim = ledger._claim
+
+    claims: list[list[str]] = []
+
+    def claim_while_another_reads(checks, at):  # type: ignore[no-untyped-def]
+        claims.append([c.kind for c in checks])
+        if len(claims) == 1:
+            assert ledger.charge(reads, at) is None  # the other thread: takes that last call meanwhile
+        return claim(checks, at)
+
+    ledger._claim = claim_while_another_reads  # type: ignore[method-assign]
+    assert ledger.charge(writes, now) is None
+    assert claims == [["writes"], ["calls"]]  # the lease of calls covered the write when it claimed, then again
+    ledger._claim = claim  # type: ignore[method-assign]
+    admitted = [ledger.charge(writes, now) is None for _ in range(59)]  # the other 58 of the 60 writes, then no more
+    assert admitted == [True] * 58 + [False]
+
+
 def test_over_real_http_the_official_client_gets_rate_limited_with_the_wait(db: Database) -> None:
     import httpx2
     from mcp import Client

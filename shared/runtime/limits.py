@@ -30,6 +30,7 @@ from shared.telemetry.metrics import RATE_LIMITED
 WINDOW = dt.timedelta(minutes=1)
 LEASE_SHARE = 50  # a lease is this fraction of a limit: fewer writes against a bound on early refusals
 PRUNE_ABOVE = 4096
+CLAIM_ROUNDS = 8  # claims of one call racing other threads of this process for the same leases
 SCOPES, KINDS = ("person", "client", "office"), ("calls", "writes")
 for _scope in SCOPES:  # every limit's count from the start, at 0
     for _kind in KINDS:
@@ -107,27 +108,36 @@ class UsageLedger:
         """Admits one call under every check (None) or refuses it (what to wait for); a refused call uses up nothing."""
         if not checks:
             return None
-        with self._lock:
-            if self._take(checks, now):
-                return None
-            refused = self._used_up(checks, now)
-            short = [check for check in checks if not self._covers(check, now)]
-        if refused is None:
-            claimed = self._claim(short, now)
+        for _ in range(CLAIM_ROUNDS):
             with self._lock:
-                if len(self._leases) > PRUNE_ABOVE:  # one lease per holder seen: forget those whose window is over
-                    self._leases = {key: lease for key, lease in self._leases.items() if now < lease.ends}
-                for check, lease in claimed.items():
-                    held = self._leases.get(check.key)
-                    if held is not None and held.ends == lease.ends:  # another thread claimed in this window meanwhile
-                        held.left, held.last = held.left + lease.left, held.last or lease.last
-                    else:
-                        self._leases[check.key] = lease
                 if self._take(checks, now):
                     return None
-                refused = self._used_up(checks, now) or Refusal(1, next(c for c in checks if not self._covers(c, now)))
+                refused = self._used_up(checks, now)
+                short = [check for check in checks if not self._covers(check, now)]
+            if refused is not None:
+                break
+            claimed = self._claim(short, now)
+            with self._lock:
+                self._keep(claimed, now)
+                if self._take(checks, now):
+                    return None
+            # Another thread used up a lease that covered this call while the claim ran: the next round claims that one
+            # too (the database, not this race, decides when a limit is reached)
+        else:
+            refused = Refusal(1, checks[0])  # every round's claim was taken by other threads at once: ask to retry
         RATE_LIMITED.labels(refused.check.scope, refused.check.kind).inc()
         return refused
+
+    def _keep(self, claimed: dict[Check, _Lease], now: dt.datetime) -> None:
+        """Adds what a claim got to the leases held (under the lock)."""
+        if len(self._leases) > PRUNE_ABOVE:  # one lease per holder seen: forget those whose window is over
+            self._leases = {key: lease for key, lease in self._leases.items() if now < lease.ends}
+        for check, lease in claimed.items():
+            held = self._leases.get(check.key)
+            if held is not None and held.ends == lease.ends:  # another thread claimed in this window meanwhile
+                held.left, held.last = held.left + lease.left, held.last or lease.last
+            else:
+                self._leases[check.key] = lease
 
     def _covers(self, check: Check, now: dt.datetime) -> bool:
         lease = self._leases.get(check.key)

@@ -12,12 +12,13 @@ caller asks for (`StockScope`: status from the argument, office from `OfficeData
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import ColumnElement, select
-from sqlalchemy.orm import Session, defer, joinedload, selectinload
+from sqlalchemy.orm import Session
 
 from contract.catalog import CatalogFilters, SortOrder
 from contract.envelope import ResultWarning, Suggestion, WarningCode
@@ -26,6 +27,7 @@ from contract.vocabulary import MarketingType, PropertyType
 from shared import german
 from shared.catalog import places
 from shared.catalog import search as engine
+from shared.catalog.rows import SUMMARY_COLUMNS, ListingRow, listing_rows, page_statement
 from shared.catalog.query import ParsedQuery, Term, parse
 from shared.catalog.probing import TermFrequency
 from shared.catalog.spelled import MAX_ALTERNATIVES, spelled_out
@@ -33,7 +35,7 @@ from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
 from shared.paging.cursor import CursorCodec
-from shared.paging.keyset import keyset_page
+from shared.paging.keyset import KeysetPage, keyset_page
 from shared.wording import FILTERS_NARROW, FILTERS_NARROW_SUGGESTED, PRICE_ON_REQUEST
 from shared.german import decimal
 
@@ -153,7 +155,7 @@ class ListingPage:
     of this page, the cursor to the next one."""
 
     total: int | None
-    rows: list[Listing]
+    rows: list[ListingRow]
     next_cursor: str | None
     total_at_least: int | None = None
 
@@ -164,6 +166,7 @@ class ListingScope:
     office's stock differ only in `_base_conditions` (their fixed scope, with every filter but the ranges)."""
 
     page_reads_description = False  # the description on a page only when the caller asks for it
+    page_columns: Collection[str] | None = SUMMARY_COLUMNS  # what a page reads of each listing (None: every column)
 
     def __init__(self, session: Session, filters: CatalogFilters, *, count_excluded: bool = True) -> None:
         """`count_excluded` False: `excluded` stays empty, without its counts (one per range filter), for a caller
@@ -215,10 +218,11 @@ class ListingScope:
             self._spellings[term.text] = engine.index_spellings(self.frequency.session, term, MAX_ALTERNATIVES)
         return self._spellings[term.text]
 
-    @property
+    @cached_property
     def page_conditions(self) -> list[ColumnElement[bool]]:
-        """The conditions a page is read with: the same matches as `conditions`, in the plan that stops early."""
-        return self._probed_conditions(self.parsed)
+        """The conditions a page is read with: the same matches as `conditions`, in the plan that stops early (built
+        once per request: the page and the capped count both read them)."""
+        return self._probed_conditions(self.parsed) if self.frequency.probing else self.conditions
 
     def executed(self, args: ArgsT) -> ArgsT:
         """`args` as executed: every place as the catalog spells it (the warnings say which were short forms)."""
@@ -272,7 +276,7 @@ class ListingScope:
             return [self.page_conditions]
         return [self._probed_conditions(alternative) for alternative in alternatives]
 
-    def distance_km(self, listing: Listing) -> float | None:
+    def distance_km(self, listing: ListingRow) -> float | None:
         """Distance from the centre of `near`; None without one."""
         return engine.distance_km(self.centre, listing.latitude, listing.longitude) if self.centre else None
 
@@ -291,15 +295,12 @@ class ListingScope:
         to `binding` and the catalog `revision`. With `count_cap` the total is counted only up to that many
         (engine.count_up_to); beyond, `total` is None and `total_at_least` the bound."""
         # A page shows summaries: the long free texts stay in the database (the description only when asked for); the
-        # provider's office comes in the same statement (one per listing), the features in one more for the page
+        # provider's office comes in the same statement (one per listing), the features in one more for the page. Plain
+        # rows, not mapped objects: a page is only shown (shared.catalog.rows)
         include = getattr(request, "include", None)
-        unread = [Listing.location_text, Listing.equipment_text, Listing.other_text]
-        unread += [] if self.page_reads_description or (include is not None and include.description) else [Listing.description]
-        statement = (
-            select(Listing)
-            .where(*self.page_conditions)
-            .options(joinedload(Listing.office, innerjoin=True), selectinload(Listing.features), *(defer(column, raiseload=True) for column in unread))
-        )
+        unread = ["location_text", "equipment_text", "other_text"]
+        unread += [] if self.page_reads_description or (include is not None and include.description) else ["description"]
+        statement = page_statement(self.page_conditions, self.page_columns, unread)
         page = keyset_page(
             session,
             statement,
@@ -311,6 +312,7 @@ class ListingScope:
             snapshot=revision,
             now=now,
         )
+        page = KeysetPage(listing_rows(session, page.rows, with_features=include is None or include.features), page.next_cursor)
         if count_cap is None:
             return ListingPage(engine.count(session, self.conditions), page.rows, page.next_cursor)
         counted = engine.count_up_to(session, self.count_alternatives(session), count_cap)
@@ -331,6 +333,7 @@ class StockScope(ListingScope):
     own tools, such as whether a listing can be published today)."""
 
     page_reads_description = True  # an item of the stock says which publishing rules fail, the description's among them
+    page_columns = None  # an item of the stock shows its status, dates, import and the publishing rules' columns
 
     def __init__(
         self,

@@ -66,11 +66,12 @@ def keyset_page(
     snapshot: int,
     now: dt.datetime,
 ) -> KeysetPage:
-    """The page of `statement` after `cursor` (the first without one) in `order`; the next cursor is bound to
-    `binding` and `snapshot`, and refused with CURSOR_EXPIRED when either no longer holds."""
+    """The rows of `statement` (a Core select of columns, among them the order's) after `cursor` (the first page
+    without one) in `order`; the next cursor is bound to `binding` and `snapshot`, and refused with CURSOR_EXPIRED
+    when either no longer holds."""
     if cursor:
         statement = statement.where(order.after(cursors.decode(cursor, binding=binding, snapshot=snapshot, now=now)))
-    rows = list(session.scalars(statement.order_by(*order.order_by()).limit(limit + 1)))
+    rows = session.connection().execute(statement.order_by(*order.order_by()).limit(limit + 1)).all()
     next_cursor = (
         cursors.encode(binding=binding, snapshot=snapshot, position=order.position_of(rows[limit - 1]), now=now)
         if len(rows) > limit

@@ -21,6 +21,7 @@ from contract.vocabulary import ListingStatus, MarketingType
 from shared.catalog.gazetteer import split_state
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import edits_within, normalise, one_edit_away
+from shared.db.value_lists import one_of
 from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
 from shared.paging.cursor import binding_hash
 from shared.paging.keyset import KeysetOrder
@@ -292,7 +293,7 @@ def alike_terms(session: Session, word: str) -> list[str]:
     two edits away among the terms sharing its first three letters (one seek per distinct term, bounded); the
     terms used by more listings first."""
     near = sorted(one_edit_away(word))
-    found = set(session.scalars(select(ListingTerm.term).where(ListingTerm.term.in_(near)).distinct())) if near else set()
+    found = set(session.scalars(select(ListingTerm.term).where(one_of(session, ListingTerm.term, near, "near")).distinct())) if near else set()
     if not found and len(word) >= 5:
         starts = index_spellings(session, Term(word[:3], prefix=True), _ALIKE_SEEKS) or []
         found = {term for term in starts if edits_within(word, term, 2) is not None}

@@ -55,7 +55,13 @@ def _text(kind: str, result: Any) -> str:
         return "\n".join([_person_line(result), f"Angelegt: {result['created_at']}", f"Verbundene Anwendungen: {grants}",
                           f"Web-Sitzungen: {result['web_sessions']}", f"Gesperrt nach Fehlversuchen: {_yes(result['locked_out'])}"])
     if kind == "office deactivate":
-        return f"Büro {result['id']} ({result['name']}) deaktiviert: alle {result['members']} Personen abgemeldet und gesperrt."
+        lines = [f"Büro {result['id']} ({result['name']}) deaktiviert: alle {result['members']} Personen abgemeldet und gesperrt."]
+        if result["listings_withdrawn"]:
+            lines.append(f"{len(result['listings_withdrawn'])} Inserate zurückgezogen: {', '.join(result['listings_withdrawn'])}.")
+        if result["listings_on_market"]:
+            lines.append(f"{result['listings_on_market']} Inserate sind weiter öffentlich, aber niemand im Büro kann Anfragen dazu "
+                         f"beantworten; zurückziehen mit: athaus admin office deactivate {result['id']} --withdraw-listings")
+        return "\n".join(lines)
     if kind == "person deactivate":
         return f"Konto {result['id']} ({result['email']}) deaktiviert und überall abgemeldet."
     if kind == "person revoke":
@@ -88,7 +94,7 @@ def _rotate(session: Session, args: argparse.Namespace, operator: str, now: dt.d
 ACTIONS: dict[str, tuple[Action, bool]] = {  # (what it does, whether it changes something)
     "office list": (lambda s, a, o, n: admin.list_offices(s), False),
     "office show": (lambda s, a, o, n: admin.show_office(s, a.office), False),
-    "office deactivate": (lambda s, a, o, n: admin.deactivate_office(s, a.office, o, n), True),
+    "office deactivate": (lambda s, a, o, n: admin.deactivate_office(s, a.office, o, n, withdraw_listings=a.withdraw_listings), True),
     "person list": (lambda s, a, o, n: admin.list_people(s, a.office), False),
     "person show": (lambda s, a, o, n: admin.show_person(s, a.person, n), False),
     "person deactivate": (lambda s, a, o, n: admin.deactivate_person(s, a.person, o, n), True),
@@ -146,11 +152,13 @@ def add_admin(commands: Any) -> None:
                                example="athaus admin office show 3")
     actions = office.add_subparsers(dest="action", required=True, title="Aktionen", metavar="AKTION")
     _action(actions, "list", "Alle Büros auflisten", "athaus admin office list --json")
-    for name, text, example in (
-        ("show", "Ein Büro mit seinen Personen zeigen", "athaus admin office show 3"),
-        ("deactivate", "Alle Personen eines Büros abmelden und sperren", "athaus admin office deactivate 3 --operator jonas"),
-    ):
-        _action(actions, name, text, example).add_argument("office", type=int, metavar="NUMMER", help="Nummer des Büros")
+    _action(actions, "show", "Ein Büro mit seinen Personen zeigen", "athaus admin office show 3").add_argument(
+        "office", type=int, metavar="NUMMER", help="Nummer des Büros")
+    deactivate = _action(actions, "deactivate", "Alle Personen eines Büros abmelden und sperren, auf Wunsch seine Inserate zurückziehen",
+                         "athaus admin office deactivate 3 --withdraw-listings --operator jonas")
+    deactivate.add_argument("office", type=int, metavar="NUMMER", help="Nummer des Büros")
+    deactivate.add_argument("--withdraw-listings", action="store_true",
+                            help="auch seine veröffentlichten und reservierten Inserate zurückziehen (Suchende sehen sie nicht mehr)")
 
     person = groups.add_parser("person", help="Konten von Personen", description="Konten auflisten, zeigen, deaktivieren, "
                                "abmelden, löschen, entsperren.", example="athaus admin person show anna@example.de")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from athaus.admin import ACTIONS
 from athaus.cli import main
@@ -22,12 +22,15 @@ from shared.auth.access import check_credentials, sign_in
 from shared.auth.sessions import open_session, session_user
 from shared.auth.signing import Signer
 from shared.auth.tokens import mint_access_token, resolve_access_token
-from shared.db.models import AuditEntry, OfficeMember, Office, User
+from shared.db.models import AuditEntry, CatalogState, Listing, ListingStatusChange, OfficeMember, Office, User
 from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.paging.cursor import CursorCodec
 from shared.secrets import load_secret
-from tests.conftest import seeded_database
+from contract.catalog import SearchListingsInput
+from search_server.catalog import search_listings
+from shared.accounts.admin import WITHDRAWN_BY_OPERATOR
+from tests.conftest import make_context, seeded_database
 
 PUBLIC = "https://athaus.example.org"
 SEEKERS = [a for a in DEMO_ACCOUNTS if a.office_role is None]
@@ -128,6 +131,41 @@ def test_deactivating_an_office_deactivates_each_of_its_people(db: Database, cap
     other = next(a for a in DEMO_ACCOUNTS if a.office_id not in (None, 1))
     assert check_credentials(db, other.email, other.password) == user_id(db, other.email)
     assert audit_rows(db) == [("admin.office.deactivate", "operator:betrieb", "B-000001")]
+
+
+def catalog_revision(db: Database) -> int:
+    with db.read_only() as session:
+        return session.scalar(select(CatalogState.revision))
+
+
+def on_the_market(db: Database, office_id: int) -> list[str]:
+    with db.read_only() as session:
+        return list(session.scalars(select(Listing.ref).where(Listing.office_id == office_id, Listing.status.in_(["published", "reserved"])).order_by(Listing.ref)))
+
+
+def test_a_deactivated_offices_listings_stay_public_only_when_asked_and_the_answer_says_so(db: Database, capsys: pytest.CaptureFixture[str]) -> None:
+    with db.read_only() as session:  # the two offices with the most listings on the market
+        office, other = session.scalars(select(Listing.office_id).where(Listing.status.in_(["published", "reserved"]))
+                                        .group_by(Listing.office_id).order_by(func.count().desc(), Listing.office_id).limit(2))
+    public, others = on_the_market(db, office), on_the_market(db, other)
+    assert len(public) >= 2 and others
+    code, text = run(capsys, "office", "deactivate", str(office))
+    assert code == 0 and on_the_market(db, office) == public  # without the option nothing is withdrawn, and the text says so
+    assert text.splitlines()[1] == (f"{len(public)} Inserate sind weiter öffentlich, aber niemand im Büro kann Anfragen dazu beantworten; "
+                                    f"zurückziehen mit: athaus admin office deactivate {office} --withdraw-listings")
+    revision = catalog_revision(db)
+    code, result = run(capsys, "office", "deactivate", str(office), "--withdraw-listings", "--json")
+    assert code == 0 and (result["listings_withdrawn"], result["listings_on_market"]) == (public, 0)
+    assert on_the_market(db, office) == [] and on_the_market(db, other) == others  # only this office's
+    with db.read_only() as session:
+        history = session.execute(select(Listing.ref, ListingStatusChange.new_status, ListingStatusChange.reason)
+                                  .join(Listing, Listing.id == ListingStatusChange.listing_id)
+                                  .where(ListingStatusChange.reason == WITHDRAWN_BY_OPERATOR).order_by(Listing.ref)).all()
+        assert [tuple(row) for row in history] == [(ref, "withdrawn", WITHDRAWN_BY_OPERATOR) for ref in public]
+        found = search_listings(SearchListingsInput(limit=50), make_context(db))
+    assert catalog_revision(db) == revision + 1  # one revision for all of them: cursors and cached answers of before end
+    assert not {item.listing_id for item in found.items} & set(public)  # seekers no longer find them
+    assert audit_rows(db)[-2:] == [("admin.office.deactivate", "operator:betrieb", f"B-{office:06d}")] * 2
 
 
 def test_revoking_a_person_or_a_client_ends_exactly_their_grants(db: Database, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from contract.errors import ErrorCode, ToolFailure
+from contract.vocabulary import ListingStatus
 from shared.accounts.links import office_ref, user_ref
 from shared.accounts.personal_data import delete_account
 from shared.accounts.reset import DEACTIVATED
@@ -22,6 +23,8 @@ from shared.auth import throttle
 from shared.auth.models import OAuthCode, OAuthGrant, ThrottleCounter, WebSession
 from shared.auth.sessions import sign_out_everywhere
 from shared.db.models import Listing, Office, OfficeMember, User
+from shared.catalog.indexing import bump_revision
+from shared.stock_writes import change_status
 from shared.write_log import audit
 
 def operator_client(operator: str) -> str:
@@ -116,15 +119,30 @@ def deactivate_person(session: Session, who: str, operator: str, now: dt.datetim
     return person_summary(session, user)
 
 
-def deactivate_office(session: Session, office_id: int, operator: str, now: dt.datetime) -> dict[str, Any]:
-    """Deactivates every person of the office (its listings stay as they are)."""
+ON_THE_MARKET = (ListingStatus.published.value, ListingStatus.reserved.value)  # what seekers may still ask about
+WITHDRAWN_BY_OPERATOR = "Büro im Betrieb deaktiviert"
+
+
+def deactivate_office(session: Session, office_id: int, operator: str, now: dt.datetime, *, withdraw_listings: bool = False) -> dict[str, Any]:
+    """Deactivates every person of the office; with `withdraw_listings` also withdraws its listings on the market
+    (published or reserved), each with its status history and the listing event its seekers' matches read. Without it
+    they stay public, and the result says how many: nobody of the office can answer an inquiry about them any more."""
     office = _office(session, office_id)
     for user in session.scalars(select(User).join(OfficeMember, OfficeMember.user_id == User.id).where(OfficeMember.office_id == office_id)):
         if not is_deactivated(user):
             user.password_hash = DEACTIVATED + user.password_hash
         sign_out_everywhere(session, user.id, now)
-    record(session, operator, "admin.office.deactivate", office_ref(office_id), now, office_id=office_id)
-    return office_summary(session, office)
+    on_market = list(session.scalars(select(Listing.ref).where(Listing.office_id == office_id, Listing.status.in_(ON_THE_MARKET)).order_by(Listing.ref)))
+    withdrawn = on_market if withdraw_listings else []
+    for ref in withdrawn:
+        change_status(session, office_id=office_id, user_id=None, client_id=operator_client(operator), listing_ref=ref,
+                      status=ListingStatus.withdrawn, reason=WITHDRAWN_BY_OPERATOR, now=now, revise=False)
+    if withdrawn:
+        bump_revision(session, now)
+    record(session, operator, "admin.office.deactivate", office_ref(office_id), now, office_id=office_id,
+           after={"listings_withdrawn": withdrawn})
+    left = len(on_market) - len(withdrawn)
+    return {**office_summary(session, office), "listings_withdrawn": withdrawn, "listings_on_market": left}
 
 
 def revoke_person(session: Session, who: str, operator: str, now: dt.datetime) -> dict[str, Any]:

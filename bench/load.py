@@ -71,14 +71,14 @@ QUERIES = [
 ]
 
 
-def _filter_name(place: DemoPlace) -> str:
+def filter_name(place: DemoPlace) -> str:
     """A place as a filter names it: with its Bundesland where namesakes share the name ("Neunkirchen (Saarland)"), as
     the tools' own answers do; the bare name would be asked back (INPUT_REQUIRED), not searched."""
     match = classify_place(place.name)
     return match.name if isinstance(match, PlaceMatch) else f"{place.name} ({place.state})"
 
 
-CITIES = [_filter_name(place) for place in DEMO_PLACES]
+CITIES = [filter_name(place) for place in DEMO_PLACES]
 CITY_WEIGHTS = [place.residents**0.5 for place in DEMO_PLACES]
 DISTRICTS = [district for place in DEMO_PLACES for district in place.districts]
 PUBLIC_READS = {"search_listings", "count_listings", "get_listing", "search", "fetch"}  # search_server/server.py

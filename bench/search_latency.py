@@ -35,12 +35,14 @@ import anyio
 from mcp import Client
 from sqlalchemy import Connection, Select, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
+from bench.load import filter_name
 from contract.catalog import SearchListingsInput
 from contract.vocabulary import ListingStatus
 from search_server.catalog import Scope
 from shared.catalog import search as engine
+from shared.catalog.rows import listing_rows
 from shared.db.migrate import upgrade
 from shared.db.models import Listing
 from shared.db.session import Database
@@ -69,7 +71,7 @@ class Scenario:
 # What the calls vary over: words, prefixes, places, districts and prices of the demo catalog.
 WORDS = ("Balkon", "Garten", "Terrasse", "Parkett", "Keller", "Aufzug", "Einbauküche", "Kamin", "saniert", "Stellplatz", "Altbau", "Loggia")
 PREFIXES = ("Dachgeschoss*", "Altbau*", "Balk*", "Garte*", "Terr*", "Einbau*", "Park*", "Stell*")
-PLACES = tuple(place.name for place in DEMO_PLACES)
+PLACES = tuple(filter_name(place) for place in DEMO_PLACES)  # a namesake with its Bundesland, or it is asked back
 DISTRICT_LINES = tuple(f"Wohnung in {district}, {place.name}" for place in DEMO_PLACES for district in place.districts[:2])
 
 
@@ -338,29 +340,28 @@ async def measure_mcp(url: str, listing_id: str, rounds: int, distinct: bool = T
         return await time_probes(probes, rounds)
 
 
-def page_query(conditions: list[Any], args: SearchListingsInput) -> Select[Any]:
-    """The page query of search_server.catalog.search_listings (without its two eager loads)."""
-    return select(Listing).where(*conditions).order_by(*engine.SORTS[args.sort].order_by()).limit(args.limit + 1)
+def page_query(scope: Scope, args: SearchListingsInput, position: list[Any] | None) -> Select[Any]:
+    """The page query of search_server.catalog.search_listings (shared.catalog.scope.ListingScope.page_select) in its
+    order and limit, after `position` (a cursor's keyset predicate) if given."""
+    order = engine.SORTS[args.sort]
+    statement = scope.page_select(args.include)
+    if position is not None:
+        statement = statement.where(order.after(position))
+    return statement.order_by(*order.order_by()).limit(args.limit + 1)
 
 
 def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | None) -> tuple[int, list[Any] | None]:
     """The database work of search_listings, statement for statement: snapshot, scope (place lookup and
-    counts of listings without a value in a range filter), the count up to engine.COUNT_CAP, page with office and
-    features. Returns the total (or its lower bound) and the position after the page (what the next cursor
+    counts of listings without a value in a range filter), the count up to engine.COUNT_CAP, the page as rows with
+    the office's name, and its features. Returns the total (or its lower bound) and the position after the page (what the next cursor
     carries), if there is more."""
     with db.read_only() as session:
         engine.snapshot(session)
         scope = Scope(session, args)
-        conditions = list(scope.page_conditions)
-        if position is not None:
-            conditions.append(engine.SORTS[args.sort].after(position))
         counted = engine.count_up_to(session, scope.count_alternatives(session), engine.COUNT_CAP)
         total = counted.counted
-        rows = list(
-            session.scalars(
-                page_query(conditions, args).options(selectinload(Listing.office), selectinload(Listing.features))
-            )
-        )
+        found = session.connection().execute(page_query(scope, args, position)).all()
+        rows = listing_rows(session, found, with_features=args.include.features)
         after_page = engine.SORTS[args.sort].position_of(rows[args.limit - 1]) if len(rows) > args.limit else None
     return total, after_page
 
@@ -424,10 +425,7 @@ def explain(db: Database, backend: str, size: int, scenario: Scenario) -> Plan:
     args = SearchListingsInput.model_validate(scenario.arguments)
     position = search_sql(db, args, None)[1] if scenario.second_page else None
     with db.read_only() as session:
-        conditions = list(Scope(session, args).page_conditions)
-        if position is not None:
-            conditions.append(engine.SORTS[args.sort].after(position))
-        statement, parameters = driver_statement(session, page_query(conditions, args))
+        statement, parameters = driver_statement(session, page_query(Scope(session, args), args, position))
         connection = session.connection()
         if backend == "sqlite":
             depths: dict[int, int] = {}

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, Select
 from sqlalchemy.orm import Session
 
-from contract.catalog import CatalogFilters, SortOrder
+from contract.catalog import CatalogFilters, IncludeFields, SortOrder
 from contract.envelope import ResultWarning, Suggestion, WarningCode
 from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import MarketingType, PropertyType
@@ -280,6 +280,15 @@ class ListingScope:
         """Distance from the centre of `near`; None without one."""
         return engine.distance_km(self.centre, listing.latitude, listing.longitude) if self.centre else None
 
+    def page_select(self, include: IncludeFields | None) -> Select[Any]:
+        """The select a page is read with, before its order, limit and cursor. A page shows summaries: the long free
+        texts stay in the database (the description only when asked for); the provider's office comes in the same
+        statement (one per listing), the features in one more (`page`). Plain rows, not mapped objects: a page is only
+        shown (shared.catalog.rows)."""
+        unread = ["location_text", "equipment_text", "other_text"]
+        unread += [] if self.page_reads_description or (include is not None and include.description) else ["description"]
+        return page_statement(self.page_conditions, self.page_columns, unread)
+
     def page(
         self,
         session: Session,
@@ -294,13 +303,8 @@ class ListingScope:
         """The page of `request` (after its cursor; the first without one) in its total order; the cursor is bound
         to `binding` and the catalog `revision`. With `count_cap` the total is counted only up to that many
         (engine.count_up_to); beyond, `total` is None and `total_at_least` the bound."""
-        # A page shows summaries: the long free texts stay in the database (the description only when asked for); the
-        # provider's office comes in the same statement (one per listing), the features in one more for the page. Plain
-        # rows, not mapped objects: a page is only shown (shared.catalog.rows)
         include = getattr(request, "include", None)
-        unread = ["location_text", "equipment_text", "other_text"]
-        unread += [] if self.page_reads_description or (include is not None and include.description) else ["description"]
-        statement = page_statement(self.page_conditions, self.page_columns, unread)
+        statement = self.page_select(include)
         page = keyset_page(
             session,
             statement,

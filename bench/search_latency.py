@@ -353,8 +353,8 @@ def page_query(scope: Scope, args: SearchListingsInput, position: list[Any] | No
 def search_sql(db: Database, args: SearchListingsInput, position: list[Any] | None) -> tuple[int, list[Any] | None]:
     """The database work of search_listings, statement for statement: snapshot, scope (place lookup and
     counts of listings without a value in a range filter), the count up to engine.COUNT_CAP, the page as rows with
-    the office's name, and its features. Returns the total (or its lower bound) and the position after the page (what the next cursor
-    carries), if there is more."""
+    the office's name, and its features. Returns the total (or its lower bound) and the position after the page
+    (what the next cursor carries), if there is more."""
     with db.read_only() as session:
         engine.snapshot(session)
         scope = Scope(session, args)

@@ -14,6 +14,9 @@ from sqlalchemy import func, select
 
 from athaus.admin import ACTIONS
 from athaus.cli import main
+from contract.catalog import SearchListingsInput
+from search_server.catalog import search_listings
+from shared.accounts.admin import WITHDRAWN_BY_OPERATOR
 from shared.accounts.offices import remove_member
 from shared.accounts.reset import finish_reset
 from shared.accounts.links import new_token, user_ref
@@ -27,9 +30,6 @@ from shared.db.session import Database
 from shared.demo import DEMO_ACCOUNTS
 from shared.paging.cursor import CursorCodec
 from shared.secrets import load_secret
-from contract.catalog import SearchListingsInput
-from search_server.catalog import search_listings
-from shared.accounts.admin import WITHDRAWN_BY_OPERATOR
 from tests.conftest import make_context, seeded_database
 
 PUBLIC = "https://athaus.example.org"

@@ -22,8 +22,8 @@ from shared.accounts.reset import DEACTIVATED
 from shared.auth import throttle
 from shared.auth.models import OAuthCode, OAuthGrant, ThrottleCounter, WebSession
 from shared.auth.sessions import sign_out_everywhere
-from shared.db.models import Listing, Office, OfficeMember, User
 from shared.catalog.indexing import bump_revision
+from shared.db.models import Listing, Office, OfficeMember, User
 from shared.stock_writes import change_status
 from shared.write_log import audit
 

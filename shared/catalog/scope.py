@@ -27,15 +27,15 @@ from contract.vocabulary import MarketingType, PropertyType
 from shared import german
 from shared.catalog import places
 from shared.catalog import search as engine
-from shared.catalog.rows import SUMMARY_COLUMNS, ListingRow, listing_rows, page_statement
-from shared.catalog.query import ParsedQuery, Term, parse
 from shared.catalog.probing import TermFrequency
+from shared.catalog.query import ParsedQuery, Term, parse
+from shared.catalog.rows import SUMMARY_COLUMNS, ListingRow, listing_rows, page_statement
 from shared.catalog.spelled import MAX_ALTERNATIVES, spelled_out
 from shared.catalog.suggest import suggestions_for
 from shared.db.models import Listing
 from shared.db.scoped import OfficeData
 from shared.paging.cursor import CursorCodec
-from shared.paging.keyset import KeysetPage, keyset_page
+from shared.paging.keyset import keyset_page
 from shared.wording import FILTERS_NARROW, FILTERS_NARROW_SUGGESTED, PRICE_ON_REQUEST
 from shared.german import decimal
 
@@ -316,13 +316,13 @@ class ListingScope:
             snapshot=revision,
             now=now,
         )
-        page = KeysetPage(listing_rows(session, page.rows, with_features=include is None or include.features), page.next_cursor)
+        rows = listing_rows(session, page.rows, with_features=include is None or include.features)
         if count_cap is None:
-            return ListingPage(engine.count(session, self.conditions), page.rows, page.next_cursor)
+            return ListingPage(engine.count(session, self.conditions), rows, page.next_cursor)
         counted = engine.count_up_to(session, self.count_alternatives(session), count_cap)
         if counted.exact:
-            return ListingPage(counted.counted, page.rows, page.next_cursor)
-        return ListingPage(None, page.rows, page.next_cursor, total_at_least=counted.counted)
+            return ListingPage(counted.counted, rows, page.next_cursor)
+        return ListingPage(None, rows, page.next_cursor, total_at_least=counted.counted)
 
 
 class PublicScope(ListingScope):

@@ -21,8 +21,8 @@ from contract.vocabulary import ListingStatus, MarketingType
 from shared.catalog.gazetteer import split_state
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import edits_within, normalise, one_edit_away
-from shared.db.value_lists import one_of
 from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
+from shared.db.value_lists import one_of
 from shared.paging.cursor import binding_hash
 from shared.paging.keyset import KeysetOrder
 

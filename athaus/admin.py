@@ -56,6 +56,8 @@ def _text(kind: str, result: Any) -> str:
                           f"Web-Sitzungen: {result['web_sessions']}", f"Gesperrt nach Fehlversuchen: {_yes(result['locked_out'])}"])
     if kind == "office deactivate":
         lines = [f"Büro {result['id']} ({result['name']}) deaktiviert: alle {result['members']} Personen abgemeldet und gesperrt."]
+        if result["invitations_voided"]:
+            lines.append(f"{result['invitations_voided']} noch nicht angenommene Einladungen ungültig gemacht.")
         if result["listings_withdrawn"]:
             lines.append(f"{len(result['listings_withdrawn'])} Inserate zurückgezogen: {', '.join(result['listings_withdrawn'])}.")
         if result["listings_on_market"]:

@@ -17,9 +17,9 @@ from athaus.cli import main
 from contract.catalog import SearchListingsInput
 from search_server.catalog import search_listings
 from shared.accounts.admin import WITHDRAWN_BY_OPERATOR
-from shared.accounts.offices import remove_member
+from shared.accounts.offices import create_office, remove_member
 from shared.accounts.reset import finish_reset
-from shared.accounts.links import new_token, user_ref
+from shared.accounts.links import new_token, user_ref, valid
 from shared.auth import throttle
 from shared.auth.access import check_credentials, sign_in
 from shared.auth.sessions import open_session, session_user
@@ -131,6 +131,20 @@ def test_deactivating_an_office_deactivates_each_of_its_people(db: Database, cap
     other = next(a for a in DEMO_ACCOUNTS if a.office_id not in (None, 1))
     assert check_credentials(db, other.email, other.password) == user_id(db, other.email)
     assert audit_rows(db) == [("admin.office.deactivate", "operator:betrieb", "B-000001")]
+
+
+def test_deactivating_an_office_voids_its_invitations_not_yet_followed(db: Database, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new office's owner has not followed the invitation yet: deactivated, the office has no one to lock out, and
+    the link must not let anyone in afterwards. Another office's invitation stays."""
+    now = dt.datetime.now(dt.UTC)
+    with db.unit_of_work() as session:
+        office, link = create_office(session, name="Neubüro", city="Leipzig", owner_email="neu@example.org", public_url=PUBLIC, now=now)
+        _, other = create_office(session, name="Anderes Büro", city="Halle", owner_email="andere@example.org", public_url=PUBLIC, now=now)
+    code, text = run(capsys, "office", "deactivate", str(office))
+    assert code == 0 and text.splitlines()[1] == "1 noch nicht angenommene Einladungen ungültig gemacht."
+    with db.read_only() as session:
+        assert valid(session, link.split("t=")[1], "invitation", now) is None
+        assert valid(session, other.split("t=")[1], "invitation", now) is not None
 
 
 def catalog_revision(db: Database) -> int:

@@ -20,7 +20,7 @@ from shared.accounts.links import office_ref, user_ref
 from shared.accounts.personal_data import delete_account
 from shared.accounts.reset import DEACTIVATED
 from shared.auth import throttle
-from shared.auth.models import OAuthCode, OAuthGrant, ThrottleCounter, WebSession
+from shared.auth.models import AccountToken, OAuthCode, OAuthGrant, ThrottleCounter, WebSession
 from shared.auth.sessions import sign_out_everywhere
 from shared.catalog.indexing import bump_revision
 from shared.db.models import Listing, Office, OfficeMember, User
@@ -124,7 +124,7 @@ WITHDRAWN_BY_OPERATOR = "Büro im Betrieb deaktiviert"
 
 
 def deactivate_office(session: Session, office_id: int, operator: str, now: dt.datetime, *, withdraw_listings: bool = False) -> dict[str, Any]:
-    """Deactivates every person of the office; with `withdraw_listings` also withdraws its listings on the market
+    """Deactivates every person of the office and voids its invitations not yet followed; with `withdraw_listings` also withdraws its listings on the market
     (published or reserved), each with its status history and the listing event its seekers' matches read. Without it
     they stay public, and the result says how many: nobody of the office can answer an inquiry about them any more."""
     office = _office(session, office_id)
@@ -132,6 +132,10 @@ def deactivate_office(session: Session, office_id: int, operator: str, now: dt.d
         if not is_deactivated(user):
             user.password_hash = DEACTIVATED + user.password_hash
         sign_out_everywhere(session, user.id, now)
+    # An invitation not yet followed would let its person into the deactivated office: it is void now
+    voided = session.execute(
+        delete(AccountToken).where(AccountToken.purpose == "invitation", AccountToken.office_id == office_id, AccountToken.used_at.is_(None))
+    ).rowcount
     on_market = list(session.scalars(select(Listing.ref).where(Listing.office_id == office_id, Listing.status.in_(ON_THE_MARKET)).order_by(Listing.ref)))
     withdrawn = on_market if withdraw_listings else []
     for ref in withdrawn:
@@ -140,9 +144,9 @@ def deactivate_office(session: Session, office_id: int, operator: str, now: dt.d
     if withdrawn:
         bump_revision(session, now)
     record(session, operator, "admin.office.deactivate", office_ref(office_id), now, office_id=office_id,
-           after={"listings_withdrawn": withdrawn})
+           after={"listings_withdrawn": withdrawn, "invitations_voided": voided})
     left = len(on_market) - len(withdrawn)
-    return {**office_summary(session, office), "listings_withdrawn": withdrawn, "listings_on_market": left}
+    return {**office_summary(session, office), "invitations_voided": voided, "listings_withdrawn": withdrawn, "listings_on_market": left}
 
 
 def revoke_person(session: Session, who: str, operator: str, now: dt.datetime) -> dict[str, Any]:

@@ -26,7 +26,8 @@ def _clauses(sql: str) -> list[str]:
 
 
 def _schema(engine: Engine) -> list[tuple[Any, ...]]:
-    """Indexes and constraints of the catalog tables, as the database describes them."""
+    """Indexes and constraints of the catalog tables, as the database describes them, and on PostgreSQL the statistics
+    targets set on columns (an index's among them, which its definition does not carry)."""
     with engine.connect() as connection:
         if engine.dialect.name == "sqlite":
             rows = connection.exec_driver_sql("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name")
@@ -37,7 +38,11 @@ def _schema(engine: Engine) -> list[tuple[Any, ...]]:
             "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid), convalidated FROM pg_constraint "
             "WHERE connamespace = 'public'::regnamespace ORDER BY 2"
         )
-        return [tuple(r) for r in [*indexes, *constraints]]
+        targets = connection.exec_driver_sql(
+            "SELECT attrelid::regclass::text, attnum, attstattarget FROM pg_attribute "
+            "WHERE attstattarget > 0 AND attrelid::regclass::text NOT LIKE 'pg_%%' ORDER BY 1, 2"
+        )
+        return [tuple(r) for r in [*indexes, *constraints, *targets]]
 
 
 @pytest.fixture

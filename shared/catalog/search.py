@@ -21,7 +21,8 @@ from contract.vocabulary import ListingStatus, MarketingType
 from shared.catalog.gazetteer import split_state
 from shared.catalog.query import Clause, ParsedQuery, Term
 from shared.catalog.text import edits_within, normalise, one_edit_away
-from shared.db.models import LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
+from shared.db.geo_cells import cells_covering
+from shared.db.models import LISTING_GEO_CELL, LISTING_WARM_RENT, CatalogState, Listing, ListingFeature, ListingTerm
 from shared.db.value_lists import one_of
 from shared.paging.cursor import binding_hash
 from shared.paging.keyset import KeysetOrder
@@ -137,17 +138,20 @@ def text_conditions(parsed: ParsedQuery, probed: frozenset[str] = frozenset()) -
 
 
 def near_conditions(centre: Centre) -> list[ColumnElement[bool]]:
-    """Bounding box (uses the geo index), then the equirectangular distance, exact enough below 200 km."""
+    """The grid cells of the bounding box (shared.db.geo_cells: estimated from where listings are, read through its
+    index), or for a box of too many cells the box itself (the geo index), then the equirectangular distance, exact
+    enough below 200 km."""
     dlat = centre.radius_km / KM_PER_DEGREE_LAT
     km_per_lon = KM_PER_DEGREE_LON_EQUATOR * math.cos(math.radians(centre.latitude))
     dlon = centre.radius_km / km_per_lon
+    south, north, west, east = centre.latitude - dlat, centre.latitude + dlat, centre.longitude - dlon, centre.longitude + dlon
     dy = (Listing.latitude - centre.latitude) * KM_PER_DEGREE_LAT
     dx = (Listing.longitude - centre.longitude) * km_per_lon
-    return [
-        Listing.latitude.between(centre.latitude - dlat, centre.latitude + dlat),
-        Listing.longitude.between(centre.longitude - dlon, centre.longitude + dlon),
-        dx * dx + dy * dy <= centre.radius_km * centre.radius_km,
-    ]
+    within = dx * dx + dy * dy <= centre.radius_km * centre.radius_km
+    cells = cells_covering(south, north, west, east)
+    if cells is not None:
+        return [LISTING_GEO_CELL.in_(cells), within]
+    return [Listing.latitude.between(south, north), Listing.longitude.between(west, east), within]
 
 
 def distance_km(centre: Centre, latitude: float, longitude: float) -> float:

@@ -22,6 +22,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from shared.db.geo_cells import GeoCell
+
 # Search terms are ASCII after normalisation; the C collation on PostgreSQL makes the
 # prefix range scan (term >= 'balk' AND term < 'ball') behave exactly as on SQLite.
 TermString = String(64).with_variant(String(64, collation="C"), "postgresql")
@@ -197,6 +199,10 @@ for _name, _kind in (("ix_listings_kind_price", (Listing.marketing_type,)), ("ix
 # A place's listings by status, marketing type and price: the capped count of a city with a price range reads only
 # its matches (migration 0017).
 Index("ix_listings_city_kind_price", Listing.city_key, Listing.status, Listing.marketing_type, Listing.price, Listing.id)
+# A listing's grid cell: a search around a place names the cells of its box (shared.db.geo_cells, migration 0022);
+# with the status and the coordinates in the index, its capped count never reads a listing.
+LISTING_GEO_CELL = GeoCell(Listing.latitude, Listing.longitude)
+Index("ix_listings_geo_cell", LISTING_GEO_CELL, Listing.status, Listing.latitude, Listing.longitude)
 
 # A rental's warm rent: cold rent + service charges + heating costs, NULL unless every part is known (SQL's + does
 # exactly that). An expression rather than a stored column, so no writer can leave it disagreeing with its parts;

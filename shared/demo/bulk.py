@@ -122,6 +122,11 @@ class PostgresLoader(Loader):
         ).all()
         for table, name, _, _ in sorted(constraints, key=lambda c: c[3]):  # foreign keys before primary keys
             run(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
+        # A statistics target set on an index's column (migration 0022) is not part of its definition.
+        targets = run(
+            "SELECT a.attrelid::regclass::text, a.attnum, a.attstattarget FROM pg_attribute a JOIN pg_index i ON i.indexrelid = a.attrelid "
+            f"WHERE i.indrelid IN ({tables}) AND a.attstattarget > 0 ORDER BY 1, 2"
+        ).all()
         for name, _ in indexes:
             run(f"DROP INDEX {name}")
         yield
@@ -130,6 +135,8 @@ class PostgresLoader(Loader):
                 _timed(run, f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
         for _, definition in indexes:
             _timed(run, definition)
+        for name, column, target in targets:
+            run(f"ALTER INDEX {name} ALTER COLUMN {column} SET STATISTICS {target}")
         for table, name, definition, kind in constraints:
             if kind == "f":
                 _timed(run, f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')

@@ -79,6 +79,18 @@ def test_the_words_left_over_are_full_text_and_nothing_is_read_twice() -> None:
     assert (bare.filters, bare.query) == ({"features": ["balcony"]}, None)
 
 
+@pytest.mark.parametrize(
+    ("line", "city", "query", "unclear"),
+    [
+        ("Wohnung in Stuttgart-West, Stuttgart", "Stuttgart", "West", []),  # the town named again
+        ("Wohnung in Stuttgart-West, Leipzig", "Stuttgart", "West Leipzig", ["Leipzig"]),  # another town: said
+    ],
+)
+def test_a_town_named_twice_is_one_place(line: str, city: str, query: str, unclear: list[str]) -> None:
+    reading = read_line(line, classify_place)
+    assert (reading.filters["city"], reading.query, [u.typed for u in reading.unclear]) == (city, query, unclear)
+
+
 def test_an_empty_line_result_says_what_was_read_and_suggests_shorter_lines(search: Caller) -> None:
     found = structured_and_text(search.raw("search", {"query": "Schwimmbadkeller Leipzig 3 Zimmer"}))
     assert (found["results"], found["total"], found["match_type"]) == ([], 0, "none")

@@ -27,6 +27,10 @@ EXPRESSION_INDEXES = {
         "sqlite": "(status, marketing_type, property_type, price DESC, id)",
     },
     "ix_listings_area_desc": {"postgresql": "(status, living_area DESC NULLS LAST, id)", "sqlite": "(status, living_area DESC, id)"},
+    "ix_listings_city_newest": {
+        "postgresql": "(city_key, status, published_at DESC NULLS LAST, id)",
+        "sqlite": "(city_key, status, published_at DESC, id)",
+    },
     "ix_listings_geo_cell": {
         "postgresql": "((((trunc((latitude * (10)::double precision)) * (10000)::double precision) + trunc((longitude * (10)::double precision))))::integer), status, latitude, longitude)",
         "sqlite": "((CAST(latitude * 10 AS INTEGER) * 10000 + CAST(longitude * 10 AS INTEGER)), status, latitude, longitude)",

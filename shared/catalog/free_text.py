@@ -463,6 +463,9 @@ class _Reader:
         for t in run:
             t.role = "place"
         filters = self.reading.filters
+        if found.name in (filters.get("city"), filters.get("near", {}).get("place")):
+            self.reading.pieces.append(typed)  # "Stuttgart-West, Stuttgart": the town named again, nothing new
+            return
         if "city" in filters or "near" in filters:
             self.reading.unclear.append(Unclear(typed, "zweiter Ort; gesucht wird in einem Ort je Suche"))
             self.reading.words.append(typed)

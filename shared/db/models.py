@@ -199,6 +199,11 @@ for _name, _kind in (("ix_listings_kind_price", (Listing.marketing_type,)), ("ix
 # A place's listings by status, marketing type and price: the capped count of a city with a price range reads only
 # its matches (migration 0017).
 Index("ix_listings_city_kind_price", Listing.city_key, Listing.status, Listing.marketing_type, Listing.price, Listing.id)
+# A town's listings newest first, and by property type and price: a search in one town reads only that town's
+# listings for its page and its count (migration 0023).
+Index("ix_listings_city_newest", Listing.city_key, Listing.status, Listing.published_at.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
+Index("ix_listings_city_newest", Listing.city_key, Listing.status, Listing.published_at.desc(), Listing.id).ddl_if(dialect="sqlite")
+Index("ix_listings_city_type_price", Listing.city_key, Listing.status, Listing.marketing_type, Listing.property_type, Listing.price, Listing.id)
 # A listing's grid cell: a search around a place names the cells of its box (shared.db.geo_cells, migration 0022);
 # with the status and the coordinates in the index, its capped count never reads a listing.
 LISTING_GEO_CELL = GeoCell(Listing.latitude, Listing.longitude)

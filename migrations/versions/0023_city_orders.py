@@ -24,6 +24,9 @@ def upgrade() -> None:
     nulls_last = " NULLS LAST" if op.get_bind().dialect.name == "postgresql" else ""
     op.execute(f"CREATE INDEX ix_listings_city_newest ON listings (city_key, status, published_at DESC{nulls_last}, id)")
     op.execute("CREATE INDEX ix_listings_city_type_price ON listings (city_key, status, marketing_type, property_type, price, id)")
+    # A new index over an existing catalog has no statistics (the cells of 0022 none at all) until the next ANALYZE,
+    # which autovacuum runs only after enough changes: without them the planner would guess. Instant when empty.
+    op.execute("ANALYZE listings")
 
 
 def downgrade() -> None:

@@ -14,11 +14,14 @@ another result, the walk ends with CURSOR_EXPIRED instead of skipping or repeati
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Row, func, select
+from sqlalchemy import Row, Text, cast, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from contract.envelope import IncompleteReason, Page, ReasonCode, Suggestion
@@ -65,11 +68,15 @@ INQUIRIES_SORT = "created_at desc, inquiry_id asc"
 # --- list_search_orders -----------------------------------------------------------------------
 
 
-# what an item of list_search_orders reads of a saved search (search_order_item)
+# what an item of list_search_orders reads of a saved search (search_order_item); the criteria as their stored text,
+# which keys the items already built (_listed_item)
 ORDER_COLUMNS = (
-    SearchOrder.id, SearchOrder.ref, SearchOrder.name, SearchOrder.criteria, SearchOrder.frequency, SearchOrder.status,
-    SearchOrder.approachable, SearchOrder.created_at, SearchOrder.updated_at,
+    SearchOrder.id, SearchOrder.ref, SearchOrder.name, cast(SearchOrder.criteria, Text).label("criteria"), SearchOrder.frequency,
+    SearchOrder.status, SearchOrder.approachable, SearchOrder.created_at, SearchOrder.updated_at,
 )
+# Items built from the same stored values again and again (a seeker's list of up to 200 is read whole on every call;
+# issue 35: their building was a third of the handler's CPU): each kept under all the values it is made of.
+LISTED_ITEMS_KEPT = 4096
 
 
 def _office_names(session: Session, ids: Iterable[int]) -> dict[int, str]:
@@ -94,6 +101,18 @@ def search_order_item(order: SearchOrder | Row[Any], new_matches: int) -> Search
         created_at=order.created_at,
         updated_at=order.updated_at,
     )
+
+
+@functools.lru_cache(maxsize=LISTED_ITEMS_KEPT)
+def _listed_item(row: tuple[Any, ...], new_matches: int) -> SearchOrderItem:
+    """An item of the list from a row of ORDER_COLUMNS (without its id), the criteria as their stored JSON text. The
+    same values give the same item: it is shared between calls, and nothing changes an item once it is built."""
+    ref, name, criteria, frequency, status, approachable, created_at, updated_at = row
+    stored = SimpleNamespace(
+        ref=ref, name=name, criteria=json.loads(criteria) if criteria else None, frequency=frequency, status=status,
+        approachable=approachable, created_at=created_at, updated_at=updated_at,
+    )
+    return search_order_item(stored, new_matches)  # type: ignore[arg-type]
 
 
 def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[SearchOrderItem]:
@@ -122,7 +141,7 @@ def list_search_orders(args: ListSearchOrdersInput, ctx: ToolContext) -> Page[Se
         new_counts = {order_id: int(n) for order_id, n in session.execute(unseen)}
         account_has_orders = total > 0 or count_rows(session, seeker.search_orders()) > 0
         scope = account_scope(session, seeker)
-        items = [search_order_item(order, new_counts.get(order.id, 0)) for order in orders]
+        items = [_listed_item(tuple(order[1:9]), new_counts.get(order.id, 0)) for order in orders]
     incomplete = []
     if total > len(items):
         incomplete.append(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, update
 
 from contract.search import SERVER as SEARCH_SERVER
 from search_server.server import DEFINITION as SEARCH
@@ -580,3 +580,29 @@ def test_a_treffer_arriving_during_a_walk_stays_out_of_it(changing: tuple[Databa
     walked = [i["match_id"] for i in first["items"] + second["items"]]
     assert walked == refs and second["completeness"]["complete"] is True
     assert caller("list_matches", {"limit": 10})["items"][0]["match_id"] == "T-999999"
+
+
+def test_a_listed_search_order_shows_its_stored_values_as_they_are_now(search: Caller, demo_db: Database, lena: int) -> None:
+    """The items of the list are kept under all the values they are made of (issue 35): a change of any of them shows
+    at once, even one that leaves updated_at as it was."""
+    as_lena = search.as_(seeker(lena))
+    first = as_lena("list_search_orders")["items"][0]
+    columns = (SearchOrder.name, SearchOrder.criteria, SearchOrder.status, SearchOrder.updated_at)
+    with demo_db.read_only() as session:
+        before = session.execute(select(*columns).where(SearchOrder.ref == first["search_order_id"])).one()
+
+    def store(name: str, criteria: dict[str, Any], status: str) -> None:
+        with demo_db.unit_of_work() as session:  # updated_at given, so it stays as it was
+            session.execute(
+                update(SearchOrder).where(SearchOrder.ref == first["search_order_id"])
+                .values(name=name, criteria=criteria, status=status, updated_at=before.updated_at)
+            )
+
+    store("Umbenannt", {"city": "Leipzig"}, "paused")
+    try:
+        changed = next(i for i in as_lena("list_search_orders")["items"] if i["search_order_id"] == first["search_order_id"])
+        assert (changed["name"], changed["criteria"]["city"], changed["status"]) == ("Umbenannt", "Leipzig", "paused")
+        assert "Leipzig" in changed["criteria_text"] and changed["updated_at"] == first["updated_at"]
+    finally:
+        store(before.name, before.criteria, before.status)
+    assert as_lena("list_search_orders")["items"][0] == first

@@ -10,7 +10,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.pool import QueuePool
 
 from shared.telemetry.metrics import POOL_IN_USE, POOL_WAITING
-from shared.telemetry.tracing import tracer
+from shared.telemetry.tracing import tracer, tracing_on
 
 _SPANS = "athaus.spans"
 
@@ -55,6 +55,8 @@ def _checked_in(_dbapi_connection: Any, record: Any) -> None:
 
 def _before(system: str) -> Any:
     def before(connection: Any, _cursor: Any, statement: str, _parameters: Any, _context: Any, executemany: bool) -> None:
+        if not tracing_on():  # no provider, no span: nor the statement's operation read per statement (issue 35)
+            return
         operation = statement.lstrip().split(None, 1)[0].upper() if statement.strip() else "SQL"
         span = tracer.start_span(
             f"{operation} {system}", kind=SpanKind.CLIENT,

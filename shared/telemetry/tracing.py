@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from opentelemetry import trace
+from opentelemetry.environment_variables import OTEL_PYTHON_TRACER_PROVIDER
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 
 from shared.identity import version
@@ -89,10 +90,20 @@ def athaus_provider(**kwargs: Any) -> TracerProvider:
     return provider
 
 
+# Until a provider is set, OpenTelemetry looks for one in the environment on every lookup (a KeyError per call: a
+# percent of a loaded worker's CPU, twice per call, issue 35). One is set at most once per process and never unset, so
+# the lookup is asked only while none is set, or when the environment names one (OpenTelemetry loads that lazily).
+_ENVIRONMENT_NAMES_ONE = OTEL_PYTHON_TRACER_PROVIDER in os.environ
+_provider_seen = False
+
+
 def tracing_on() -> bool:
     """Whether a tracer provider is installed (configure's exporter, or a test's): without one every span is a no-op,
     and what only a span would carry (an incoming traceparent, its attributes) need not be made per request."""
-    return not isinstance(trace.get_tracer_provider(), _OFF)
+    global _provider_seen
+    if not _provider_seen and (_ENVIRONMENT_NAMES_ONE or getattr(trace, "_TRACER_PROVIDER", True) is not None):
+        _provider_seen = not isinstance(trace.get_tracer_provider(), _OFF)
+    return _provider_seen
 
 
 def pseudonym(kind: str, ident: int | None) -> str | None:

@@ -9,9 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
+from contract.catalog import CatalogFilters, SortOrder
 from search_server.server import DEFINITION as SEARCH
+from shared.catalog import search as engine
+from shared.catalog.scope import PublicScope
 from shared.catalog.indexing import bump_revision
 from shared.db.models import Listing
+from shared.paging.keyset import keyset_page
 from tests.conftest import Caller, make_context
 from tests.wire_helpers import amount, echoed
 
@@ -224,3 +228,34 @@ def test_get_listing_of_a_draft_is_not_found(search: Caller, demo_db: Any) -> No
 def test_get_listing_accepts_lowercase_id(search: Caller) -> None:
     ref = search("search_listings", {"limit": 1})["items"][0]["listing_id"]
     assert search("get_listing", {"listing_id": ref.lower()})["listing_id"] == ref
+
+
+@pytest.mark.parametrize("sort", ["newest", "price_asc", "price_desc", "living_area_desc"])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"city": "Berlin", "query": "Mitte", "property_types": ["apartment"]},
+        {"city": "Leipzig", "marketing_type": "rent", "max_price": 900},
+        {"city": "Görlitz", "query": "Balkon -Garten"},
+    ],
+)
+def test_a_page_found_by_its_keys_first_is_the_page_read_whole(demo_db: Any, filters: dict[str, Any], sort: str) -> None:
+    """A search in one town finds its page's keys first (shared.paging.keyset `keys`): every page of a walk, and
+    every cursor, is the one the plain select gives."""
+    codec, now, order = make_context(demo_db).cursors, make_context(demo_db).now(), engine.SORTS[SortOrder(sort)]
+    with demo_db.read_only() as session:
+        scope = PublicScope(session, CatalogFilters.model_validate(filters), count_excluded=False)
+        statement = scope.page_select(None)
+
+        def pages(keys: Any) -> list[tuple[list[int], str | None]]:
+            walked, cursor = [], None
+            while True:
+                page = keyset_page(session, statement, order, limit=3, cursor=cursor, cursors=codec, binding="b", snapshot=1, now=now, keys=keys)
+                walked.append(([row.id for row in page.rows], page.next_cursor))
+                if page.next_cursor is None or len(walked) > 200:  # a cursor not applied would walk forever
+                    return walked
+                cursor = page.next_cursor
+
+        plain = pages(None)
+        assert sum(len(ids) for ids, _ in plain) > 3  # more than one page, so cursors are crossed
+        assert pages(select(order.unique).where(*scope.page_conditions)) == plain

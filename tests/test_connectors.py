@@ -91,6 +91,36 @@ def test_a_town_named_twice_is_one_place(line: str, city: str, query: str, uncle
     assert (reading.filters["city"], reading.query, [u.typed for u in reading.unclear]) == (city, query, unclear)
 
 
+@pytest.mark.parametrize(
+    ("line", "city", "query", "unclear", "ambiguous"),
+    [
+        # A district before its town: the town, the district a word. Göggingen is also a village 150 km from Augsburg,
+        # and the gazetteer does not list Augsburg's districts; before the fix this searched the village for "Augsburg".
+        ("Wohnung in Göggingen, Augsburg", "Augsburg", "Göggingen", [], []),
+        ("Wohnung in Paradies, Konstanz", "Konstanz", "Paradies", [], []),  # a district the gazetteer lists
+        # "Altstadt" is a district of several towns, none of them named: in Halle a word, not a choice among others
+        ("Wohnung in Altstadt, Halle (Saale)", "Halle (Saale)", "Altstadt", [], []),
+        # The other halves: a village near the town is that village, two towns are two places, a district alone
+        # still asks
+        ("Wohnung in Kasel, Trier", "Kasel", "Trier", ["Kasel", "Trier"], []),
+        ("Wohnung in Fürth, Nürnberg", "Fürth (Bayern)", "Nürnberg", ["Nürnberg"], []),
+        ("Wohnung in Altstadt", None, "Altstadt", [], ["Altstadt"]),
+    ],
+)
+def test_a_district_named_with_its_town_is_a_word_of_that_town(
+    line: str, city: str | None, query: str, unclear: list[str], ambiguous: list[str]
+) -> None:
+    reading = read_line(line, classify_place)
+    assert (reading.filters.get("city"), reading.query, [u.typed for u in reading.unclear], [a.typed for a in reading.ambiguous]) == (
+        city, query, unclear, ambiguous,
+    )
+    said = [part for part in reading.parts if part.startswith("Ortsteil")]
+    assert said == ([f"Ortsteil {query} als Suchwort"] if line in DISTRICTS_SAID else [])
+
+
+DISTRICTS_SAID = {"Wohnung in Göggingen, Augsburg", "Wohnung in Paradies, Konstanz"}
+
+
 def test_an_empty_line_result_says_what_was_read_and_suggests_shorter_lines(search: Caller) -> None:
     found = structured_and_text(search.raw("search", {"query": "Schwimmbadkeller Leipzig 3 Zimmer"}))
     assert (found["results"], found["total"], found["match_type"]) == ([], 0, "none")

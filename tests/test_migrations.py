@@ -28,8 +28,8 @@ EXPRESSION_INDEXES = {
     },
     "ix_listings_area_desc": {"postgresql": "(status, living_area DESC NULLS LAST, id)", "sqlite": "(status, living_area DESC, id)"},
     "ix_listings_city_newest": {
-        "postgresql": "(city_key, status, published_at DESC NULLS LAST, id)",
-        "sqlite": "(city_key, status, published_at DESC, id)",
+        "postgresql": "(city_key, status, published_at DESC NULLS LAST, id, marketing_type, property_type, price)",
+        "sqlite": "(city_key, status, published_at DESC, id, marketing_type, property_type, price)",
     },
     "ix_listings_geo_cell": {
         "postgresql": "((((trunc((latitude * (10)::double precision)) * (10000)::double precision) + trunc((longitude * (10)::double precision))))::integer), status, latitude, longitude)",

@@ -29,7 +29,7 @@ from typing import Any
 
 from shared.catalog import line_words as W
 from shared.catalog.line_numbers import MONEY_WITHOUT_UNIT, Quantity, quantities
-from shared.catalog.places import Namesakes, PlaceMatch, candidate_names, classify_place, places_of_code, spelt_alike
+from shared.catalog.places import Namesakes, PlaceMatch, candidate_names, classify_place, district_of_town, km_apart, names_municipality, places_of_code, spelt_alike
 from shared.catalog.text import STOP_WORDS
 from shared.german import decimal, number
 
@@ -46,6 +46,7 @@ BUY_FROM = 30_000
 COMMON_WORDS = frozenset({"lage", "hof", "haar", "lauf", "senden", "weiden", "linden", "wald", "berg", "bad", "mitte", "halle"})
 SMALL_PLACE = 5_000  # a place this small, spelt nearly like a far larger town, is named with the town as likely meant
 LARGER_ALIKE = 20
+NEIGHBOURS_KM = 30  # "Kasel, Trier": a village this near a town is itself meant; farther off, the name is the town's district
 ADJECTIVE_GUARD = 100_000  # a town smaller than this after an inflected adjective ("ruhiger Lage") is the noun
 CONNECTIVES = frozenset("ab bis unter max maximal mind mindestens min hoechstens ueber von um zwischen ca circa etwa und".split())
 
@@ -369,11 +370,72 @@ class _Reader:
                 self.reading.place_words.add(t.typed)
             i += 1
         for run, found, cue, typed in self.deferred:
-            if "city" in self.reading.filters or "near" in self.reading.filters:
+            if found.name in self.chosen_places():
+                self.district_word(run, typed)
+            elif self.chosen_places():
                 for t in run:
                     t.role = None  # a word, like any district the data does not name
             else:
                 self.take_place(run, found, cue, typed)
+        self.settle_namesakes()
+
+    def chosen_places(self) -> set[str]:
+        filters = self.reading.filters
+        return {name for name in (filters.get("city"), filters.get("near", {}).get("place")) if name}
+
+    def district_word(self, run: list[Token], typed: str) -> None:
+        for t in run:
+            t.role = "district"
+        self.reading.words.append(typed)
+        self.reading.parts.append(f"Ortsteil {typed} als Suchwort")
+
+    def district_of_named_town(self, run: list[Token], typed: str, found: PlaceMatch | Namesakes) -> PlaceMatch | None:
+        """The district `typed` names of a town the line names elsewhere: one the gazetteer lists ("Paradies,
+        Konstanz"), or a small place right before a far larger town ("Göggingen, Augsburg": the district of Augsburg,
+        not the village Göggingen 150 km away, which the gazetteer's districts do not list; a village near the town is
+        that village: "Kasel, Trier"); None otherwise."""
+        if isinstance(found, PlaceMatch) and not found.district and found.residents < SMALL_PLACE:
+            after = self.tokens.index(run[-1]) + 1
+            for width in range(MAX_PLACE_WORDS, 0, -1):
+                town = self.tokens[after : after + width]
+                if len(town) < width or any(t.role is not None or t.key.isdigit() for t in town):
+                    continue
+                larger = self.place_of(" ".join(t.typed for t in town))
+                if (
+                    isinstance(larger, PlaceMatch)
+                    and not larger.district
+                    and larger.residents >= LARGER_ALIKE * max(found.residents, 1)
+                    and km_apart(found, larger) > NEIGHBOURS_KM
+                ):
+                    return PlaceMatch(larger.name, larger.state, larger.latitude, larger.longitude, district=typed, residents=larger.residents)
+        taken = {id(t) for t in run}
+        for start in range(len(self.tokens)):
+            for width in range(1, MAX_PLACE_WORDS + 1):
+                other = self.tokens[start : start + width]
+                if len(other) < width or any(id(t) in taken or t.key.isdigit() for t in other):
+                    break
+                found = district_of_town(typed, " ".join(t.typed for t in other))
+                if found is not None:
+                    return found
+        return None
+
+    def settle_namesakes(self) -> None:
+        """A name several towns share, one of them the town the line's district settled on ("Wiebelskirchen,
+        Neunkirchen": Neunkirchen (Saarland)), is that town named again, not a word."""
+        chosen = self.chosen_places()
+        for item in list(self.reading.ambiguous):
+            if chosen and not names_municipality(item.typed):  # a district of other towns ("Altstadt"), here a word
+                self.reading.ambiguous.remove(item)
+                for t in self.tokens:
+                    if t.role == "ambiguous" and t.typed in item.typed.split():
+                        t.role = "district"
+            elif chosen & set(item.names):
+                self.reading.ambiguous.remove(item)
+                self.reading.words.remove(item.typed)
+                self.reading.pieces.append(item.typed)
+                for t in self.tokens:
+                    if t.role == "ambiguous" and t.typed in item.typed.split():
+                        t.role = "place"
 
     def place_at(self, i: int, cue: Token | None) -> int:
         """Read a place starting at token `i`; returns how many tokens it took (0: none)."""
@@ -394,6 +456,12 @@ class _Reader:
                 continue
             if found is None or not self.acceptable(found, run, cue):
                 continue
+            district = self.district_of_named_town(run, typed, found)
+            if district is not None:
+                for t in run:  # "Göggingen, Augsburg": a district of the town the line names, not the village Göggingen
+                    t.role = "district?"
+                self.deferred.append((run, district, cue, typed))
+                return width
             if isinstance(found, Namesakes) and i and self.tokens[i - 1].role == "place" and self.tokens[i - 1].segment == run[0].segment:
                 for t in run:  # "Dresden Neustadt": a name right after the town is its district, a word
                     t.role = "district"

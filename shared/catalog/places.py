@@ -164,6 +164,29 @@ def classify_place(text: str) -> PlaceMatch | Namesakes | None:
     return None
 
 
+def km_apart(one: PlaceMatch, other: PlaceMatch) -> float:
+    return engine.distance_km(engine.Centre(one.latitude, one.longitude, 0.0, one.name), other.latitude, other.longitude)
+
+
+def names_municipality(text: str) -> bool:
+    """Whether `text` is the name of a municipality, not only of districts ('Altstadt')."""
+    return place_key(text) in gazetteer().by_key
+
+
+def district_of_town(text: str, town: str) -> PlaceMatch | None:
+    """The district `text` names of a municipality `town` names ('Göggingen', 'Augsburg'), as classify_place gives a
+    district; None when no municipality of that name has a district so named."""
+    wanted = place_key(town)
+    for district in gazetteer().districts_by_key.get(place_key(text), []):
+        municipality = district.municipality
+        if wanted in (place_key(municipality.name), place_key(municipality.label)):
+            return PlaceMatch(
+                filter_name(municipality), municipality.state, district.latitude, district.longitude,
+                district=district.name, residents=municipality.residents,
+            )
+    return None
+
+
 def spelt_alike(text: str) -> list[str]:
     """The place names spelt nearly like `text`, as filters name them (closest first)."""
     key = place_key(text)

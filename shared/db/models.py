@@ -200,9 +200,11 @@ for _name, _kind in (("ix_listings_kind_price", (Listing.marketing_type,)), ("ix
 # its matches (migration 0017).
 Index("ix_listings_city_kind_price", Listing.city_key, Listing.status, Listing.marketing_type, Listing.price, Listing.id)
 # A town's listings newest first, and by property type and price: a search in one town reads only that town's
-# listings for its page and its count (migration 0023).
-Index("ix_listings_city_newest", Listing.city_key, Listing.status, Listing.published_at.desc().nulls_last(), Listing.id).ddl_if(dialect="postgresql")
-Index("ix_listings_city_newest", Listing.city_key, Listing.status, Listing.published_at.desc(), Listing.id).ddl_if(dialect="sqlite")
+# listings for its page and its count (migration 0023). The newest-first order also holds kind, type and price
+# after its key, so a page's keys are found in the index alone (shared.paging.keyset, migration 0024).
+_CITY_NEWEST_HELD = (Listing.id, Listing.marketing_type, Listing.property_type, Listing.price)
+Index("ix_listings_city_newest", Listing.city_key, Listing.status, Listing.published_at.desc().nulls_last(), *_CITY_NEWEST_HELD).ddl_if(dialect="postgresql")
+Index("ix_listings_city_newest", Listing.city_key, Listing.status, Listing.published_at.desc(), *_CITY_NEWEST_HELD).ddl_if(dialect="sqlite")
 Index("ix_listings_city_type_price", Listing.city_key, Listing.status, Listing.marketing_type, Listing.property_type, Listing.price, Listing.id)
 # A listing's grid cell: a search around a place names the cells of its box (shared.db.geo_cells, migration 0022);
 # with the status and the coordinates in the index, its capped count never reads a listing.

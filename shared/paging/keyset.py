@@ -65,12 +65,20 @@ def keyset_page(
     binding: str,
     snapshot: int,
     now: dt.datetime,
+    keys: Select[Any] | None = None,
 ) -> KeysetPage:
     """The rows of `statement` (a Core select of columns, among them the order's) after `cursor` (the first page
     without one) in `order`; the next cursor is bound to `binding` and `snapshot`, and refused with CURSOR_EXPIRED
-    when either no longer holds."""
+    when either no longer holds.
+
+    `keys`, a select of the order's unique key under the same conditions: the page's keys are found on it first and
+    only the page's rows are read. Where an index holds the conditions and the order, finding them reads no row at
+    all; walking `statement` itself reads every row it passes over to test the conditions the index lacks."""
     if cursor:
-        statement = statement.where(order.after(cursors.decode(cursor, binding=binding, snapshot=snapshot, now=now)))
+        after = order.after(cursors.decode(cursor, binding=binding, snapshot=snapshot, now=now))
+        statement, keys = (statement, keys.where(after)) if keys is not None else (statement.where(after), None)
+    if keys is not None:
+        statement = statement.where(order.unique.in_(keys.order_by(*order.order_by()).limit(limit + 1)))
     rows = session.connection().execute(statement.order_by(*order.order_by()).limit(limit + 1)).all()
     next_cursor = (
         cursors.encode(binding=binding, snapshot=snapshot, position=order.position_of(rows[limit - 1]), now=now)

@@ -20,7 +20,7 @@ from contract.errors import ErrorCode, ToolFailure
 from contract.vocabulary import label
 from shared import connector
 from shared.addresses import OFFICE_INQUIRY_PATH, STOCK_LISTING_PATH, address
-from shared.catalog.free_text import Reading
+from shared.catalog.reading import Reading
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler
 from shared.runtime.render import framed, render

@@ -19,7 +19,7 @@ from search_server import catalog
 from shared import connector
 from shared.addresses import EXPOSE_PATH, address
 from shared.catalog import search as engine
-from shared.catalog.free_text import Reading
+from shared.catalog.reading import Reading
 from shared.db.models import Listing
 from shared.runtime.context import ToolContext
 from shared.runtime.definition import Handler

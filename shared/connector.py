@@ -13,7 +13,8 @@ from contract.errors import ErrorCode, ToolFailure
 from shared import german
 from shared.catalog import line_words, places
 from shared.catalog import search as engine
-from shared.catalog.free_text import Reading, read_line
+from shared.catalog.free_text import read_line
+from shared.catalog.reading import Reading
 from shared.catalog.line_edits import replaced, without
 from shared.catalog.text import edits_within, tokens
 from shared.db.session import Database
